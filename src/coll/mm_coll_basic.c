@@ -1,0 +1,200 @@
+/*
+ * Collectives on symmetric buffers over the full mesh, written directly into their
+ * destinations (the OPTWEB one-step pattern) with flag lines for synchronisation:
+ *
+ *   arrive:  every member posts ARRIVE (with small metadata such as its size) to the members
+ *            that will write into its memory: a writer must not overwrite a destination the
+ *            owner may still be reading from the previous collective;
+ *   write:   each member copies its blocks straight into each peer's destination;
+ *   done:    each writer posts DONE to each peer it wrote to; a member returns once every DONE
+ *            it expects has arrived (its destination is complete, and, for reductions, peers
+ *            have finished reading its source).
+ *
+ * The collectives issue replaces these with eager/rendezvous protocols and more algorithms;
+ * these stay as the reference the others are tested against.
+ */
+#include "mm_reduce.h"
+#include "mm_team.h"
+#include "mm_wait.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *mm_coll_dest(const char *call, const void *dest, size_t len, int world_rank)
+{
+    return mm_xlate_checked(call, "dest", dest, len, world_rank);
+}
+
+/* post DONE of @p seq to every other member, then wait for theirs */
+static void mm_coll_done_all(struct meshmem_team *t, uint64_t seq)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* the copies (maybe non-temporal) before DONE */
+    for (int k = 1; k < t->size; k++)
+        mm_coll_post(t, (t->my_rank + k) % t->size, MM_FLAG_DONE, seq, NULL, 0);
+    mm_coll_wake_all(t);
+    for (int k = 1; k < t->size; k++)
+        mm_coll_wait(t, (t->my_rank + t->size - k) % t->size, MM_FLAG_DONE, seq);
+}
+
+meshmem_status_t meshmem_barrier(meshmem_team_t team)
+{
+    MM_CHECK_INIT("meshmem_barrier");
+    struct meshmem_team *t = mm_team_checked("shmem_barrier", team);
+    meshmem_quiet();
+    mm_coll_sync(t);
+    return MESHMEM_OK;
+}
+
+meshmem_status_t meshmem_team_sync(meshmem_team_t team)
+{
+    MM_CHECK_INIT("meshmem_team_sync");
+    mm_coll_sync(mm_team_checked("shmem_team_sync", team));
+    return MESHMEM_OK;
+}
+
+meshmem_status_t meshmem_broadcast(meshmem_team_t team, void *dest, const void *src,
+                                   size_t nbytes, int root)
+{
+    MM_CHECK_INIT("meshmem_broadcast");
+    struct meshmem_team *t = mm_team_checked("shmem_broadcast", team);
+    if (root < 0 || root >= t->size) {
+        mm_error("shmem_broadcast: PE_root argument (%d) is not in the team (size %d)", root,
+                 t->size);
+        return MESHMEM_ERR_RANK;
+    }
+    uint64_t seq = mm_coll_begin(t);
+    if (t->my_rank != root) {
+        mm_coll_post(t, root, MM_FLAG_ARRIVE, seq, NULL, 0);
+        mm_coll_wake(t, root);
+        mm_coll_wait(t, root, MM_FLAG_DONE, seq);
+        return MESHMEM_OK;
+    }
+    for (int k = 1; k < t->size; k++)
+        mm_coll_wait(t, (root + k) % t->size, MM_FLAG_ARRIVE, seq);
+    for (int k = 0; k < t->size; k++) {
+        int r = (root + k) % t->size;
+        void *d = mm_coll_dest("shmem_broadcast", dest, nbytes, mm_team_world(t, r));
+        if (d != src && nbytes)
+            memmove(d, src, nbytes);
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int k = 1; k < t->size; k++)
+        mm_coll_post(t, (root + k) % t->size, MM_FLAG_DONE, seq, NULL, 0);
+    mm_coll_wake_all(t);
+    return MESHMEM_OK;
+}
+
+meshmem_status_t meshmem_collect(meshmem_team_t team, void *dest, const void *src, size_t nbytes)
+{
+    MM_CHECK_INIT("meshmem_collect");
+    struct meshmem_team *t = mm_team_checked("shmem_collect", team);
+    uint64_t *sizes = malloc(sizeof(uint64_t) * (size_t)t->size);
+    if (sizes == NULL)
+        return MESHMEM_ERR_NOMEM;
+    uint64_t mine = nbytes;
+    uint64_t seq = mm_coll_exchange(t, MM_FLAG_ARRIVE, &mine, 1, sizes);
+    size_t offset = 0, total = 0;
+    for (int r = 0; r < t->size; r++) {
+        if (r < t->my_rank)
+            offset += sizes[r];
+        total += sizes[r];
+    }
+    free(sizes);
+    for (int k = 0; k < t->size; k++) {
+        int r = (t->my_rank + k) % t->size;
+        char *d = mm_coll_dest("shmem_collect", dest, total, mm_team_world(t, r));
+        if (nbytes)
+            memcpy(d + offset, src, nbytes);
+    }
+    mm_coll_done_all(t, seq);
+    return MESHMEM_OK;
+}
+
+meshmem_status_t meshmem_fcollect(meshmem_team_t team, void *dest, const void *src, size_t nbytes)
+{
+    MM_CHECK_INIT("meshmem_fcollect");
+    struct meshmem_team *t = mm_team_checked("shmem_fcollect", team);
+    uint64_t seq = mm_coll_exchange(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+    for (int k = 0; k < t->size; k++) {
+        int r = (t->my_rank + k) % t->size;
+        char *d = mm_coll_dest("shmem_fcollect", dest, nbytes * (size_t)t->size,
+                               mm_team_world(t, r));
+        if (nbytes)
+            memcpy(d + nbytes * (size_t)t->my_rank, src, nbytes);
+    }
+    mm_coll_done_all(t, seq);
+    return MESHMEM_OK;
+}
+
+meshmem_status_t meshmem_alltoall(meshmem_team_t team, void *dest, const void *src, size_t nbytes)
+{
+    MM_CHECK_INIT("meshmem_alltoall");
+    struct meshmem_team *t = mm_team_checked("shmem_alltoall", team);
+    uint64_t seq = mm_coll_exchange(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+    for (int k = 0; k < t->size; k++) {
+        int r = (t->my_rank + k) % t->size;
+        char *d = mm_coll_dest("shmem_alltoall", dest, nbytes * (size_t)t->size,
+                               mm_team_world(t, r));
+        if (nbytes)
+            memcpy(d + nbytes * (size_t)t->my_rank, (const char *)src + nbytes * (size_t)r,
+                   nbytes);
+    }
+    mm_coll_done_all(t, seq);
+    return MESHMEM_OK;
+}
+
+meshmem_status_t meshmem_alltoalls(meshmem_team_t team, void *dest, const void *src,
+                                   ptrdiff_t dst, ptrdiff_t sst, size_t esize, size_t nelems)
+{
+    MM_CHECK_INIT("meshmem_alltoalls");
+    struct meshmem_team *t = mm_team_checked("shmem_alltoalls", team);
+    if (dst < 1 || sst < 1) {
+        mm_error("shmem_alltoalls: dst (%td) and sst (%td) must be at least 1", dst, sst);
+        return MESHMEM_ERR_ARG;
+    }
+    uint64_t seq = mm_coll_exchange(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+    size_t span = (size_t)dst * nelems * esize * (size_t)t->size;
+    for (int k = 0; k < t->size; k++) {
+        int r = (t->my_rank + k) % t->size;
+        char *d = mm_coll_dest("shmem_alltoalls", dest, span, mm_team_world(t, r));
+        /* block for member r: elements r*nelems .. of the source, strided */
+        for (size_t i = 0; i < nelems; i++) {
+            size_t di = ((size_t)t->my_rank * nelems + i) * (size_t)dst;
+            size_t si = ((size_t)r * nelems + i) * (size_t)sst;
+            memcpy(d + di * esize, (const char *)src + si * esize, esize);
+        }
+    }
+    mm_coll_done_all(t, seq);
+    return MESHMEM_OK;
+}
+
+meshmem_status_t meshmem_allreduce(meshmem_team_t team, void *dest, const void *src,
+                                   size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    MM_CHECK_INIT("meshmem_allreduce");
+    struct meshmem_team *t = mm_team_checked("shmem_reduce", team);
+    if (!mm_reduce_supported(dtype, op)) {
+        mm_error("shmem_%s_%s_reduce: operator %s is not defined on type %s", mm_dtype_name(dtype),
+                 mm_op_name(op), mm_op_name(op), mm_dtype_name(dtype));
+        return MESHMEM_ERR_ARG;
+    }
+    size_t bytes = count * meshmem_dtype_size(dtype);
+    if (bytes && !mm_is_symmetric(src, bytes))
+        mm_fatal("shmem_reduce: source argument (%p, %zu bytes) is not in symmetric memory", src,
+                 bytes);
+    void *acc = bytes ? malloc(bytes) : NULL;
+    if (bytes && acc == NULL)
+        return MESHMEM_ERR_NOMEM;
+    uint64_t seq = mm_coll_exchange(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+    if (bytes) {
+        /* the same order (member 0 first) on every member: bitwise identical results */
+        memcpy(acc, mm_xlate(src, mm_team_world(t, 0)), bytes);
+        for (int r = 1; r < t->size; r++)
+            mm_reduce_apply(dtype, op, acc, mm_xlate(src, mm_team_world(t, r)), count);
+    }
+    mm_coll_done_all(t, seq); /* every member has read every source: dest may alias src */
+    if (bytes)
+        memcpy(dest, acc, bytes);
+    free(acc);
+    return MESHMEM_OK;
+}

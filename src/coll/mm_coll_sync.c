@@ -1,0 +1,61 @@
+/* Flag primitives of the one-step collectives (protocol in mm_team.h). */
+#include "mm_team.h"
+#include "mm_wait.h"
+
+#include <string.h>
+
+void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
+                  const uint64_t *payload, int n)
+{
+    mm_flag_t *f = mm_team_flag(t, mm_team_world(t, dst), seq, kind, t->my_rank);
+    for (int i = 0; i < n; i++)
+        f->payload[i] = payload[i];
+    /* release: the payload (same line) and every earlier store become visible with the seq */
+    atomic_store_explicit(&f->seq, seq, memory_order_release);
+}
+
+void mm_coll_wake(struct meshmem_team *t, int dst)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* posts before the sleeper check (mm_wait.h) */
+    mm_wake(mm_team_world(t, dst));
+}
+
+void mm_coll_wake_all(struct meshmem_team *t)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int r = 0; r < t->size; r++)
+        if (r != t->my_rank)
+            mm_wake(mm_team_world(t, r));
+}
+
+const mm_flag_t *mm_coll_wait(struct meshmem_team *t, int src, int kind, uint64_t seq)
+{
+    mm_flag_t *f = mm_team_flag(t, mm_g.rank, seq, kind, src);
+    MM_WAIT_UNTIL(mm_seq_reached(atomic_load_explicit(&f->seq, memory_order_acquire), seq));
+    return f;
+}
+
+uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, const uint64_t *in, int n,
+                          uint64_t *out)
+{
+    uint64_t seq = mm_coll_begin(t);
+    int me = t->my_rank;
+    /* post to peers starting after me, so that members do not all hit member 0 first */
+    for (int k = 1; k < t->size; k++)
+        mm_coll_post(t, (me + k) % t->size, kind, seq, in, n);
+    mm_coll_wake_all(t);
+    if (out)
+        memcpy(out + (size_t)me * (size_t)n, in, (size_t)n * sizeof(uint64_t));
+    for (int k = 1; k < t->size; k++) {
+        int src = (me + t->size - k) % t->size;
+        const mm_flag_t *f = mm_coll_wait(t, src, kind, seq);
+        if (out)
+            memcpy(out + (size_t)src * (size_t)n, f->payload, (size_t)n * sizeof(uint64_t));
+    }
+    return seq;
+}
+
+void mm_coll_sync(struct meshmem_team *t)
+{
+    mm_coll_exchange(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+}

@@ -1,0 +1,185 @@
+/* Teams: strided subsets of the world, each holding one sync slot (see mm_team.h). */
+#include "mm_team.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct meshmem_team mm_team_world_obj, mm_team_shared_obj;
+meshmem_team_t MESHMEM_TEAM_WORLD = &mm_team_world_obj;
+meshmem_team_t MESHMEM_TEAM_SHARED = &mm_team_shared_obj;
+
+/* bit s set: sync slot s is free on this rank */
+static uint64_t mm_slots_free;
+static pthread_mutex_t mm_team_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int mm_team_init(void)
+{
+    mm_slots_free = ~UINT64_C(0) & ~UINT64_C(3);
+    mm_team_world_obj = (struct meshmem_team){
+        .start = 0, .stride = 1, .size = mm_g.nranks, .my_rank = mm_g.rank, .slot = 0,
+        .predefined = true};
+    mm_team_shared_obj = mm_team_world_obj;
+    mm_team_shared_obj.slot = 1;
+    return 0;
+}
+
+void mm_team_fini(void)
+{
+    mm_team_world_obj.seq = mm_team_shared_obj.seq = 0;
+}
+
+struct meshmem_team *mm_team_checked(const char *call, meshmem_team_t team)
+{
+    if (MM_UNLIKELY(team == MESHMEM_TEAM_INVALID))
+        mm_fatal("%s: team argument is SHMEM_TEAM_INVALID", call);
+    if (MM_UNLIKELY(team->my_rank < 0 || team->size <= 0 || team->slot < 0 ||
+                    team->slot >= MM_TEAM_SLOTS))
+        mm_fatal("%s: team argument (%p) is not a live team", call, (void *)team);
+    return team;
+}
+
+int meshmem_team_rank(meshmem_team_t team)
+{
+    return team == MESHMEM_TEAM_INVALID ? -1 : team->my_rank;
+}
+
+int meshmem_team_size(meshmem_team_t team)
+{
+    return team == MESHMEM_TEAM_INVALID ? -1 : team->size;
+}
+
+int meshmem_team_world_rank(meshmem_team_t team, int r)
+{
+    if (team == MESHMEM_TEAM_INVALID || r < 0 || r >= team->size)
+        return -1;
+    return mm_team_world(team, r);
+}
+
+int meshmem_team_translate(meshmem_team_t src, int src_rank, meshmem_team_t dst)
+{
+    int w = meshmem_team_world_rank(src, src_rank);
+    if (w < 0 || dst == MESHMEM_TEAM_INVALID)
+        return -1;
+    int d = w - dst->start;
+    if (d % dst->stride != 0)
+        return -1;
+    d /= dst->stride;
+    return (d >= 0 && d < dst->size) ? d : -1;
+}
+
+/* agree on free slots: AND of every parent member's free mask */
+static uint64_t mm_team_common_free(struct meshmem_team *parent)
+{
+    uint64_t mine, *all = malloc(sizeof(uint64_t) * (size_t)parent->size);
+    if (all == NULL)
+        mm_fatal("team split: out of memory");
+    pthread_mutex_lock(&mm_team_lock);
+    mine = mm_slots_free;
+    pthread_mutex_unlock(&mm_team_lock);
+    mm_coll_exchange(parent, MM_FLAG_ARRIVE, &mine, 1, all);
+    uint64_t common = ~UINT64_C(0);
+    for (int r = 0; r < parent->size; r++)
+        common &= all[r];
+    free(all);
+    return common;
+}
+
+static struct meshmem_team *mm_team_new(int start, int stride, int size, int slot)
+{
+    struct meshmem_team *t = calloc(1, sizeof(*t));
+    if (t == NULL)
+        mm_fatal("team split: out of memory");
+    t->start = start;
+    t->stride = stride;
+    t->size = size;
+    t->slot = slot;
+    t->my_rank = -1;
+    int d = mm_g.rank - start;
+    if (d % stride == 0 && d / stride >= 0 && d / stride < size)
+        t->my_rank = d / stride;
+    pthread_mutex_lock(&mm_team_lock);
+    mm_slots_free &= ~(UINT64_C(1) << slot);
+    pthread_mutex_unlock(&mm_team_lock);
+    return t;
+}
+
+meshmem_status_t meshmem_team_split_strided(meshmem_team_t parent_h, int start, int stride,
+                                            int size, meshmem_team_t *new_team)
+{
+    MM_CHECK_INIT("meshmem_team_split_strided");
+    if (new_team == NULL)
+        return MESHMEM_ERR_ARG;
+    *new_team = MESHMEM_TEAM_INVALID;
+    struct meshmem_team *parent = mm_team_checked("shmem_team_split_strided", parent_h);
+    if (size == 1 && stride == 0)
+        stride = 1;
+    if (size < 1 || size > parent->size || start < 0 || start >= parent->size || stride < 1 ||
+        (int64_t)start + (int64_t)(size - 1) * stride >= parent->size) {
+        mm_error("shmem_team_split_strided: start %d, stride %d, size %d do not fit a parent "
+                 "team of %d PEs",
+                 start, stride, size, parent->size);
+        return MESHMEM_ERR_ARG;
+    }
+    uint64_t common = mm_team_common_free(parent);
+    if (common == 0) {
+        mm_error("shmem_team_split_strided: all %d team slots are in use", MM_TEAM_SLOTS);
+        return MESHMEM_ERR_NOMEM;
+    }
+    int slot = __builtin_ctzll(common);
+    int wstart = mm_team_world(parent, start), wstride = stride * parent->stride;
+    int d = mm_g.rank - wstart;
+    if (d % wstride == 0 && d / wstride >= 0 && d / wstride < size) {
+        *new_team = mm_team_new(wstart, wstride, size, slot);
+        (*new_team)->num_contexts = 0;
+    }
+    return MESHMEM_OK;
+}
+
+meshmem_status_t meshmem_team_split_2d(meshmem_team_t parent_h, int xrange,
+                                       meshmem_team_t *xaxis, meshmem_team_t *yaxis)
+{
+    MM_CHECK_INIT("meshmem_team_split_2d");
+    if (xaxis == NULL || yaxis == NULL)
+        return MESHMEM_ERR_ARG;
+    *xaxis = *yaxis = MESHMEM_TEAM_INVALID;
+    struct meshmem_team *parent = mm_team_checked("shmem_team_split_2d", parent_h);
+    if (xrange <= 0) {
+        mm_error("shmem_team_split_2d: xrange (%d) must be positive", xrange);
+        return MESHMEM_ERR_ARG;
+    }
+    if (xrange > parent->size)
+        xrange = parent->size;
+    uint64_t common = mm_team_common_free(parent);
+    if (__builtin_popcountll(common) < 2) {
+        mm_error("shmem_team_split_2d: fewer than 2 of %d team slots are free", MM_TEAM_SLOTS);
+        return MESHMEM_ERR_NOMEM;
+    }
+    int xslot = __builtin_ctzll(common);
+    common &= common - 1;
+    int yslot = __builtin_ctzll(common);
+    int me = parent->my_rank, x = me % xrange, y = me / xrange;
+    int ysize = (parent->size + xrange - 1) / xrange;
+    /* the last row may be short */
+    int xsize = (y == ysize - 1) ? parent->size - y * xrange : xrange;
+    int ycount = (x < parent->size - (ysize - 1) * xrange) ? ysize : ysize - 1;
+    *xaxis = mm_team_new(mm_team_world(parent, y * xrange), parent->stride, xsize, xslot);
+    *yaxis = mm_team_new(mm_team_world(parent, x), parent->stride * xrange, ycount, yslot);
+    return MESHMEM_OK;
+}
+
+void meshmem_team_destroy(meshmem_team_t team)
+{
+    if (team == MESHMEM_TEAM_INVALID || team->predefined)
+        return;
+    MM_CHECK_INIT("shmem_team_destroy");
+    mm_coll_sync(team);
+    /* nobody writes into our copy of the slot any more (mm_team.h): zero it and free it */
+    memset(mm_g.seg_base[mm_g.rank] + mm_g.sync_offset + (size_t)team->slot * mm_g.slot_bytes, 0,
+           mm_g.slot_bytes);
+    pthread_mutex_lock(&mm_team_lock);
+    mm_slots_free |= UINT64_C(1) << team->slot;
+    pthread_mutex_unlock(&mm_team_lock);
+    team->my_rank = -1;
+    team->slot = -1;
+    free(team);
+}

@@ -1,0 +1,114 @@
+/**
+ * @file mm_team.h
+ * @brief Teams and the per-pair flag lines that synchronise their collectives.
+ *
+ * Flag protocol (the full mesh of dedicated channels, OPTWEB's one-cycle block signal):
+ *   Every team occupies one sync slot, at the same index on every member. In member j's slot,
+ *   line flags[parity][kind][i] is written only by member i (one writer per line: no contention,
+ *   no atomics) and read only by j. A collective numbered s (team->seq, identical on every
+ *   member, growing forever) posts by writing its payload, then seq = s (release; same cache
+ *   line, so a small payload travels with its flag as in NCCL's LL protocols), into the line of
+ *   each peer it must reach. Readers wait until the line's seq reaches s (wrap-safe compare).
+ *
+ *   Why two parities: a member may finish collective s and post s+1 before a slower peer has
+ *   read its s payload. Every collective completes on a member only after every member has
+ *   entered it, so no writer is ever two collectives ahead of a reader: lines of parity s&1 are
+ *   not overwritten before their s payload has been read.
+ *
+ *   Slot reuse: destroying a team ends with a barrier; after it no peer writes into the slot,
+ *   so each member zeroes its own copy and the slot is free for a new team.
+ */
+#ifndef MM_TEAM_H
+#define MM_TEAM_H
+
+#include "mm_core.h"
+
+#include <assert.h>
+
+#define MM_FLAG_PAYLOAD 7 /* 64-bit words that travel in a flag's cache line */
+
+typedef struct {
+    MM_ALIGNED _Atomic uint64_t seq;
+    uint64_t payload[MM_FLAG_PAYLOAD];
+} mm_flag_t;
+static_assert(sizeof(mm_flag_t) == MM_CACHELINE, "a flag is one cache line");
+static_assert(offsetof(mm_flag_t, payload) == 8, "payload shares the flag's cache line");
+
+enum { MM_FLAG_ARRIVE = 0, MM_FLAG_DONE = 1, MM_FLAG_KINDS = 2 };
+
+struct meshmem_team {
+    int      start, stride, size; /* members are world ranks start + i*stride, i < size */
+    int      my_rank;             /* this rank's number in the team */
+    int      slot;                /* sync slot index, the same on every member */
+    uint64_t seq;                 /* number of the last collective started */
+    int      num_contexts;        /* from the team config */
+    bool     predefined;          /* world / shared: never destroyed by the user */
+};
+
+/** @return bytes of one sync slot for a job of @p nranks ranks. */
+static inline size_t mm_team_slot_bytes(int nranks)
+{
+    return (size_t)2 * MM_FLAG_KINDS * (size_t)nranks * sizeof(mm_flag_t);
+}
+
+/** @return the world rank of team member @p r. */
+static inline int mm_team_world(const struct meshmem_team *t, int r)
+{
+    return t->start + r * t->stride;
+}
+
+/** @return the flag line written by team member @p src for collective @p seq of kind @p kind,
+ * in the slot of world rank @p owner (as mapped here). */
+static inline mm_flag_t *mm_team_flag(const struct meshmem_team *t, int owner, uint64_t seq,
+                                      int kind, int src)
+{
+    char *slot = mm_g.seg_base[owner] + mm_g.sync_offset + (size_t)t->slot * mm_g.slot_bytes;
+    return (mm_flag_t *)slot + ((size_t)((seq & 1) * MM_FLAG_KINDS + (uint64_t)kind) *
+                                    (size_t)mm_g.nranks + (size_t)src);
+}
+
+/** @brief Create world and shared teams (init). @return 0 or -1. */
+int mm_team_init(void);
+
+/** @brief Release the predefined teams (finalize). */
+void mm_team_fini(void);
+
+/** @brief Validate a team handle for @p call; ends the job on an invalid one. */
+struct meshmem_team *mm_team_checked(const char *call, meshmem_team_t team);
+
+/* ---- flag primitives (mm_coll_sync.c) ---- */
+
+/** @brief Start a collective on @p t: @return its sequence number. */
+static inline uint64_t mm_coll_begin(struct meshmem_team *t)
+{
+    return ++t->seq;
+}
+
+/**
+ * @brief Post flag @p kind of collective @p seq, with @p n payload words, to team member @p dst.
+ * Does not wake the peer: call mm_coll_wake() once after a batch of posts.
+ */
+void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
+                  const uint64_t *payload, int n);
+
+/** @brief Order the posts before, then wake team member @p dst if it sleeps. */
+void mm_coll_wake(struct meshmem_team *t, int dst);
+
+/** @brief Fence once, then wake every other member that sleeps. */
+void mm_coll_wake_all(struct meshmem_team *t);
+
+/** @brief Wait for member @p src's flag @p kind of collective @p seq; @return the line. */
+const mm_flag_t *mm_coll_wait(struct meshmem_team *t, int src, int kind, uint64_t seq);
+
+/**
+ * @brief One-step exchange of @p n (<= MM_FLAG_PAYLOAD) words among all members: every member
+ * posts its words to every other, then waits for all. out[r*n .. r*n+n) receives member r's
+ * words (out may be NULL). Doubles as the barrier. @return the collective's sequence number.
+ */
+uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, const uint64_t *in, int n,
+                          uint64_t *out);
+
+/** @brief Barrier over @p t without completing RMA (exchange with no payload). */
+void mm_coll_sync(struct meshmem_team *t);
+
+#endif /* MM_TEAM_H */

@@ -1,0 +1,120 @@
+/* Configuration table: parsing MESHMEM_* variables into mm_config. */
+#include "mm_config.h"
+#include "mm_log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+mm_config_t mm_config;
+
+enum { MM_KIND_SIZE, MM_KIND_INT, MM_KIND_BOOL };
+
+typedef struct {
+    const char *name;
+    int         kind;
+    const char *def;
+    const char *doc;
+    size_t      offset;
+} mm_config_entry_t;
+
+static const mm_config_entry_t mm_config_entries[] = {
+#define MM_CONFIG_ENTRY(name, field, kind, def, doc)                                               \
+    {#name, MM_KIND_##kind, def, doc, offsetof(mm_config_t, field)},
+    MM_CONFIG_TABLE(MM_CONFIG_ENTRY)
+#undef MM_CONFIG_ENTRY
+};
+
+int mm_parse_size(const char *text, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno != 0 || v < 0)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
+    double mult = 1;
+    switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': mult = 1024.0; end++; break;
+    case 'M': mult = 1024.0 * 1024; end++; break;
+    case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+    case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: return -1;
+    }
+    if (toupper((unsigned char)*end) == 'I') /* accept KiB, MiB */
+        end++;
+    if (toupper((unsigned char)*end) == 'B')
+        end++;
+    if (*end != '\0')
+        return -1;
+    *out = (int64_t)(v * mult);
+    return 0;
+}
+
+static int mm_config_parse(const mm_config_entry_t *e, const char *text, int64_t *out)
+{
+    char *end;
+    switch (e->kind) {
+    case MM_KIND_SIZE:
+        return mm_parse_size(text, out);
+    case MM_KIND_INT:
+        errno = 0;
+        *out = strtoll(text, &end, 0);
+        return (end == text || *end != '\0' || errno) ? -1 : 0;
+    case MM_KIND_BOOL:
+        if (!strcmp(text, "1") || !strcasecmp(text, "yes") || !strcasecmp(text, "true") ||
+            !strcasecmp(text, "on")) {
+            *out = 1;
+            return 0;
+        }
+        if (!strcmp(text, "0") || !strcasecmp(text, "no") || !strcasecmp(text, "false") ||
+            !strcasecmp(text, "off")) {
+            *out = 0;
+            return 0;
+        }
+        return -1;
+    }
+    return -1;
+}
+
+int mm_config_load(void)
+{
+    char var[64];
+    for (size_t i = 0; i < sizeof(mm_config_entries) / sizeof(mm_config_entries[0]); i++) {
+        const mm_config_entry_t *e = &mm_config_entries[i];
+        int64_t *field = (int64_t *)((char *)&mm_config + e->offset);
+        const char *text = NULL;
+        snprintf(var, sizeof(var), "MESHMEM_%s", e->name);
+        if (!strcmp(e->name, "HEAP_SIZE") && getenv("SHMEM_SYMMETRIC_SIZE")) {
+            text = getenv("SHMEM_SYMMETRIC_SIZE");
+            snprintf(var, sizeof(var), "SHMEM_SYMMETRIC_SIZE");
+        } else {
+            text = getenv(var);
+        }
+        if (text == NULL || *text == '\0')
+            text = e->def;
+        if (mm_config_parse(e, text, field) != 0) {
+            mm_error("%s=\"%s\" is not a valid %s", var, text,
+                     e->kind == MM_KIND_SIZE ? "size" : e->kind == MM_KIND_INT ? "integer"
+                                                                                 : "boolean");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void mm_config_print(FILE *out)
+{
+    char var[64];
+    fprintf(out, "%-24s %-12s %-8s %s\n", "variable", "value", "default", "meaning");
+    for (size_t i = 0; i < sizeof(mm_config_entries) / sizeof(mm_config_entries[0]); i++) {
+        const mm_config_entry_t *e = &mm_config_entries[i];
+        snprintf(var, sizeof(var), "MESHMEM_%s", e->name);
+        const char *now = getenv(var);
+        fprintf(out, "%-24s %-12s %-8s %s\n", var, now ? now : e->def, e->def, e->doc);
+    }
+}

@@ -1,0 +1,57 @@
+/**
+ * @file mm_config.h
+ * @brief Every tunable of meshmem, in one table: name, kind, default, documentation.
+ *
+ * Each entry X(NAME, field, kind, default, doc) is read from the environment variable
+ * MESHMEM_<NAME> at init. `meshmem info --config` prints the table with the values in force.
+ */
+#ifndef MM_CONFIG_H
+#define MM_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* kinds: SIZE (bytes, K/M/G suffixes), INT, BOOL (0/1/yes/no) */
+#define MM_CONFIG_TABLE(X)                                                                         \
+    X(HEAP_SIZE, heap_size, SIZE, "256M",                                                          \
+      "Symmetric heap bytes per rank (SHMEM_SYMMETRIC_SIZE is read too and wins).")                \
+    X(PREFAULT, prefault, BOOL, "1",                                                               \
+      "Touch the whole heap at init so first use is not measured as page faults.")                 \
+    X(HUGEPAGES, hugepages, BOOL, "1",                                                             \
+      "Back the heap with huge pages when the system has them reserved.")                          \
+    X(SPIN, spin, INT, "-1",                                                                       \
+      "Polls before a waiting rank starts yielding; -1 picks 20000, or 64 when ranks > cores.")    \
+    X(YIELD, yield, INT, "-1",                                                                     \
+      "sched_yield calls before a waiting rank sleeps; -1 picks 200, or 4 when ranks > cores.")   \
+    X(SLEEP_US, sleep_us, INT, "1000",                                                             \
+      "Longest futex sleep of a waiting rank (a safety net: peers wake sleepers directly).")        \
+    X(DATA_REMAP, data_remap, BOOL, "1",                                                           \
+      "Remap the executable's data and bss into shared memory so globals are symmetric.")          \
+    X(DEBUG, debug, INT, "0", "Log level: 0 errors, 1 warnings, 2 info, 3 debug.")
+
+typedef struct {
+#define MM_CONFIG_FIELD(name, field, kind, def, doc) int64_t field;
+    MM_CONFIG_TABLE(MM_CONFIG_FIELD)
+#undef MM_CONFIG_FIELD
+} mm_config_t;
+
+/** The configuration in force (filled by mm_config_load). */
+extern mm_config_t mm_config;
+
+/**
+ * @brief Read every MESHMEM_* variable (and SHMEM_SYMMETRIC_SIZE) into mm_config.
+ * @return 0, or -1 after logging the variable whose value cannot be parsed.
+ */
+int mm_config_load(void);
+
+/**
+ * @brief Parse a size such as "64", "4K", "256M", "1G" (binary units).
+ * @return 0 and *out, or -1 when @p text is not a size.
+ */
+int mm_parse_size(const char *text, int64_t *out);
+
+/** @brief Print the table (name, value, default, doc) to @p out. */
+void mm_config_print(FILE *out);
+
+#endif /* MM_CONFIG_H */

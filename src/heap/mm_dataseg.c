@@ -1,0 +1,76 @@
+/* Remapping the executable's data and bss into shared memory (see mm_dataseg.h). */
+#include "mm_dataseg.h"
+#include "mm_log.h"
+#include "mm_shm.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+typedef struct {
+    uintptr_t start, end; /* writable PT_LOAD of the executable */
+    uintptr_t relro_end;
+    int       found;
+} mm_dataseg_scan_t;
+
+static int mm_dataseg_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    mm_dataseg_scan_t *s = arg;
+    /* the first object reported is the executable itself */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && ph->p_memsz > 0) {
+            if (!s->found || lo < s->start)
+                s->start = lo;
+            if (!s->found || hi > s->end)
+                s->end = hi;
+            s->found = 1;
+        } else if (ph->p_type == PT_GNU_RELRO) {
+            s->relro_end = hi;
+        }
+    }
+    return 1; /* stop after the executable */
+}
+
+int mm_dataseg_find(void **start, size_t *size)
+{
+    mm_dataseg_scan_t s = {0};
+    dl_iterate_phdr(mm_dataseg_phdr_cb, &s);
+    if (!s.found)
+        return -1;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    /* glibc makes RELRO read-only by whole pages, rounding its end down: start there */
+    uintptr_t lo = s.start;
+    if (s.relro_end > lo && s.relro_end <= s.end)
+        lo = s.relro_end;
+    lo &= ~(page - 1);
+    uintptr_t hi = (s.end + page - 1) & ~(page - 1);
+    if (hi <= lo)
+        return -1;
+    *start = (void *)lo;
+    *size = hi - lo;
+    return 0;
+}
+
+int mm_dataseg_remap(const char *name, void *start, size_t size)
+{
+    void *copy = mm_shm_create(name, size, false, false);
+    if (copy == NULL)
+        return -1;
+    memcpy(copy, start, size);
+    munmap(copy, size);
+    /* from here until the mapping is replaced, no global may be written: only locals */
+    void *p = mm_shm_map(name, size, start, false);
+    if (p != start) {
+        mm_error("remapping static data at %p (%zu bytes): %s", start, size, strerror(errno));
+        mm_shm_unlink(name);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,117 @@
+/*
+ * Collective symmetric allocation (meshmem_malloc and friends). The allocator is deterministic
+ * (mm_heap.c); here every call also checks that all ranks asked for the same thing, since an
+ * asymmetric request would silently break symmetry, and ends with the barrier the standard
+ * requires. The check rides on the barrier itself (the request travels in the flag line).
+ */
+#include "mm_heap.h"
+#include "mm_team.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { MM_ALLOC_MALLOC = 1, MM_ALLOC_FREE, MM_ALLOC_REALLOC };
+
+/* barrier over the world carrying (kind, size, align, offset); ends the job on a mismatch */
+static void mm_symalloc_agree(const char *call, uint64_t kind, uint64_t size, uint64_t align,
+                              uint64_t offset)
+{
+    struct meshmem_team *w = MESHMEM_TEAM_WORLD;
+    uint64_t mine[4] = {kind, size, align, offset};
+    uint64_t *all = malloc(sizeof(mine) * (size_t)w->size);
+    if (all == NULL)
+        mm_fatal("%s: out of memory", call);
+    meshmem_quiet();
+    mm_coll_exchange(w, MM_FLAG_ARRIVE, mine, 4, all);
+    for (int r = 0; r < w->size; r++) {
+        uint64_t *o = all + 4 * (size_t)r;
+        if (memcmp(o, mine, sizeof(mine)) != 0)
+            mm_fatal("%s: arguments differ between PEs (here size %llu align %llu block %lld, "
+                     "PE %d size %llu align %llu block %lld): symmetric allocation is collective",
+                     call, (unsigned long long)size, (unsigned long long)align,
+                     (long long)offset, r, (unsigned long long)o[1], (unsigned long long)o[2],
+                     (long long)o[3]);
+    }
+    free(all);
+}
+
+static void *mm_symalloc(const char *call, size_t size, size_t align)
+{
+    MM_CHECK_INIT(call);
+    if (align == 0 || (align & (align - 1)) != 0)
+        mm_fatal("%s: alignment argument (%zu) is not a power of two", call, align);
+    mm_symalloc_agree(call, MM_ALLOC_MALLOC, size, align, 0);
+    if (size == 0)
+        return NULL;
+    void *p = mm_heap_alloc(size, align);
+    if (p == NULL)
+        mm_warn("%s: %zu bytes do not fit in the symmetric heap (%zu free of %zu; raise "
+                "SHMEM_SYMMETRIC_SIZE)",
+                call, size, mm_heap_free_bytes(), mm_g.heap_size);
+    return p;
+}
+
+void *meshmem_malloc(size_t size)
+{
+    return mm_symalloc("shmem_malloc", size, 64);
+}
+
+void *meshmem_align(size_t alignment, size_t size)
+{
+    return mm_symalloc("shmem_align", size, alignment < 64 ? 64 : alignment);
+}
+
+void *meshmem_calloc(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size)
+        mm_fatal("shmem_calloc: count (%zu) x size (%zu) overflows", count, size);
+    void *p = mm_symalloc("shmem_calloc", count * size, 64);
+    if (p) {
+        memset(p, 0, count * size);
+        mm_coll_sync(MESHMEM_TEAM_WORLD); /* no peer may write into it before it is zeroed */
+    }
+    return p;
+}
+
+void meshmem_free(void *ptr)
+{
+    MM_CHECK_INIT("shmem_free");
+    int64_t off = ptr ? (int64_t)((uintptr_t)ptr - mm_g.heap_base) : -1;
+    mm_symalloc_agree("shmem_free", MM_ALLOC_FREE, 0, 0, (uint64_t)off);
+    if (ptr && mm_heap_free(ptr) != 0)
+        mm_fatal("shmem_free: ptr argument (%p) is not a live symmetric allocation", ptr);
+}
+
+void *meshmem_realloc(void *ptr, size_t size)
+{
+    MM_CHECK_INIT("shmem_realloc");
+    if (ptr == NULL)
+        return meshmem_malloc(size);
+    if (size == 0) {
+        meshmem_free(ptr);
+        return NULL;
+    }
+    size_t old = mm_heap_block_size(ptr);
+    if (old == 0)
+        mm_fatal("shmem_realloc: ptr argument (%p) is not a live symmetric allocation", ptr);
+    mm_symalloc_agree("shmem_realloc", MM_ALLOC_REALLOC, size, 0,
+                      (uint64_t)((uintptr_t)ptr - mm_g.heap_base));
+    void *p = ptr;
+    if (mm_heap_resize(ptr, size) != 0) {
+        p = mm_heap_alloc(size, 64);
+        if (p != NULL) { /* else the old block stays valid, as realloc */
+            memcpy(p, ptr, old < size ? old : size);
+            mm_heap_free(ptr);
+        }
+    }
+    mm_coll_sync(MESHMEM_TEAM_WORLD); /* no peer may write into the new block before the copy */
+    return p;
+}
+
+void meshmem_heap_info(size_t *total, size_t *free_bytes)
+{
+    if (total)
+        *total = mm_g.heap_size;
+    if (free_bytes)
+        *free_bytes = mm_g.initialized ? mm_heap_free_bytes() : 0;
+}
