@@ -19,7 +19,7 @@
     X(PREFAULT, prefault, BOOL, "1",                                                               \
       "Touch the whole heap at init so first use is not measured as page faults.")                 \
     X(HUGEPAGES, hugepages, BOOL, "1",                                                             \
-      "Back the heap with huge pages when the system has them reserved.")                          \
+      "Ask for transparent huge pages on the heap (effective where shmem THP is enabled).")                          \
     X(SPIN, spin, INT, "-1",                                                                       \
       "Polls before a waiting rank starts yielding; -1 picks 20000, or 64 when ranks > cores.")    \
     X(YIELD, yield, INT, "-1",                                                                     \
