@@ -291,5 +291,7 @@ int main(int argc, char **argv)
         }
     }
     remove_job_objects(ctl->job);
+    free(pids);
+    free(alive);
     return status;
 }

@@ -82,9 +82,11 @@ static size_t mm_round_up(size_t v, size_t a)
 
 void *mm_heap_alloc(size_t size, size_t align)
 {
+    if (size == 0 || align == 0 || (align & (align - 1)) != 0)
+        return NULL;
     if (align < MM_HEAP_MIN_ALIGN)
         align = MM_HEAP_MIN_ALIGN;
-    if (size == 0 || (align & (align - 1)) != 0 || size > SIZE_MAX - 2 * align)
+    if (size > SIZE_MAX - 2 * align)
         return NULL;
     size = mm_round_up(size, MM_HEAP_MIN_ALIGN);
     void *result = NULL;

@@ -1,0 +1,82 @@
+/* Unit test of the symmetric heap allocator: determinism, alignment, coalescing, resize. */
+#include "mm_heap.h"
+#include "mm_test.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mm_test_rank_hint = 0;
+
+#define HEAP (1u << 20)
+
+/* a deterministic pseudo-random sequence of allocations and frees; returns a checksum of the
+ * offsets handed out, which must be the same on every run (that is what makes it symmetric) */
+static uint64_t run_sequence(char *base)
+{
+    CHECK(mm_heap_init(base, HEAP) == 0);
+    void *live[64] = {0};
+    uint64_t sum = 0, x = 12345;
+    for (int step = 0; step < 5000; step++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int slot = (int)((x >> 33) % 64);
+        if (live[slot]) {
+            CHECK(mm_heap_free(live[slot]) == 0);
+            live[slot] = NULL;
+        } else {
+            size_t size = 1 + (size_t)((x >> 20) % 9000);
+            size_t align = (size_t)1 << ((x >> 50) % 13);
+            live[slot] = mm_heap_alloc(size, align);
+            if (live[slot]) {
+                uintptr_t off = (uintptr_t)((char *)live[slot] - base);
+                CHECK(off % (align < 64 ? 64 : align) == 0);
+                CHECK(off + size <= HEAP);
+                CHECK(mm_heap_block_size(live[slot]) >= size);
+                memset(live[slot], slot, size); /* no overlap: checked below */
+                sum = sum * 31 + off;
+            }
+        }
+    }
+    for (int i = 0; i < 64; i++) {
+        if (live[i]) {
+            unsigned char *p = live[i];
+            CHECK(p[0] == (unsigned char)i);
+            CHECK(mm_heap_free(live[i]) == 0);
+        }
+    }
+    CHECK(mm_heap_free_bytes() == HEAP); /* everything coalesced back */
+    mm_heap_fini();
+    return sum;
+}
+
+int main(void)
+{
+    char *a = aligned_alloc(4096, HEAP), *b = aligned_alloc(4096, HEAP);
+    CHECK(a && b);
+    CHECK(run_sequence(a) == run_sequence(b));
+
+    CHECK(mm_heap_init(a, HEAP) == 0);
+    CHECK(mm_heap_alloc(0, 64) == NULL);
+    CHECK(mm_heap_alloc(HEAP + 1, 64) == NULL);
+    CHECK(mm_heap_alloc(100, 3) == NULL); /* not a power of two */
+    void *p = mm_heap_alloc(1000, 64), *q = mm_heap_alloc(1000, 64);
+    CHECK(p && q && p != q);
+    CHECK(mm_heap_free((char *)p + 8) == -1); /* not a block start */
+    CHECK(mm_heap_free(p) == 0);
+    CHECK(mm_heap_free(p) == -1); /* double free is detected */
+    /* resize: q can grow in place into the free tail */
+    CHECK(mm_heap_resize(q, 5000) == 0);
+    CHECK(mm_heap_block_size(q) >= 5000);
+    CHECK(mm_heap_resize(q, 100) == 0);
+    CHECK(mm_heap_block_size(q) < 5000);
+    void *big = mm_heap_alloc(HEAP - 1024, 64);
+    CHECK(big == NULL); /* q sits in the way */
+    CHECK(mm_heap_free(q) == 0);
+    big = mm_heap_alloc(HEAP, 64);
+    CHECK(big == a);
+    CHECK(mm_heap_free_bytes() == 0);
+    mm_heap_fini();
+    free(a);
+    free(b);
+    return 0;
+}
