@@ -175,6 +175,12 @@ int main(int argc, char **argv)
         for (int c = 0; c < CPU_SETSIZE; c++)
             if (CPU_ISSET(c, &allowed))
                 cpus[ncpu++] = c;
+    /* the ranks' own affinity masks shrink to one CPU under --bind-to core, so they cannot
+     * tell from them whether they share cores: pass the job's CPU count (mm_count_cpus) */
+    if (ncpu > 0) {
+        snprintf(buf, sizeof(buf), "%d", ncpu);
+        setenv("MESHMEM_JOB_CPUS", buf, 1);
+    }
 
     pid_t *pids = calloc((size_t)nranks, sizeof(pid_t));
     bool *alive = calloc((size_t)nranks, sizeof(bool));

@@ -56,8 +56,20 @@ static void mm_ctl_barrier(void)
     }
 }
 
+/*
+ * CPUs the job's ranks share, to decide whether waits may spin (mm_wait_setup). meshrun passes
+ * its own CPU count: a rank bound to one core (--bind-to core) sees a one-CPU affinity mask and
+ * would otherwise believe every job of 2 or more ranks oversubscribed, and sleep in every wait.
+ */
 static int mm_count_cpus(void)
 {
+    const char *job_cpus = getenv("MESHMEM_JOB_CPUS");
+    if (job_cpus) {
+        char *end;
+        long n = strtol(job_cpus, &end, 10);
+        if (*end == 0 && n > 0 && n <= CPU_SETSIZE)
+            return (int)n;
+    }
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set) == 0)
         return CPU_COUNT(&set);
