@@ -251,7 +251,7 @@ meshmem_status_t meshmem_init(int requested, int *provided)
         mm_shm_name(name, sizeof(name), mm_job, mm_g.rank, "data");
         mm_shm_unlink(name);
     }
-    if (mm_heap_init((void *)mm_g.heap_base, mm_g.heap_size) != 0 || mm_team_init() != 0)
+    if (mm_heap_init(mm_symheap, (void *)mm_g.heap_base, mm_g.heap_size) != 0 || mm_team_init() != 0)
         goto fail;
     static bool atexit_done;
     if (!atexit_done) {
@@ -278,7 +278,7 @@ void meshmem_finalize(void)
     atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_FINALIZED);
     mm_g.initialized = false;
     mm_team_fini();
-    mm_heap_fini();
+    mm_heap_fini(mm_symheap);
     /* peers stay mapped until everyone is through the barrier above; then unmap */
     for (int p = 0; p < mm_g.nranks; p++) {
         if (p != mm_g.rank && mm_g.seg_base[p])

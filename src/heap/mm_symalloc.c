@@ -43,11 +43,11 @@ static void *mm_symalloc(const char *call, size_t size, size_t align)
     mm_symalloc_agree(call, MM_ALLOC_MALLOC, size, align, 0);
     if (size == 0)
         return NULL;
-    void *p = mm_heap_alloc(size, align);
+    void *p = mm_heap_alloc(mm_symheap, size, align);
     if (p == NULL)
         mm_warn("%s: %zu bytes do not fit in the symmetric heap (%zu free of %zu; raise "
                 "SHMEM_SYMMETRIC_SIZE)",
-                call, size, mm_heap_free_bytes(), mm_g.heap_size);
+                call, size, mm_heap_free_bytes(mm_symheap), mm_g.heap_size);
     return p;
 }
 
@@ -78,7 +78,7 @@ void meshmem_free(void *ptr)
     MM_CHECK_INIT("shmem_free");
     int64_t off = ptr ? (int64_t)((uintptr_t)ptr - mm_g.heap_base) : -1;
     mm_symalloc_agree("shmem_free", MM_ALLOC_FREE, 0, 0, (uint64_t)off);
-    if (ptr && mm_heap_free(ptr) != 0)
+    if (ptr && mm_heap_free(mm_symheap, ptr) != 0)
         mm_fatal("shmem_free: ptr argument (%p) is not a live symmetric allocation", ptr);
 }
 
@@ -91,17 +91,17 @@ void *meshmem_realloc(void *ptr, size_t size)
         meshmem_free(ptr);
         return NULL;
     }
-    size_t old = mm_heap_block_size(ptr);
+    size_t old = mm_heap_block_size(mm_symheap, ptr);
     if (old == 0)
         mm_fatal("shmem_realloc: ptr argument (%p) is not a live symmetric allocation", ptr);
     mm_symalloc_agree("shmem_realloc", MM_ALLOC_REALLOC, size, 0,
                       (uint64_t)((uintptr_t)ptr - mm_g.heap_base));
     void *p = ptr;
-    if (mm_heap_resize(ptr, size) != 0) {
-        p = mm_heap_alloc(size, 64);
+    if (mm_heap_resize(mm_symheap, ptr, size) != 0) {
+        p = mm_heap_alloc(mm_symheap, size, 64);
         if (p != NULL) { /* else the old block stays valid, as realloc */
             memcpy(p, ptr, old < size ? old : size);
-            mm_heap_free(ptr);
+            mm_heap_free(mm_symheap, ptr);
         }
     }
     mm_coll_sync(MESHMEM_TEAM_WORLD); /* no peer may write into the new block before the copy */
@@ -113,5 +113,5 @@ void meshmem_heap_info(size_t *total, size_t *free_bytes)
     if (total)
         *total = mm_g.heap_size;
     if (free_bytes)
-        *free_bytes = mm_g.initialized ? mm_heap_free_bytes() : 0;
+        *free_bytes = mm_g.initialized ? mm_heap_free_bytes(mm_symheap) : 0;
 }
