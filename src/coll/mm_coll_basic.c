@@ -20,9 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* @p dest as mapped on @p world_rank; NULL (and no check) when nothing is written: zero-size
+ * collectives may pass any pointer */
 static void *mm_coll_dest(const char *call, const void *dest, size_t len, int world_rank)
 {
-    return mm_xlate_checked(call, "dest", dest, len, world_rank);
+    return len ? mm_xlate_checked(call, "dest", dest, len, world_rank) : NULL;
 }
 
 /* post DONE of @p seq to every other member, then wait for theirs */
@@ -34,6 +36,7 @@ static void mm_coll_done_all(struct meshmem_team *t, uint64_t seq)
     mm_coll_wake_all(t);
     for (int k = 1; k < t->size; k++)
         mm_coll_wait(t, (t->my_rank + t->size - k) % t->size, MM_FLAG_DONE, seq);
+    mm_coll_end(t, seq);
 }
 
 meshmem_status_t meshmem_barrier(meshmem_team_t team)
@@ -67,6 +70,7 @@ meshmem_status_t meshmem_broadcast(meshmem_team_t team, void *dest, const void *
         mm_coll_post(t, root, MM_FLAG_ARRIVE, seq, NULL, 0);
         mm_coll_wake(t, root);
         mm_coll_wait(t, root, MM_FLAG_DONE, seq);
+        mm_coll_end(t, seq);
         return MESHMEM_OK;
     }
     for (int k = 1; k < t->size; k++)
@@ -81,6 +85,7 @@ meshmem_status_t meshmem_broadcast(meshmem_team_t team, void *dest, const void *
     for (int k = 1; k < t->size; k++)
         mm_coll_post(t, (root + k) % t->size, MM_FLAG_DONE, seq, NULL, 0);
     mm_coll_wake_all(t);
+    mm_coll_end(t, seq);
     return MESHMEM_OK;
 }
 
@@ -92,7 +97,7 @@ meshmem_status_t meshmem_collect(meshmem_team_t team, void *dest, const void *sr
     if (sizes == NULL)
         return MESHMEM_ERR_NOMEM;
     uint64_t mine = nbytes;
-    uint64_t seq = mm_coll_exchange(t, MM_FLAG_ARRIVE, &mine, 1, sizes);
+    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, &mine, 1, sizes);
     size_t offset = 0, total = 0;
     for (int r = 0; r < t->size; r++) {
         if (r < t->my_rank)
@@ -114,7 +119,7 @@ meshmem_status_t meshmem_fcollect(meshmem_team_t team, void *dest, const void *s
 {
     MM_CHECK_INIT("meshmem_fcollect");
     struct meshmem_team *t = mm_team_checked("shmem_fcollect", team);
-    uint64_t seq = mm_coll_exchange(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
     for (int k = 0; k < t->size; k++) {
         int r = (t->my_rank + k) % t->size;
         char *d = mm_coll_dest("shmem_fcollect", dest, nbytes * (size_t)t->size,
@@ -130,7 +135,7 @@ meshmem_status_t meshmem_alltoall(meshmem_team_t team, void *dest, const void *s
 {
     MM_CHECK_INIT("meshmem_alltoall");
     struct meshmem_team *t = mm_team_checked("shmem_alltoall", team);
-    uint64_t seq = mm_coll_exchange(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
     for (int k = 0; k < t->size; k++) {
         int r = (t->my_rank + k) % t->size;
         char *d = mm_coll_dest("shmem_alltoall", dest, nbytes * (size_t)t->size,
@@ -152,8 +157,9 @@ meshmem_status_t meshmem_alltoalls(meshmem_team_t team, void *dest, const void *
         mm_error("shmem_alltoalls: dst (%td) and sst (%td) must be at least 1", dst, sst);
         return MESHMEM_ERR_ARG;
     }
-    uint64_t seq = mm_coll_exchange(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
-    size_t span = (size_t)dst * nelems * esize * (size_t)t->size;
+    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+    /* the last element written is ((size*nelems - 1)*dst) */
+    size_t span = nelems ? (((size_t)t->size * nelems - 1) * (size_t)dst + 1) * esize : 0;
     for (int k = 0; k < t->size; k++) {
         int r = (t->my_rank + k) % t->size;
         char *d = mm_coll_dest("shmem_alltoalls", dest, span, mm_team_world(t, r));
@@ -185,7 +191,7 @@ meshmem_status_t meshmem_allreduce(meshmem_team_t team, void *dest, const void *
     void *acc = bytes ? malloc(bytes) : NULL;
     if (bytes && acc == NULL)
         return MESHMEM_ERR_NOMEM;
-    uint64_t seq = mm_coll_exchange(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
     if (bytes) {
         /* the same order (member 0 first) on every member: bitwise identical results */
         memcpy(acc, mm_xlate(src, mm_team_world(t, 0)), bytes);

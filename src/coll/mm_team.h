@@ -10,10 +10,15 @@
  *   line, so a small payload travels with its flag as in NCCL's LL protocols), into the line of
  *   each peer it must reach. Readers wait until the line's seq reaches s (wrap-safe compare).
  *
- *   Why two parities: a member may finish collective s and post s+1 before a slower peer has
- *   read its s payload. Every collective completes on a member only after every member has
- *   entered it, so no writer is ever two collectives ahead of a reader: lines of parity s&1 are
- *   not overwritten before their s payload has been read.
+ *   Why two parities, and the room check: a member may finish collective s and post s+1
+ *   before a slower peer has read its s payload, so lines (and eager channels) of parity s&1
+ *   must not be rewritten before their s payload has been read. A writer about to post
+ *   collective s to member j therefore needs j to have completed s-2. It knows that for free
+ *   when it heard from j in s-1 (j entered s-1, so it completed s-2): team->heard[j] records
+ *   the last collective a flag of j was seen in. Otherwise it reads j's "completed" line (one
+ *   line per member and slot, written by the member at the end of every collective). Symmetric
+ *   collectives (everyone hears from everyone) never take that path; rooted eager ones (a
+ *   broadcast root hears from nobody) do, which is their flow control.
  *
  *   Slot reuse: destroying a team ends with a barrier; after it no peer writes into the slot,
  *   so each member zeroes its own copy and the slot is free for a new team.
@@ -34,21 +39,50 @@ typedef struct {
 static_assert(sizeof(mm_flag_t) == MM_CACHELINE, "a flag is one cache line");
 static_assert(offsetof(mm_flag_t, payload) == 8, "payload shares the flag's cache line");
 
-enum { MM_FLAG_ARRIVE = 0, MM_FLAG_DONE = 1, MM_FLAG_KINDS = 2 };
+/* ARRIVE: entered / ready (may carry a buffer descriptor); DONE: finished with a peer's data;
+ * DATA: a message (eager payload, or a descriptor of a buffer to copy from) */
+enum { MM_FLAG_ARRIVE = 0, MM_FLAG_DONE = 1, MM_FLAG_DATA = 2, MM_FLAG_KINDS = 3 };
 
 struct meshmem_team {
     int      start, stride, size; /* members are world ranks start + i*stride, i < size */
     int      my_rank;             /* this rank's number in the team */
     int      slot;                /* sync slot index, the same on every member */
     uint64_t seq;                 /* number of the last collective started */
+    uint64_t *heard;              /* [size] last collective each member was heard from */
     int      num_contexts;        /* from the team config */
     bool     predefined;          /* world / shared: never destroyed by the user */
 };
 
-/** @return bytes of one sync slot for a job of @p nranks ranks. */
-static inline size_t mm_team_slot_bytes(int nranks)
+/*
+ * Slot layout, in the owner's segment:
+ *   mm_flag_t lines[2 parities][MM_FLAG_KINDS][nranks]   written by member src (last index)
+ *   mm_flag_t completed                                  written by the owner
+ *   char      eager[2 parities][nranks][eager_bytes]     written by member src
+ */
+/** @return bytes of one sync slot for a job of @p nranks ranks, @p eager_bytes per channel. */
+static inline size_t mm_team_slot_bytes(int nranks, size_t eager_bytes)
 {
-    return (size_t)2 * MM_FLAG_KINDS * (size_t)nranks * sizeof(mm_flag_t);
+    return ((size_t)2 * MM_FLAG_KINDS * (size_t)nranks + 1) * sizeof(mm_flag_t) +
+           (size_t)2 * (size_t)nranks * eager_bytes;
+}
+
+/** @return the start of team @p t's slot in world rank @p owner's segment. */
+static inline char *mm_team_slot(const struct meshmem_team *t, int owner)
+{
+    return mm_g.seg_base[owner] + mm_g.sync_offset + (size_t)t->slot * mm_g.slot_bytes;
+}
+
+/** @return the "completed" line of world rank @p owner for team @p t. */
+static inline mm_flag_t *mm_team_completed(const struct meshmem_team *t, int owner)
+{
+    return (mm_flag_t *)mm_team_slot(t, owner) + (size_t)2 * MM_FLAG_KINDS * (size_t)mm_g.nranks;
+}
+
+/** @return the eager channel written by member @p src for collective @p seq, at @p owner. */
+static inline char *mm_team_eager(const struct meshmem_team *t, int owner, uint64_t seq, int src)
+{
+    return (char *)(mm_team_completed(t, owner) + 1) +
+           ((size_t)(seq & 1) * (size_t)mm_g.nranks + (size_t)src) * mm_g.eager_bytes;
 }
 
 /** @return the world rank of team member @p r. */
@@ -62,8 +96,7 @@ static inline int mm_team_world(const struct meshmem_team *t, int r)
 static inline mm_flag_t *mm_team_flag(const struct meshmem_team *t, int owner, uint64_t seq,
                                       int kind, int src)
 {
-    char *slot = mm_g.seg_base[owner] + mm_g.sync_offset + (size_t)t->slot * mm_g.slot_bytes;
-    return (mm_flag_t *)slot + ((size_t)((seq & 1) * MM_FLAG_KINDS + (uint64_t)kind) *
+    return (mm_flag_t *)mm_team_slot(t, owner) + ((size_t)((seq & 1) * MM_FLAG_KINDS + (uint64_t)kind) *
                                     (size_t)mm_g.nranks + (size_t)src);
 }
 
@@ -73,16 +106,39 @@ int mm_team_init(void);
 /** @brief Release the predefined teams (finalize). */
 void mm_team_fini(void);
 
+/** @return this rank's mask of free sync slots (bit s set: slot s is free). */
+uint64_t mm_team_slots_free(void);
+
+/**
+ * @brief Create the team of world ranks start + i*stride (i < size) on sync @p slot, which the
+ * members have agreed on (free on each of them). Non-members get a team with my_rank -1.
+ * @return the team, or NULL when @p slot is no longer free on this rank.
+ */
+struct meshmem_team *mm_team_create(int start, int stride, int size, int slot);
+
 /** @brief Validate a team handle for @p call; ends the job on an invalid one. */
 struct meshmem_team *mm_team_checked(const char *call, meshmem_team_t team);
 
 /* ---- flag primitives (mm_coll_sync.c) ---- */
 
+void mm_team_heard_alloc(struct meshmem_team *t);
+
 /** @brief Start a collective on @p t: @return its sequence number. */
 static inline uint64_t mm_coll_begin(struct meshmem_team *t)
 {
+    if (MM_UNLIKELY(t->heard == NULL))
+        mm_team_heard_alloc(t);
     return ++t->seq;
 }
+
+/** @brief End collective @p seq on @p t: this member has read everything peers sent in it. */
+static inline void mm_coll_end(struct meshmem_team *t, uint64_t seq)
+{
+    atomic_store_explicit(&mm_team_completed(t, mm_g.rank)->seq, seq, memory_order_release);
+}
+
+/** @brief Wait until member @p dst can take posts of collective @p seq (the room check). */
+void mm_coll_room(struct meshmem_team *t, int dst, uint64_t seq);
 
 /**
  * @brief Post flag @p kind of collective @p seq, with @p n payload words, to team member @p dst.
@@ -103,10 +159,15 @@ const mm_flag_t *mm_coll_wait(struct meshmem_team *t, int src, int kind, uint64_
 /**
  * @brief One-step exchange of @p n (<= MM_FLAG_PAYLOAD) words among all members: every member
  * posts its words to every other, then waits for all. out[r*n .. r*n+n) receives member r's
- * words (out may be NULL). Doubles as the barrier. @return the collective's sequence number.
+ * words (out may be NULL). A whole collective (it ends it); doubles as the barrier.
+ * @return the collective's sequence number.
  */
 uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, const uint64_t *in, int n,
                           uint64_t *out);
+
+/** @brief The first step of a longer collective: like mm_coll_exchange, without ending it. */
+uint64_t mm_coll_exchange_open(struct meshmem_team *t, int kind, const uint64_t *in, int n,
+                               uint64_t *out);
 
 /** @brief Barrier over @p t without completing RMA (exchange with no payload). */
 void mm_coll_sync(struct meshmem_team *t);

@@ -16,6 +16,9 @@
 #define MM_CONFIG_TABLE(X)                                                                         \
     X(HEAP_SIZE, heap_size, SIZE, "256M",                                                          \
       "Symmetric heap bytes per rank (SHMEM_SYMMETRIC_SIZE is read too and wins).")                \
+    X(EAGER_SIZE, eager_size, SIZE, "4K",                                                          \
+      "Largest message a collective sends eagerly, into the receiver's channel; above it the "     \
+      "receiver's buffer is written directly (rendezvous).")                                        \
     X(PREFAULT, prefault, BOOL, "1",                                                               \
       "Touch the whole heap at init so first use is not measured as page faults.")                 \
     X(HUGEPAGES, hugepages, BOOL, "1",                                                             \

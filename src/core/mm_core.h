@@ -67,6 +67,7 @@ typedef struct {
     size_t      seg_bytes;      /* bytes of one rank's heap segment */
     size_t      sync_offset;    /* team sync slots start */
     size_t      slot_bytes;     /* bytes of one team sync slot */
+    size_t      eager_bytes;    /* bytes of one eager channel (per slot, peer and parity) */
     size_t      heap_offset;    /* symmetric heap start within the segment */
     size_t      heap_size;
     char      **seg_base;       /* [nranks] each rank's heap segment as mapped here */

@@ -136,7 +136,10 @@ static int mm_segments_create(void)
     char name[128];
     int n = mm_g.nranks, me = mm_g.rank;
     mm_g.heap_size = mm_round_page((size_t)(mm_config.heap_size > 0 ? mm_config.heap_size : 1));
-    mm_g.slot_bytes = mm_team_slot_bytes(n);
+    /* eager channels: a multiple of the cache line, at least one line */
+    mm_g.eager_bytes = ((size_t)(mm_config.eager_size > 64 ? mm_config.eager_size : 64) + 63) &
+                       ~(size_t)63;
+    mm_g.slot_bytes = mm_team_slot_bytes(n, mm_g.eager_bytes);
     mm_g.sync_offset = mm_round_page(sizeof(mm_seg_hdr_t));
     mm_g.heap_offset = mm_round_page(mm_g.sync_offset + MM_TEAM_SLOTS * mm_g.slot_bytes);
     mm_g.seg_bytes = mm_g.heap_offset + mm_g.heap_size;
