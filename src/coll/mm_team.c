@@ -73,15 +73,33 @@ static uint64_t mm_team_common_free(struct meshmem_team *parent)
     uint64_t mine, *all = malloc(sizeof(uint64_t) * (size_t)parent->size);
     if (all == NULL)
         mm_fatal("team split: out of memory");
-    pthread_mutex_lock(&mm_team_lock);
-    mine = mm_slots_free;
-    pthread_mutex_unlock(&mm_team_lock);
+    mine = mm_team_slots_free();
     mm_coll_exchange(parent, MM_FLAG_ARRIVE, &mine, 1, all);
     uint64_t common = ~UINT64_C(0);
     for (int r = 0; r < parent->size; r++)
         common &= all[r];
     free(all);
     return common;
+}
+
+static struct meshmem_team *mm_team_new(int start, int stride, int size, int slot);
+
+uint64_t mm_team_slots_free(void)
+{
+    pthread_mutex_lock(&mm_team_lock);
+    uint64_t mask = mm_slots_free;
+    pthread_mutex_unlock(&mm_team_lock);
+    return mask;
+}
+
+struct meshmem_team *mm_team_create(int start, int stride, int size, int slot)
+{
+    pthread_mutex_lock(&mm_team_lock);
+    bool was_free = slot >= 0 && slot < MM_TEAM_SLOTS && (mm_slots_free >> slot & 1);
+    if (was_free) /* claimed here, under the lock, so no concurrent split takes it */
+        mm_slots_free &= ~(UINT64_C(1) << slot);
+    pthread_mutex_unlock(&mm_team_lock);
+    return was_free ? mm_team_new(start, stride, size, slot) : NULL;
 }
 
 static struct meshmem_team *mm_team_new(int start, int stride, int size, int slot)
