@@ -1,0 +1,221 @@
+/**
+ * @file osu_common.h
+ * @brief What the OpenSHMEM benchmark (osu_shmem.c) and its MPI twin (osu_mpi.c) share:
+ * command line, timer, iteration counts and the memcpy reference, so that both sides of a
+ * comparison are measured the same way (OSU micro-benchmarks methodology: warm-up iterations
+ * that are not timed, then 1000 timed iterations up to 8 KiB and 100 above, average per size).
+ *
+ * Command line of both programs:
+ *   PROG -o OP -s SIZE[,SIZE...] [-i ITERS] [-I ITERS_LARGE] [-w WARMUP] [-W WARMUP_LARGE]
+ *        [-m MEMCPY_MIN]
+ * Output (stdout, one line per size, parsed by python/meshmem/bench.py):
+ *   @osu op=OP pes=N bytes=B us=AVG_LATENCY iters=K
+ *   @memcpy bytes=B all_GBps=X one_GBps=Y        (sizes >= MEMCPY_MIN only)
+ * all_GBps is a plain memcpy of B bytes run by every rank at once (per-rank bandwidth, averaged
+ * over ranks); one_GBps the same copy by rank 0 alone while the others wait.
+ *
+ * Header-only (static functions): each program is a single translation unit compiled by a
+ * different compiler wrapper (meshcc, oshcc, mpicc), so a shared object file is not an option.
+ */
+#ifndef OSU_COMMON_H
+#define OSU_COMMON_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/** OSU's boundary between small and large messages (iteration counts change above it). */
+#define OSU_LARGE_MESSAGE 8192
+/** Most sizes one run accepts. */
+#define OSU_MAX_SIZES 64
+
+/** Parsed command line. */
+typedef struct {
+    const char *op;
+    size_t sizes[OSU_MAX_SIZES];
+    int nsizes;
+    size_t max_size;
+    int iters, iters_large;   /* timed iterations */
+    int warmup, warmup_large; /* untimed iterations before them */
+    size_t memcpy_min;        /* memcpy reference for sizes >= this (0: never) */
+} osu_args_t;
+
+/** @return monotonic time in microseconds. */
+static inline double osu_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static void osu_usage(const char *prog)
+{
+    fprintf(stderr,
+            "usage: %s -o OP -s SIZE[,SIZE...] [-i ITERS] [-I ITERS_LARGE] [-w WARMUP] "
+            "[-W WARMUP_LARGE] [-m MEMCPY_MIN]\n",
+            prog);
+}
+
+/* strtol with range checking: a typo must not silently become 0 iterations */
+static long osu_parse_long(const char *prog, const char *what, const char *s, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        fprintf(stderr, "%s: %s argument \"%s\" is not an integer in [%ld, %ld]\n", prog, what,
+                s, lo, hi);
+        exit(2);
+    }
+    return v;
+}
+
+/**
+ * @brief Parse the command line into @p a; prints usage and exits with status 2 on an error.
+ * Defaults: OSU's 1000/100 iterations, 10% of them (at least 10) as warm-up.
+ */
+static void osu_parse_args(int argc, char **argv, osu_args_t *a)
+{
+    memset(a, 0, sizeof *a);
+    a->iters = 1000;
+    a->iters_large = 100;
+    a->warmup = a->warmup_large = -1;
+    a->memcpy_min = 65536;
+    for (int i = 1; i < argc; i++) {
+        const char *f = argv[i];
+        if (f[0] != '-' || f[1] == 0 || f[2] != 0 || i + 1 >= argc) {
+            osu_usage(argv[0]);
+            exit(2);
+        }
+        const char *v = argv[++i];
+        switch (f[1]) {
+        case 'o': a->op = v; break;
+        case 'i': a->iters = (int)osu_parse_long(argv[0], "-i", v, 1, 100000000); break;
+        case 'I': a->iters_large = (int)osu_parse_long(argv[0], "-I", v, 1, 100000000); break;
+        case 'w': a->warmup = (int)osu_parse_long(argv[0], "-w", v, 0, 100000000); break;
+        case 'W': a->warmup_large = (int)osu_parse_long(argv[0], "-W", v, 0, 100000000); break;
+        case 'm': a->memcpy_min = (size_t)osu_parse_long(argv[0], "-m", v, 0, 1L << 40); break;
+        case 's': {
+            char *copy = strdup(v), *save = NULL;
+            for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                if (a->nsizes == OSU_MAX_SIZES) {
+                    fprintf(stderr, "%s: more than %d sizes\n", argv[0], OSU_MAX_SIZES);
+                    exit(2);
+                }
+                size_t s = (size_t)osu_parse_long(argv[0], "-s", t, 0, 1L << 34);
+                a->sizes[a->nsizes++] = s;
+                if (s > a->max_size)
+                    a->max_size = s;
+            }
+            free(copy);
+            break;
+        }
+        default: osu_usage(argv[0]); exit(2);
+        }
+    }
+    if (!a->op || a->nsizes == 0) {
+        osu_usage(argv[0]);
+        exit(2);
+    }
+    if (a->warmup < 0)
+        a->warmup = a->iters / 10 > 10 ? a->iters / 10 : 10;
+    if (a->warmup_large < 0)
+        a->warmup_large = a->iters_large / 10 > 10 ? a->iters_large / 10 : 10;
+}
+
+/** @brief Timed and warm-up iteration counts for a message of @p size bytes (OSU rule). */
+static inline void osu_iters_for(const osu_args_t *a, size_t size, int *iters, int *warmup)
+{
+    *iters = size > OSU_LARGE_MESSAGE ? a->iters_large : a->iters;
+    *warmup = size > OSU_LARGE_MESSAGE ? a->warmup_large : a->warmup;
+}
+
+/** How the memcpy reference reaches the other ranks: the runtime's barrier and a sum at rank 0. */
+typedef struct {
+    void (*barrier)(void);
+    /* sum of every rank's @p v, valid on rank 0 */
+    double (*sum_to_root)(double v);
+    int me, npes;
+} osu_runtime_t;
+
+/* keeps the compiler from dropping a copy whose result is never read */
+static volatile unsigned char osu_sink;
+
+/* average microseconds of one memcpy of @p size bytes over @p iters copies after warm-up */
+static double osu_memcpy_us(unsigned char *dst, const unsigned char *src, size_t size, int iters,
+                            int warmup)
+{
+    for (int i = 0; i < warmup; i++)
+        memcpy(dst, src, size);
+    double t0 = osu_now_us();
+    for (int i = 0; i < iters; i++) {
+        memcpy(dst, src, size);
+        /* a compiler barrier: each copy is a separate memcpy call, as a put would be */
+        __asm__ volatile("" ::: "memory");
+    }
+    double t = (osu_now_us() - t0) / iters;
+    osu_sink = dst[size - 1];
+    return t;
+}
+
+/**
+ * @brief Measure plain memcpy bandwidth for @p size bytes, every rank at once and rank 0 alone,
+ * and print the @memcpy line on rank 0. Collective.
+ */
+static void osu_memcpy_reference(const osu_runtime_t *rt, const osu_args_t *a, size_t size)
+{
+    int iters, warmup;
+    osu_iters_for(a, size, &iters, &warmup);
+    unsigned char *src = malloc(size), *dst = malloc(size);
+    if (!src || !dst) {
+        fprintf(stderr, "osu: cannot allocate 2 x %zu bytes for the memcpy reference\n", size);
+        exit(1);
+    }
+    /* touch every page so that page faults are not measured */
+    memset(src, 1, size);
+    memset(dst, 2, size);
+
+    rt->barrier();
+    double all_us = osu_memcpy_us(dst, src, size, iters, warmup);
+    double all_gbps = (double)size / all_us * 1e-3;
+    double sum = rt->sum_to_root(all_gbps);
+    rt->barrier();
+    double one_us = 0;
+    if (rt->me == 0)
+        one_us = osu_memcpy_us(dst, src, size, iters, warmup);
+    rt->barrier();
+    if (rt->me == 0)
+        printf("@memcpy bytes=%zu all_GBps=%.4f one_GBps=%.4f\n", size, sum / rt->npes,
+               (double)size / one_us * 1e-3);
+    fflush(stdout);
+    free(src);
+    free(dst);
+}
+
+/**
+ * Pairing of ranks for the point-to-point operations (as OSU's multi-pair tests): rank r of the
+ * lower half talks to r + npes/2; with an odd count the last rank only joins the barriers.
+ * @return the peer of @p me, or -1 when @p me has none.
+ */
+static inline int osu_peer(int me, int npes)
+{
+    int half = npes / 2;
+    if (npes < 2)
+        return -1;
+    if (me < half)
+        return me + half;
+    if (me < 2 * half)
+        return me - half;
+    return -1;
+}
+
+/** @return non-zero when @p me initiates the operations (the lower half of the pairs). */
+static inline int osu_is_initiator(int me, int npes)
+{
+    return me < npes / 2;
+}
+
+#endif /* OSU_COMMON_H */

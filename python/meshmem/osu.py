@@ -1,0 +1,187 @@
+"""Running the OSU-style benchmark programs of bench/ and reading what they print.
+
+Three programs share one command line and one output format (bench/osu_common.h):
+  osu_shmem         bench/osu_shmem.c on meshmem, started by meshrun
+  osu_shmem_oshmem  the same source compiled by OpenMPI's oshcc, started by oshrun
+  osu_mpi           bench/osu_mpi.c compiled by mpicc, started by mpirun
+Each prints, per size, `@osu op=.. pes=.. bytes=.. us=.. iters=..` and for large sizes
+`@memcpy bytes=.. all_GBps=.. one_GBps=..`.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from meshmem.paths import REPO, bin_path, build_dir
+
+# Debian's OpenMPI 4.1.4 OSHMEM crashes in shmem_finalize on machines without InfiniBand
+# unless UCX's memory hooks are off; harmless for plain MPI.
+OPENMPI_ENV = {"OMPI_MCA_opal_common_ucx_opal_mem_hooks": "0"}
+
+
+class BenchError(RuntimeError):
+    """A benchmark program could not be built or did not run to completion."""
+
+
+@dataclass
+class Runtime:
+    """One way of running the benchmark source: meshmem, OpenMPI OSHMEM or OpenMPI MPI."""
+    key: str            # "meshmem", "oshmem", "mpi"
+    label: str          # for tables and JSON
+    program: str        # file name in build/bench
+    source: str         # bench/ source it is compiled from
+    compiler: str | None  # OpenMPI wrapper that builds it on demand (None: built by CMake)
+    launcher: str       # meshrun, oshrun or mpirun
+
+    def exe(self) -> Path:
+        """The benchmark executable in the build tree."""
+        return build_dir() / "bench" / self.program
+
+
+RUNTIMES = {
+    "meshmem": Runtime("meshmem", "meshmem", "osu_shmem", "osu_shmem.c", None, "meshrun"),
+    "oshmem": Runtime("oshmem", "openmpi-oshmem", "osu_shmem_oshmem", "osu_shmem.c", "oshcc",
+                      "oshrun"),
+    "mpi": Runtime("mpi", "openmpi-mpi", "osu_mpi", "osu_mpi.c", "mpicc", "mpirun"),
+}
+
+
+def ensure_built(rt: Runtime) -> Path:
+    """Return the executable of @p rt, compiling an OpenMPI twin on demand when CMake did not
+    (e.g. the build tree was configured before OpenMPI was installed)."""
+    exe = rt.exe()
+    if exe.exists():
+        return exe
+    if rt.compiler is None:
+        # built by CMake: try the one target before giving up (a tree configured earlier)
+        cmake = shutil.which("cmake")
+        if cmake and (build_dir() / "CMakeCache.txt").exists():
+            subprocess.run([cmake, "--build", str(build_dir()), "--target", exe.name],
+                           capture_output=True, text=True)
+        if exe.exists():
+            return exe
+        raise BenchError(f"{exe} is missing: run `make` (the meshmem benchmark needs "
+                         f"include/shmem.h and libmeshmem)")
+    cc = shutil.which(rt.compiler)
+    if cc is None:
+        raise BenchError(f"{rt.compiler} not found: OpenMPI is not installed "
+                         f"(scripts/install-deps.sh installs openmpi-bin and libopenmpi-dev)")
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [cc, "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror",
+           str(REPO / "bench" / rt.source), "-o", str(exe)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BenchError(f"building {exe.name} failed:\n{done.stderr.strip()}")
+    return exe
+
+
+@dataclass
+class LaunchOptions:
+    """How ranks are started: count, binding, heap, time limit."""
+    ranks: int
+    bind: str = "none"          # "core" or "none", passed to every launcher alike
+    heap_bytes: int = 64 << 20  # symmetric heap per rank
+    timeout_s: float = 300.0
+
+
+def command(rt: Runtime, exe: Path, opts: LaunchOptions, args: list[str]) -> tuple[list, dict]:
+    """The command line and environment that run @p exe with @p args under @p rt's launcher."""
+    env = dict(os.environ)
+    if rt.key == "meshmem":
+        cmd = [str(bin_path("meshrun")), "-n", str(opts.ranks), "--heap", str(opts.heap_bytes),
+               "--bind-to", opts.bind, "--timeout", str(int(opts.timeout_s))]
+        return cmd + [str(exe)] + args, env
+    launcher = shutil.which(rt.launcher)
+    if launcher is None:
+        raise BenchError(f"{rt.launcher} not found: OpenMPI is not installed")
+    env.update(OPENMPI_ENV)
+    cmd = [launcher, "-n", str(opts.ranks), "--bind-to", opts.bind]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    if opts.ranks > (os.cpu_count() or 1):
+        cmd.append("--oversubscribe")
+    if rt.key == "oshmem":
+        env["SHMEM_SYMMETRIC_SIZE"] = str(opts.heap_bytes)
+    return cmd + [str(exe)] + args, env
+
+
+@dataclass
+class RunOutput:
+    """What one benchmark run reported: latency per size and the memcpy reference."""
+    latency_us: dict = field(default_factory=dict)   # bytes -> average us
+    iters: dict = field(default_factory=dict)        # bytes -> timed iterations
+    memcpy_all: dict = field(default_factory=dict)   # bytes -> GB/s, every rank at once
+    memcpy_one: dict = field(default_factory=dict)   # bytes -> GB/s, rank 0 alone
+
+
+def parse_output(text: str) -> RunOutput:
+    """Read the @osu and @memcpy lines of a benchmark's stdout."""
+    out = RunOutput()
+    for line in text.splitlines():
+        if not line.startswith(("@osu ", "@memcpy ")):
+            continue
+        kv = dict(item.split("=", 1) for item in line.split()[1:])
+        size = int(kv["bytes"])
+        if line.startswith("@osu "):
+            out.latency_us[size] = float(kv["us"])
+            out.iters[size] = int(kv["iters"])
+        else:
+            out.memcpy_all[size] = float(kv["all_GBps"])
+            out.memcpy_one[size] = float(kv["one_GBps"])
+    return out
+
+
+def run(rt: Runtime, opts: LaunchOptions, op: str, sizes: list[int], iters: int,
+        iters_large: int, warmup: int | None, memcpy_min: int) -> RunOutput:
+    """Run @p op of the benchmark under @p rt once for every size; raise BenchError on failure."""
+    exe = ensure_built(rt)
+    args = ["-o", op, "-s", ",".join(str(s) for s in sizes), "-i", str(iters),
+            "-I", str(iters_large), "-m", str(memcpy_min)]
+    if warmup is not None:
+        args += ["-w", str(warmup), "-W", str(warmup)]
+    cmd, env = command(rt, exe, opts, args)
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                              timeout=opts.timeout_s + 30)
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"{rt.label} {op}: no result within {opts.timeout_s + 30:.0f} s "
+                         f"({' '.join(cmd)})") from None
+    out = parse_output(done.stdout)
+    if done.returncode != 0 or len(out.latency_us) != len(set(sizes)):
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+        raise BenchError(f"{rt.label} {op} failed (exit {done.returncode}): {' '.join(cmd)}\n"
+                         f"{tail}")
+    return out
+
+
+_probe_cache: dict = {}
+
+
+def oshmem_works(opts: LaunchOptions) -> tuple[bool, str]:
+    """Whether OpenMPI's OSHMEM runs here (a tiny barrier job), with the reason when it does
+    not. Cached: asked once per process and rank count."""
+    key = opts.ranks
+    if key not in _probe_cache:
+        probe = LaunchOptions(ranks=opts.ranks, bind=opts.bind, heap_bytes=16 << 20,
+                              timeout_s=60)
+        try:
+            run(RUNTIMES["oshmem"], probe, "barrier", [0], 10, 10, 2, 0)
+            _probe_cache[key] = (True, "")
+        except BenchError as e:
+            _probe_cache[key] = (False, str(e).splitlines()[0])
+    return _probe_cache[key]
+
+
+def openmpi_version() -> str:
+    """`mpirun --version`'s first line, or an empty string without OpenMPI."""
+    mpirun = shutil.which("mpirun")
+    if not mpirun:
+        return ""
+    try:
+        done = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip().splitlines()[0] if done.stdout.strip() else ""
