@@ -199,5 +199,6 @@ void meshmem_team_destroy(meshmem_team_t team)
     pthread_mutex_unlock(&mm_team_lock);
     team->my_rank = -1;
     team->slot = -1;
+    free(team->heard);
     free(team);
 }
