@@ -1,0 +1,181 @@
+/*
+ * OpenSHMEM 1.5 team collectives: broadcast, collect, fcollect, alltoall(s) and the reductions,
+ * typed (generated from the type tables of shmem_types.h) and mem forms. Each entry point names
+ * itself to one checked helper, which validates the arguments (ending the job with one line
+ * naming the routine and the argument) and makes one native call.
+ */
+#include "shmem_coll_impl.h"
+
+#include <string.h>
+
+static struct meshmem_team *shmem_coll_team(const char *call, shmem_team_t team)
+{
+    MM_CHECK_INIT(call);
+    return mm_team_checked(call, team);
+}
+
+/* bytes of @p count elements of @p esize, times @p blocks; a "negative" (huge) count ends the job */
+static size_t shmem_coll_bytes(const char *call, const char *what, size_t count, size_t esize,
+                               size_t blocks)
+{
+    size_t bytes;
+    if (MM_UNLIKELY(__builtin_mul_overflow(count, esize, &bytes) ||
+                    __builtin_mul_overflow(bytes, blocks, &bytes) || bytes > PTRDIFF_MAX))
+        mm_fatal("%s: %s argument (%zu) is negative or too large", call, what, count);
+    return bytes;
+}
+
+/* @p addr must hold @p len bytes of symmetric memory (nothing to check for 0 bytes) */
+static void shmem_coll_symmetric(const char *call, const char *what, const void *addr,
+                                 size_t len)
+{
+    if (len)
+        mm_xlate_checked(call, what, addr, len, mm_g.rank);
+}
+
+/* @p addr must be a readable local buffer of @p len bytes */
+static void shmem_coll_local(const char *call, const char *what, const void *addr, size_t len)
+{
+    if (MM_UNLIKELY(len && addr == NULL))
+        mm_fatal("%s: %s argument is NULL for %zu bytes", call, what, len);
+}
+
+int shmem_coll_broadcast(const char *call, shmem_team_t team, void *dest, const void *source,
+                         size_t nelems, size_t esize, int root)
+{
+    struct meshmem_team *t = shmem_coll_team(call, team);
+    size_t bytes = shmem_coll_bytes(call, "nelems", nelems, esize, 1);
+    if (MM_UNLIKELY(root < 0 || root >= t->size))
+        mm_fatal("%s: PE_root argument (%d) is not a PE of the team (0..%d)", call, root,
+                 t->size - 1);
+    shmem_coll_symmetric(call, "dest", dest, bytes);
+    if (t->my_rank == root)
+        shmem_coll_local(call, "source", source, bytes);
+    return meshmem_broadcast(team, dest, source, bytes, root);
+}
+
+int shmem_coll_gather(const char *call, shmem_coll_kind_t kind, shmem_team_t team, void *dest,
+                      const void *source, size_t nelems, size_t esize)
+{
+    struct meshmem_team *t = shmem_coll_team(call, team);
+    size_t bytes = shmem_coll_bytes(call, "nelems", nelems, esize, 1);
+    /* collect: only this member's block is known here; the native call checks the total */
+    size_t span = kind == SHMEM_COLL_COLLECT
+                      ? bytes
+                      : shmem_coll_bytes(call, "nelems", nelems, esize, (size_t)t->size);
+    shmem_coll_symmetric(call, "dest", dest, span);
+    shmem_coll_local(call, "source", source, kind == SHMEM_COLL_ALLTOALL ? span : bytes);
+    switch (kind) {
+    case SHMEM_COLL_COLLECT: return meshmem_collect(team, dest, source, bytes);
+    case SHMEM_COLL_FCOLLECT: return meshmem_fcollect(team, dest, source, bytes);
+    case SHMEM_COLL_ALLTOALL: return meshmem_alltoall(team, dest, source, bytes);
+    }
+    return MESHMEM_ERR_ARG;
+}
+
+int shmem_coll_alltoalls(const char *call, shmem_team_t team, void *dest, const void *source,
+                         ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize)
+{
+    struct meshmem_team *t = shmem_coll_team(call, team);
+    if (MM_UNLIKELY(dst < 1 || sst < 1))
+        mm_fatal("%s: %s argument (%td) must be at least 1", call, dst < 1 ? "dst" : "sst",
+                 dst < 1 ? dst : sst);
+    size_t blocks = shmem_coll_bytes(call, "nelems", nelems, (size_t)t->size, 1);
+    /* the last element written / read is element (blocks - 1) * stride */
+    size_t dspan = blocks ? shmem_coll_bytes(call, "dst", (blocks - 1), (size_t)dst, 1) + 1 : 0;
+    size_t sspan = blocks ? shmem_coll_bytes(call, "sst", (blocks - 1), (size_t)sst, 1) + 1 : 0;
+    shmem_coll_symmetric(call, "dest", dest, shmem_coll_bytes(call, "nelems", dspan, esize, 1));
+    shmem_coll_local(call, "source", source, shmem_coll_bytes(call, "nelems", sspan, esize, 1));
+    return meshmem_alltoalls(team, dest, source, dst, sst, esize, nelems);
+}
+
+int shmem_coll_reduce(const char *call, shmem_team_t team, void *dest, const void *source,
+                      size_t nreduce, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    shmem_coll_team(call, team);
+    size_t bytes = shmem_coll_bytes(call, "nreduce", nreduce, meshmem_dtype_size(dtype), 1);
+    shmem_coll_symmetric(call, "dest", dest, bytes);
+    shmem_coll_symmetric(call, "source", source, bytes);
+    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)source;
+    if (MM_UNLIKELY(bytes && d != s && d < s + bytes && s < d + bytes))
+        mm_fatal("%s: dest (%p) and source (%p) overlap; only dest == source is allowed", call,
+                 dest, source);
+    return meshmem_allreduce(team, dest, source, nreduce, dtype, op);
+}
+
+/* ---- typed and mem entry points ---- */
+
+#define SHMEM_DEF_BROADCAST(CTYPE, TYPENAME)                                                       \
+    int shmem_##TYPENAME##_broadcast(shmem_team_t team, CTYPE *dest, const CTYPE *source,          \
+                                     size_t nelems, int PE_root)                                   \
+    {                                                                                              \
+        return shmem_coll_broadcast("shmem_" #TYPENAME "_broadcast", team, dest, source, nelems,   \
+                                    sizeof(CTYPE), PE_root);                                       \
+    }
+SHMEM_RMA_TYPES(SHMEM_DEF_BROADCAST)
+
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                       int PE_root)
+{
+    return shmem_coll_broadcast("shmem_broadcastmem", team, dest, source, nelems, 1, PE_root);
+}
+
+#define SHMEM_DEF_GATHER1(CTYPE, TYPENAME, NAME, KIND)                                             \
+    int shmem_##TYPENAME##_##NAME(shmem_team_t team, CTYPE *dest, const CTYPE *source,             \
+                                  size_t nelems)                                                   \
+    {                                                                                              \
+        return shmem_coll_gather("shmem_" #TYPENAME "_" #NAME, KIND, team, dest, source, nelems,   \
+                                 sizeof(CTYPE));                                                   \
+    }
+#define SHMEM_DEF_GATHER(CTYPE, TYPENAME)                                                          \
+    SHMEM_DEF_GATHER1(CTYPE, TYPENAME, collect, SHMEM_COLL_COLLECT)                                \
+    SHMEM_DEF_GATHER1(CTYPE, TYPENAME, fcollect, SHMEM_COLL_FCOLLECT)                              \
+    SHMEM_DEF_GATHER1(CTYPE, TYPENAME, alltoall, SHMEM_COLL_ALLTOALL)
+SHMEM_RMA_TYPES(SHMEM_DEF_GATHER)
+
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    return shmem_coll_gather("shmem_collectmem", SHMEM_COLL_COLLECT, team, dest, source, nelems,
+                             1);
+}
+
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    return shmem_coll_gather("shmem_fcollectmem", SHMEM_COLL_FCOLLECT, team, dest, source, nelems,
+                             1);
+}
+
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    return shmem_coll_gather("shmem_alltoallmem", SHMEM_COLL_ALLTOALL, team, dest, source, nelems,
+                             1);
+}
+
+#define SHMEM_DEF_ALLTOALLS(CTYPE, TYPENAME)                                                       \
+    int shmem_##TYPENAME##_alltoalls(shmem_team_t team, CTYPE *dest, const CTYPE *source,          \
+                                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems)                  \
+    {                                                                                              \
+        return shmem_coll_alltoalls("shmem_" #TYPENAME "_alltoalls", team, dest, source, dst, sst, \
+                                    nelems, sizeof(CTYPE));                                        \
+    }
+SHMEM_RMA_TYPES(SHMEM_DEF_ALLTOALLS)
+
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems)
+{
+    return shmem_coll_alltoalls("shmem_alltoallsmem", team, dest, source, dst, sst, nelems, 1);
+}
+
+#define SHMEM_DEF_REDUCE(CTYPE, TYPENAME, OP)                                                      \
+    int shmem_##TYPENAME##_##OP##_reduce(shmem_team_t team, CTYPE *dest, const CTYPE *source,      \
+                                         size_t nreduce)                                           \
+    {                                                                                              \
+        return shmem_coll_reduce("shmem_" #TYPENAME "_" #OP "_reduce", team, dest, source,         \
+                                 nreduce, SHMEM_DTYPE(CTYPE), SHMEM_MOP_##OP);                     \
+    }
+#define SHMEM_DEF_REDUCE_BITWISE(CTYPE, TYPENAME) SHMEM_OPS_BITWISE(SHMEM_DEF_REDUCE, CTYPE, TYPENAME)
+#define SHMEM_DEF_REDUCE_MINMAX(CTYPE, TYPENAME)  SHMEM_OPS_MINMAX(SHMEM_DEF_REDUCE, CTYPE, TYPENAME)
+#define SHMEM_DEF_REDUCE_ARITH(CTYPE, TYPENAME)   SHMEM_OPS_ARITH(SHMEM_DEF_REDUCE, CTYPE, TYPENAME)
+SHMEM_REDUCE_BITWISE_TYPES(SHMEM_DEF_REDUCE_BITWISE)
+SHMEM_REDUCE_MINMAX_TYPES(SHMEM_DEF_REDUCE_MINMAX)
+SHMEM_REDUCE_ARITH_TYPES(SHMEM_DEF_REDUCE_ARITH)

@@ -1,0 +1,137 @@
+/*
+ * OpenSHMEM 1.5 teams (query, configuration, split, destroy) and synchronisation (barrier_all,
+ * sync_all, team_sync and the deprecated active-set barrier and sync), over meshmem's teams.
+ *
+ * Team configuration: the only field of 1.5, num_contexts, is kept in the native team
+ * (struct meshmem_team.num_contexts) where the context layer reads it; a field not selected by
+ * the config mask takes its default (0).
+ */
+#include "shmem_coll_impl.h"
+
+int shmem_team_my_pe(shmem_team_t team)
+{
+    return meshmem_team_rank(team);
+}
+
+int shmem_team_n_pes(shmem_team_t team)
+{
+    return meshmem_team_size(team);
+}
+
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
+{
+    return meshmem_team_translate(src_team, src_pe, dest_team);
+}
+
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
+{
+    if (team == SHMEM_TEAM_INVALID)
+        return -1;
+    if (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS) {
+        mm_error("shmem_team_get_config: config_mask argument (%#lx) has unknown bits",
+                 config_mask);
+        return -1;
+    }
+    if (config_mask != 0 && config == NULL) {
+        mm_error("shmem_team_get_config: config argument is NULL");
+        return -1;
+    }
+    if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+        config->num_contexts = team->num_contexts;
+    return 0;
+}
+
+/* the number of contexts that @p config / @p mask ask for (0 by default); -1 when invalid */
+static int shmem_team_config_contexts(const char *call, const shmem_team_config_t *config,
+                                      long mask)
+{
+    if (mask & ~SHMEM_TEAM_NUM_CONTEXTS) {
+        mm_error("%s: config_mask argument (%#lx) has unknown bits", call, mask);
+        return -1;
+    }
+    if (!(mask & SHMEM_TEAM_NUM_CONTEXTS))
+        return 0;
+    if (config == NULL || config->num_contexts < 0) {
+        mm_error("%s: config argument is %s", call,
+                 config == NULL ? "NULL" : "invalid (negative num_contexts)");
+        return -1;
+    }
+    return config->num_contexts;
+}
+
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
+                             shmem_team_t *new_team)
+{
+    MM_CHECK_INIT("shmem_team_split_strided");
+    if (new_team == NULL)
+        mm_fatal("shmem_team_split_strided: new_team argument is NULL");
+    *new_team = SHMEM_TEAM_INVALID;
+    int contexts = shmem_team_config_contexts("shmem_team_split_strided", config, config_mask);
+    if (parent_team == SHMEM_TEAM_INVALID || contexts < 0)
+        return -1;
+    if (meshmem_team_split_strided(parent_team, start, stride, size, new_team) != MESHMEM_OK)
+        return -1;
+    if (*new_team != SHMEM_TEAM_INVALID)
+        (*new_team)->num_contexts = contexts;
+    return 0;
+}
+
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask, shmem_team_t *yaxis_team)
+{
+    MM_CHECK_INIT("shmem_team_split_2d");
+    if (xaxis_team == NULL || yaxis_team == NULL)
+        mm_fatal("shmem_team_split_2d: %s argument is NULL",
+                 xaxis_team == NULL ? "xaxis_team" : "yaxis_team");
+    *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    int xcontexts = shmem_team_config_contexts("shmem_team_split_2d", xaxis_config, xaxis_mask);
+    int ycontexts = shmem_team_config_contexts("shmem_team_split_2d", yaxis_config, yaxis_mask);
+    if (parent_team == SHMEM_TEAM_INVALID || xcontexts < 0 || ycontexts < 0)
+        return -1;
+    if (meshmem_team_split_2d(parent_team, xrange, xaxis_team, yaxis_team) != MESHMEM_OK)
+        return -1;
+    (*xaxis_team)->num_contexts = xcontexts;
+    (*yaxis_team)->num_contexts = ycontexts;
+    return 0;
+}
+
+void shmem_team_destroy(shmem_team_t team)
+{
+    if (team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED) {
+        mm_error("shmem_team_destroy: the predefined teams (world, shared) cannot be destroyed");
+        return;
+    }
+    meshmem_team_destroy(team);
+}
+
+/* ---- synchronisation ---- */
+
+void shmem_barrier_all(void)
+{
+    meshmem_barrier(SHMEM_TEAM_WORLD); /* quiet, then the barrier */
+}
+
+void shmem_sync_all(void)
+{
+    meshmem_team_sync(SHMEM_TEAM_WORLD);
+}
+
+int shmem_team_sync(shmem_team_t team)
+{
+    MM_CHECK_INIT("shmem_team_sync");
+    mm_team_checked("shmem_team_sync", team);
+    return meshmem_team_sync(team);
+}
+
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    meshmem_barrier(shmem_aset_team("shmem_barrier", PE_start, logPE_stride, PE_size, pSync));
+}
+
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    meshmem_team_sync(shmem_aset_team("shmem_sync", PE_start, logPE_stride, PE_size, pSync));
+}
