@@ -1,0 +1,103 @@
+/*
+ * OpenSHMEM communication contexts (1.5 section 9.5) and ordering (9.11).
+ *
+ * Every operation of every context is complete on return (stores and atomics into the peer's
+ * mapping), so a context carries no queue: only its team's geometry, to number PEs in the
+ * team, and its options. fence and quiet are one full memory fence for every context: it
+ * orders the weakly-ordered (non-temporal) stores of large copies too.
+ */
+#include "shmem_internal.h"
+#include "mm_team.h"
+
+#include <stdlib.h>
+
+struct shmem_ctx_s meshmem_shmem_ctx_default;
+
+#define SHMEMI_CTX_OPTIONS (SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)
+
+/* the geometry of @p team, as a context records it */
+static void shmemi_ctx_fill(struct shmem_ctx_s *ctx, shmem_team_t team, long options)
+{
+    ctx->start = team->start;
+    ctx->stride = team->stride;
+    ctx->size = team->size;
+    ctx->options = options;
+    ctx->team = team;
+}
+
+void shmemi_ctx_default_init(void)
+{
+    shmemi_ctx_fill(&meshmem_shmem_ctx_default, SHMEM_TEAM_WORLD, 0);
+}
+
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
+{
+    MM_CHECK_INIT("shmem_team_create_ctx");
+    if (ctx == NULL)
+        mm_fatal("shmem_team_create_ctx: ctx argument is NULL");
+    *ctx = SHMEM_CTX_INVALID;
+    if (team == SHMEM_TEAM_INVALID || (options & ~SHMEMI_CTX_OPTIONS) != 0)
+        return -1;
+    team = mm_team_checked("shmem_team_create_ctx", team);
+    if (team->my_rank < 0)
+        return -1; /* not a member */
+    struct shmem_ctx_s *c = malloc(sizeof(*c));
+    if (c == NULL)
+        return -1;
+    shmemi_ctx_fill(c, team, options);
+    *ctx = c;
+    return 0;
+}
+
+int shmem_ctx_create(long options, shmem_ctx_t *ctx)
+{
+    MM_CHECK_INIT("shmem_ctx_create");
+    return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
+}
+
+void shmem_ctx_destroy(shmem_ctx_t ctx)
+{
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    if (ctx == SHMEM_CTX_DEFAULT)
+        mm_fatal("shmem_ctx_destroy: ctx argument is SHMEM_CTX_DEFAULT, which cannot be "
+                 "destroyed");
+    meshmem_quiet();
+    free(ctx);
+}
+
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
+{
+    if (team == NULL)
+        mm_fatal("shmem_ctx_get_team: team argument is NULL");
+    if (ctx == SHMEM_CTX_INVALID) {
+        *team = SHMEM_TEAM_INVALID;
+        return -1;
+    }
+    *team = ctx->team;
+    return 0;
+}
+
+void shmem_fence(void)
+{
+    meshmem_fence();
+}
+
+void shmem_quiet(void)
+{
+    meshmem_quiet();
+}
+
+void shmem_ctx_fence(shmem_ctx_t ctx)
+{
+    if (MM_UNLIKELY(ctx == SHMEM_CTX_INVALID))
+        shmemi_ctx_fatal("shmem_ctx_fence", ctx, 0);
+    meshmem_fence();
+}
+
+void shmem_ctx_quiet(shmem_ctx_t ctx)
+{
+    if (MM_UNLIKELY(ctx == SHMEM_CTX_INVALID))
+        shmemi_ctx_fatal("shmem_ctx_quiet", ctx, 0);
+    meshmem_quiet();
+}

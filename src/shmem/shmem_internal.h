@@ -1,0 +1,117 @@
+/**
+ * @file shmem_internal.h
+ * @brief Internals of the OpenSHMEM point-to-point layer (RMA, AMOs, signals, waits, locks,
+ * contexts): the context object and the inline checks every entry point runs before its one
+ * load, store, copy or atomic.
+ *
+ * Hot path: a checked translation is two compares (PE in range, address inside the heap) and
+ * one add; everything else (static data, zero bytes, the error messages) is out of line in
+ * shmemi_xlate_slow. Messages name the API call and the argument, as "shmem_int_put: PE
+ * argument (9) is invalid".
+ */
+#ifndef SHMEM_INTERNAL_H
+#define SHMEM_INTERNAL_H
+
+#include "mm_core.h"
+#include "mm_wait.h"
+#include "shmem.h"
+
+#include <string.h>
+
+/**
+ * A context. PEs given to its operations are numbers in its team; the team's geometry is
+ * copied here at creation (world PE = start + pe * stride), so an operation needs no team
+ * lookup and a context stays usable for its own lifetime. Written only at creation.
+ */
+struct shmem_ctx_s {
+    int          start, stride, size;
+    long         options;
+    shmem_team_t team;
+};
+
+/** @brief Set up SHMEM_CTX_DEFAULT on the world team (after meshmem_init). */
+void shmemi_ctx_default_init(void);
+
+/**
+ * @brief The slow path of shmemi_xlate: static data outside the heap and zero-byte transfers
+ * come back translated; anything else ends the job with a message naming @p call and @p what.
+ */
+void *shmemi_xlate_slow(const char *call, const char *what, const void *addr, size_t len, int pe);
+
+/** @brief End the job: @p call was given SHMEM_CTX_INVALID or a bad PE for its context. */
+void shmemi_ctx_fatal(const char *call, shmem_ctx_t ctx, int pe) __attribute__((noreturn));
+
+/** @brief End the job: @p nelems elements of @p size bytes overflow a size_t. */
+void shmemi_size_fatal(const char *call, size_t nelems, size_t size) __attribute__((noreturn));
+
+/** @brief End the job: @p cmp is not a SHMEM_CMP_* value. */
+void shmemi_cmp_fatal(const char *call, int cmp) __attribute__((noreturn));
+
+/**
+ * @brief Translate symmetric @p addr (@p len bytes, the argument named @p what of @p call) to
+ * its copy on world PE @p pe, ending the job with a clear message when it is not symmetric or
+ * @p pe is invalid.
+ */
+static inline void *shmemi_xlate(const char *call, const char *what, const void *addr, size_t len,
+                                 int pe)
+{
+    uintptr_t off = (uintptr_t)addr - mm_g.heap_base;
+    if (MM_LIKELY((unsigned)pe < (unsigned)mm_g.nranks && off < mm_g.heap_size &&
+                  len <= mm_g.heap_size - off && len != 0))
+        return (char *)addr + mm_g.heap_delta[pe];
+    return shmemi_xlate_slow(call, what, addr, len, pe);
+}
+
+/** @return the world PE of @p ctx's team PE @p pe; ends the job on a bad context or PE. */
+static inline int shmemi_ctx_pe(const char *call, shmem_ctx_t ctx, int pe)
+{
+    if (MM_UNLIKELY(ctx == SHMEM_CTX_INVALID || (unsigned)pe >= (unsigned)ctx->size))
+        shmemi_ctx_fatal(call, ctx, pe);
+    return ctx->start + pe * ctx->stride;
+}
+
+/** @return @p nelems * @p size, ending the job when it overflows (a negative count). */
+static inline size_t shmemi_bytes(const char *call, size_t nelems, size_t size)
+{
+    if (MM_UNLIKELY(nelems > SIZE_MAX / size))
+        shmemi_size_fatal(call, nelems, size);
+    return nelems * size;
+}
+
+/** @brief End the job when @p cmp is not one of SHMEM_CMP_EQ .. SHMEM_CMP_GE. */
+static inline void shmemi_check_cmp(const char *call, int cmp)
+{
+    if (MM_UNLIKELY((unsigned)cmp - SHMEM_CMP_EQ > (unsigned)(SHMEM_CMP_GE - SHMEM_CMP_EQ)))
+        shmemi_cmp_fatal(call, cmp);
+}
+
+/** Compare @p a with @p b by SHMEM_CMP_* @p cmp (validated by the caller). */
+#define SHMEMI_COMPARE(a, cmp, b)                                                                  \
+    ((cmp) == SHMEM_CMP_EQ   ? (a) == (b)                                                          \
+     : (cmp) == SHMEM_CMP_NE ? (a) != (b)                                                          \
+     : (cmp) == SHMEM_CMP_GT ? (a) > (b)                                                           \
+     : (cmp) == SHMEM_CMP_LE ? (a) <= (b)                                                          \
+     : (cmp) == SHMEM_CMP_LT ? (a) < (b)                                                           \
+                             : (a) >= (b))
+
+/*
+ * Defining a routine and its context form from one body. BODY(CALL, T, PE) is a macro that
+ * uses the routine's parameters (by name) and PE, the world PE (an expression: evaluate it
+ * once); CALL is the routine's name for messages; T the element type. The parameter list is
+ * the variadic part, without the context; every routine's PE parameter is named pe.
+ */
+#define SHMEMI_DEFINE(RET, NAME, BODY, T, ...)                                                     \
+    RET shmem_##NAME(__VA_ARGS__)                                                                  \
+    {                                                                                              \
+        BODY("shmem_" #NAME, T, pe);                                                               \
+    }
+#define SHMEMI_DEFINE_CTX(RET, NAME, BODY, T, ...)                                                 \
+    RET shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__)                                             \
+    {                                                                                              \
+        BODY("shmem_ctx_" #NAME, T, shmemi_ctx_pe("shmem_ctx_" #NAME, ctx, pe));                   \
+    }
+#define SHMEMI_DEFINE_PAIR(RET, NAME, BODY, T, ...)                                                \
+    SHMEMI_DEFINE(RET, NAME, BODY, T, __VA_ARGS__)                                                 \
+    SHMEMI_DEFINE_CTX(RET, NAME, BODY, T, __VA_ARGS__)
+
+#endif /* SHMEM_INTERNAL_H */

@@ -1,0 +1,89 @@
+/*
+ * OpenSHMEM distributed locks (1.5 section 9.12): an MCS queue lock on the symmetric long.
+ *
+ * The long is two 32-bit words on every PE (the user zeroes it before first use):
+ *   tail  - used on PE 0 only: 0 when the lock is free, else 1 + the PE last in the queue;
+ *   node  - used on each PE for itself: 1 + its successor in the queue (0: none yet), and
+ *           MCS_GRANTED once its predecessor has handed the lock over.
+ * set_lock: clear own node; swap self into PE 0's tail; if there was a predecessor, write self
+ *   into the predecessor's node and wait for MCS_GRANTED in own node.
+ * clear_lock: quiet; if no successor has linked in, try to swing tail from self back to 0
+ *   (compare-and-swap); if that fails a successor is between its swap and its link: wait for
+ *   the link. Then set MCS_GRANTED in the successor's node.
+ * Every waiter waits on its own memory, which the PE that ends its wait writes (with a wake),
+ * so waiting PEs sleep instead of polling PE 0; the queue grants the lock in request order.
+ * Only the owner clears its node, and only while it is not queued, so no write of an earlier
+ * round can land on a node of a later one.
+ */
+#include "shmem_internal.h"
+
+#define MCS_GRANTED   (UINT32_C(1) << 31)
+#define MCS_NEXT_MASK (MCS_GRANTED - 1)
+
+typedef struct {
+    uint32_t tail;
+    uint32_t node;
+} shmemi_lock_t;
+_Static_assert(sizeof(shmemi_lock_t) == sizeof(long), "an MCS lock fits a symmetric long");
+
+/* the lock word on @p pe, checked as the lock argument of @p call */
+static shmemi_lock_t *shmemi_lock_on(const char *call, long *lock, int pe)
+{
+    shmemi_lock_t *l = shmemi_xlate(call, "lock", lock, sizeof(long), pe);
+    if (MM_UNLIKELY(((uintptr_t)lock & (sizeof(long) - 1)) != 0))
+        mm_fatal("%s: lock argument (%p) is not aligned to a long", call, (void *)lock);
+    return l;
+}
+
+#define SHMEMI_LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+
+void shmem_set_lock(long *lock)
+{
+    int me = mm_g.rank;
+    shmemi_lock_t *mine = shmemi_lock_on("shmem_set_lock", lock, me);
+    shmemi_lock_t *home = shmemi_lock_on("shmem_set_lock", lock, 0);
+    __atomic_store_n(&mine->node, 0, __ATOMIC_SEQ_CST);
+    uint32_t prev = __atomic_exchange_n(&home->tail, (uint32_t)me + 1, __ATOMIC_SEQ_CST);
+    if (prev == 0)
+        return;
+    shmemi_lock_t *pred = shmemi_lock_on("shmem_set_lock", lock, (int)prev - 1);
+    __atomic_fetch_or(&pred->node, (uint32_t)me + 1, __ATOMIC_SEQ_CST);
+    mm_wake((int)prev - 1);
+    MM_WAIT_UNTIL((SHMEMI_LOAD(&mine->node) & MCS_GRANTED) != 0);
+}
+
+int shmem_test_lock(long *lock)
+{
+    int me = mm_g.rank;
+    shmemi_lock_t *mine = shmemi_lock_on("shmem_test_lock", lock, me);
+    shmemi_lock_t *home = shmemi_lock_on("shmem_test_lock", lock, 0);
+    if (SHMEMI_LOAD(&home->tail) != 0)
+        return 1; /* held: do not disturb our node, which the holder does not know of */
+    __atomic_store_n(&mine->node, 0, __ATOMIC_SEQ_CST);
+    uint32_t free_tail = 0;
+    return __atomic_compare_exchange_n(&home->tail, &free_tail, (uint32_t)me + 1, false,
+                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+               ? 0
+               : 1;
+}
+
+void shmem_clear_lock(long *lock)
+{
+    int me = mm_g.rank;
+    shmemi_lock_t *mine = shmemi_lock_on("shmem_clear_lock", lock, me);
+    shmemi_lock_t *home = shmemi_lock_on("shmem_clear_lock", lock, 0);
+    meshmem_quiet(); /* the critical section's stores are complete before the next holder */
+    uint32_t next = SHMEMI_LOAD(&mine->node) & MCS_NEXT_MASK;
+    if (next == 0) {
+        uint32_t self = (uint32_t)me + 1;
+        if (__atomic_compare_exchange_n(&home->tail, &self, 0, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST)) {
+            mm_wake(0);
+            return;
+        }
+        MM_WAIT_UNTIL((next = SHMEMI_LOAD(&mine->node) & MCS_NEXT_MASK) != 0);
+    }
+    shmemi_lock_t *succ = shmemi_lock_on("shmem_clear_lock", lock, (int)next - 1);
+    __atomic_fetch_or(&succ->node, MCS_GRANTED, __ATOMIC_SEQ_CST);
+    mm_wake((int)next - 1);
+}

@@ -1,0 +1,125 @@
+/*
+ * OpenSHMEM RMA (1.5 section 9.6): put, p, iput, get, g, iget, put_nbi, get_nbi in their typed
+ * (Table 5), sized (8..128 bits) and byte forms, each with its context form.
+ *
+ * Every peer's symmetric memory is mapped here, so a put is a copy into the peer's mapping and
+ * a get a copy out of it: complete on return, which also completes the nbi forms. After a
+ * store into a peer, mm_wake rings its doorbell if it sleeps in a wait (cheap when it does
+ * not). p and g of one element are a single translated store or load.
+ */
+#include "shmem_internal.h"
+
+/* put / get of nelems elements of esize bytes */
+static inline void shmemi_put_elems(const char *call, void *dest, const void *source,
+                                    size_t nelems, size_t esize, int pe)
+{
+    size_t nbytes = shmemi_bytes(call, nelems, esize);
+    void *d = shmemi_xlate(call, "dest", dest, nbytes, pe);
+    if (MM_LIKELY(nbytes != 0)) { /* source may be NULL when there is nothing to copy */
+        memcpy(d, source, nbytes);
+        mm_wake(pe);
+    }
+}
+
+static inline void shmemi_get_elems(const char *call, void *dest, const void *source,
+                                    size_t nelems, size_t esize, int pe)
+{
+    size_t nbytes = shmemi_bytes(call, nelems, esize);
+    const void *s = shmemi_xlate(call, "source", source, nbytes, pe);
+    if (MM_LIKELY(nbytes != 0))
+        memcpy(dest, s, nbytes);
+}
+
+/*
+ * Strided copy between symmetric @p sym on world PE @p pe (stride @p sym_stride) and local
+ * @p local (stride @p local_stride); strides in elements of @p esize bytes, possibly negative.
+ * The symmetric range checked is the one really touched: from the lowest element to the
+ * highest. esize is a constant in every caller, so the per-element memcpy is one move.
+ */
+static inline void shmemi_strided(const char *call, const char *what, bool to_sym, void *sym,
+                                  void *local, ptrdiff_t sym_stride, ptrdiff_t local_stride,
+                                  size_t nelems, size_t esize, int pe)
+{
+    if (nelems == 0) {
+        shmemi_xlate(call, what, sym, 0, pe); /* still a valid PE */
+        return;
+    }
+    size_t steps = nelems - 1, astride = sym_stride < 0 ? -(size_t)sym_stride : (size_t)sym_stride;
+    size_t span;
+    if (__builtin_mul_overflow(astride, esize, &span) || __builtin_mul_overflow(span, steps, &span) ||
+        __builtin_add_overflow(span, esize, &span))
+        shmemi_size_fatal(call, nelems, esize);
+    char *low = (char *)sym - (sym_stride < 0 ? span - esize : 0);
+    char *remote = (char *)shmemi_xlate(call, what, low, span, pe) + ((char *)sym - low);
+    char *r = remote, *l = local;
+    ptrdiff_t rstep = sym_stride * (ptrdiff_t)esize, lstep = local_stride * (ptrdiff_t)esize;
+    for (size_t i = 0; i < nelems; i++, r += rstep, l += lstep) {
+        if (to_sym)
+            memcpy(r, l, esize);
+        else
+            memcpy(l, r, esize);
+    }
+    if (to_sym)
+        mm_wake(pe);
+}
+
+/* ---- bodies: BODY(CALL, T, PE) over the parameters of the routine ---- */
+
+#define SHMEMI_PUT_BODY(CALL, T, PE) shmemi_put_elems(CALL, dest, source, nelems, sizeof(T), PE)
+#define SHMEMI_GET_BODY(CALL, T, PE) shmemi_get_elems(CALL, dest, source, nelems, sizeof(T), PE)
+#define SHMEMI_IPUT_BODY(CALL, T, PE)                                                              \
+    shmemi_strided(CALL, "dest", true, dest, (void *)source, dst, sst, nelems, sizeof(T), PE)
+#define SHMEMI_IGET_BODY(CALL, T, PE)                                                              \
+    shmemi_strided(CALL, "source", false, (void *)source, dest, sst, dst, nelems, sizeof(T), PE)
+#define SHMEMI_P_BODY(CALL, T, PE)                                                                 \
+    int world_ = PE;                                                                               \
+    *(T *)shmemi_xlate(CALL, "dest", dest, sizeof(T), world_) = value;                             \
+    mm_wake(world_)
+#define SHMEMI_G_BODY(CALL, T, PE) return *(const T *)shmemi_xlate(CALL, "source", source, sizeof(T), PE)
+
+/* ---- Table 5 typed routines ---- */
+
+#define SHMEMI_RMA_TYPED_(T, N)                                                                    \
+    SHMEMI_DEFINE_PAIR(void, N##_put, SHMEMI_PUT_BODY, T, T *dest, const T *source,               \
+                       size_t nelems, int pe)                                                      \
+    SHMEMI_DEFINE_PAIR(void, N##_put_nbi, SHMEMI_PUT_BODY, T, T *dest, const T *source,           \
+                       size_t nelems, int pe)                                                      \
+    SHMEMI_DEFINE_PAIR(void, N##_get, SHMEMI_GET_BODY, T, T *dest, const T *source,               \
+                       size_t nelems, int pe)                                                      \
+    SHMEMI_DEFINE_PAIR(void, N##_get_nbi, SHMEMI_GET_BODY, T, T *dest, const T *source,           \
+                       size_t nelems, int pe)                                                      \
+    SHMEMI_DEFINE_PAIR(void, N##_iput, SHMEMI_IPUT_BODY, T, T *dest, const T *source,             \
+                       ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)                        \
+    SHMEMI_DEFINE_PAIR(void, N##_iget, SHMEMI_IGET_BODY, T, T *dest, const T *source,             \
+                       ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)                        \
+    SHMEMI_DEFINE_PAIR(void, N##_p, SHMEMI_P_BODY, T, T *dest, T value, int pe)                    \
+    SHMEMI_DEFINE_PAIR(T, N##_g, SHMEMI_G_BODY, T, const T *source, int pe)
+SHMEM_RMA_TYPES(SHMEMI_RMA_TYPED_)
+
+/* ---- sized routines: elements of BYTES bytes (no alignment is assumed) ---- */
+
+#define SHMEMI_RMA_SIZED_(BITS, BYTES)                                                             \
+    SHMEMI_DEFINE_PAIR(void, put##BITS, SHMEMI_PUT_BODY, char[BYTES], void *dest,                 \
+                       const void *source, size_t nelems, int pe)                                  \
+    SHMEMI_DEFINE_PAIR(void, put##BITS##_nbi, SHMEMI_PUT_BODY, char[BYTES], void *dest,           \
+                       const void *source, size_t nelems, int pe)                                  \
+    SHMEMI_DEFINE_PAIR(void, get##BITS, SHMEMI_GET_BODY, char[BYTES], void *dest,                 \
+                       const void *source, size_t nelems, int pe)                                  \
+    SHMEMI_DEFINE_PAIR(void, get##BITS##_nbi, SHMEMI_GET_BODY, char[BYTES], void *dest,           \
+                       const void *source, size_t nelems, int pe)                                  \
+    SHMEMI_DEFINE_PAIR(void, iput##BITS, SHMEMI_IPUT_BODY, char[BYTES], void *dest,               \
+                       const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)    \
+    SHMEMI_DEFINE_PAIR(void, iget##BITS, SHMEMI_IGET_BODY, char[BYTES], void *dest,               \
+                       const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+SHMEM_SIZED_TYPES(SHMEMI_RMA_SIZED_)
+
+/* ---- byte routines ---- */
+
+SHMEMI_DEFINE_PAIR(void, putmem, SHMEMI_PUT_BODY, char, void *dest, const void *source,
+                   size_t nelems, int pe)
+SHMEMI_DEFINE_PAIR(void, putmem_nbi, SHMEMI_PUT_BODY, char, void *dest, const void *source,
+                   size_t nelems, int pe)
+SHMEMI_DEFINE_PAIR(void, getmem, SHMEMI_GET_BODY, char, void *dest, const void *source,
+                   size_t nelems, int pe)
+SHMEMI_DEFINE_PAIR(void, getmem_nbi, SHMEMI_GET_BODY, char, void *dest, const void *source,
+                   size_t nelems, int pe)

@@ -1,0 +1,152 @@
+/*
+ * OpenSHMEM setup, exit and query routines (1.5 section 9.2), their deprecated names, and the
+ * out-of-line error paths of the point-to-point layer (shmem_internal.h).
+ */
+#include "shmem_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void *shmemi_xlate_slow(const char *call, const char *what, const void *addr, size_t len, int pe)
+{
+    MM_CHECK_INIT(call);
+    MM_CHECK_RANK(call, pe);
+    if (len == 0) {
+        /* nothing is accessed: any non-NULL address will do for a zero-byte memcpy */
+        static char nothing;
+        return addr ? (void *)addr : &nothing;
+    }
+    if (len > mm_g.heap_size && len > mm_g.data_size)
+        mm_fatal("%s: %zu bytes for %s is larger than any symmetric object (a negative or "
+                 "overflowing element count?)",
+                 call, len, what);
+    return mm_xlate_checked(call, what, addr, len, pe); /* static data, or the message */
+}
+
+void shmemi_ctx_fatal(const char *call, shmem_ctx_t ctx, int pe)
+{
+    MM_CHECK_INIT(call);
+    if (ctx == SHMEM_CTX_INVALID)
+        mm_fatal("%s: ctx argument is SHMEM_CTX_INVALID", call);
+    mm_fatal("%s: PE argument (%d) is invalid: the context's team has PEs 0..%d", call, pe,
+             ctx->size - 1);
+}
+
+void shmemi_size_fatal(const char *call, size_t nelems, size_t size)
+{
+    mm_fatal("%s: nelems argument (%zu) of %zu-byte elements overflows (a negative count?)", call,
+             nelems, size);
+}
+
+void shmemi_cmp_fatal(const char *call, int cmp)
+{
+    mm_fatal("%s: cmp argument (%d) is not one of SHMEM_CMP_EQ/NE/GT/LE/LT/GE", call, cmp);
+}
+
+int shmem_init_thread(int requested, int *provided)
+{
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
+        mm_fatal("shmem_init_thread: requested argument (%d) is not a SHMEM_THREAD_* level",
+                 requested);
+    int status = meshmem_init(requested, provided);
+    if (status == MESHMEM_OK)
+        shmemi_ctx_default_init();
+    return status;
+}
+
+void shmem_init(void)
+{
+    shmem_init_thread(SHMEM_THREAD_SINGLE, NULL);
+}
+
+void shmem_query_thread(int *provided)
+{
+    MM_CHECK_INIT("shmem_query_thread");
+    if (provided)
+        *provided = meshmem_query_thread();
+}
+
+void shmem_finalize(void)
+{
+    meshmem_finalize();
+}
+
+void shmem_global_exit(int status)
+{
+    meshmem_global_exit(status);
+}
+
+int shmem_my_pe(void)
+{
+    MM_CHECK_INIT("shmem_my_pe");
+    return mm_g.rank;
+}
+
+int shmem_n_pes(void)
+{
+    MM_CHECK_INIT("shmem_n_pes");
+    return mm_g.nranks;
+}
+
+int shmem_pe_accessible(int pe)
+{
+    MM_CHECK_INIT("shmem_pe_accessible");
+    return meshmem_rank_accessible(pe);
+}
+
+int shmem_addr_accessible(const void *addr, int pe)
+{
+    MM_CHECK_INIT("shmem_addr_accessible");
+    return meshmem_addr_accessible(addr, pe);
+}
+
+void *shmem_ptr(const void *dest, int pe)
+{
+    MM_CHECK_INIT("shmem_ptr");
+    return meshmem_ptr(dest, pe);
+}
+
+void shmem_info_get_version(int *major, int *minor)
+{
+    if (major)
+        *major = SHMEM_MAJOR_VERSION;
+    if (minor)
+        *minor = SHMEM_MINOR_VERSION;
+}
+
+void shmem_info_get_name(char *name)
+{
+    if (name)
+        snprintf(name, SHMEM_MAX_NAME_LEN, "%s", SHMEM_VENDOR_STRING);
+}
+
+void shmem_pcontrol(const int level, ...)
+{
+    (void)level;
+}
+
+/* ---- deprecated names (OpenSHMEM 1.5 Annex) ---- */
+
+void start_pes(int npes)
+{
+    (void)npes; /* the job's size comes from meshrun */
+    shmem_init();
+}
+
+int _my_pe(void)
+{
+    return shmem_my_pe();
+}
+
+int _num_pes(void)
+{
+    return shmem_n_pes();
+}
+
+/* memory is cache coherent: nothing to invalidate or flush */
+void shmem_clear_cache_inv(void) {}
+void shmem_set_cache_inv(void) {}
+void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
+void shmem_set_cache_line_inv(void *dest) { (void)dest; }
+void shmem_udcflush(void) {}
+void shmem_udcflush_line(void *dest) { (void)dest; }
