@@ -126,6 +126,19 @@ static void osu_parse_args(int argc, char **argv, osu_args_t *a)
         a->warmup_large = a->iters_large / 10 > 10 ? a->iters_large / 10 : 10;
 }
 
+/** Operations both programs implement (python/meshmem/bench.py's OPS names these modes). */
+static const char *const osu_ops[] = {"put", "get", "atomic", "put_signal", "pingpong",
+                                      "barrier"};
+
+/** @return non-zero when @p op is one of osu_ops. */
+static inline int osu_op_known(const char *op)
+{
+    for (size_t i = 0; i < sizeof osu_ops / sizeof osu_ops[0]; i++)
+        if (!strcmp(op, osu_ops[i]))
+            return 1;
+    return 0;
+}
+
 /** @brief Timed and warm-up iteration counts for a message of @p size bytes (OSU rule). */
 static inline void osu_iters_for(const osu_args_t *a, size_t size, int *iters, int *warmup)
 {

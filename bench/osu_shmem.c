@@ -152,12 +152,7 @@ int main(int argc, char **argv)
 {
     osu_args_t a;
     osu_parse_args(argc, argv, &a);
-    static const char *const ops[] = {"put", "get", "atomic", "put_signal", "pingpong",
-                                      "barrier"};
-    int known = 0;
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        known |= !strcmp(a.op, ops[i]);
-    if (!known) {
+    if (!osu_op_known(a.op)) {
         fprintf(stderr, "%s: unknown operation \"%s\"\n", argv[0], a.op);
         return 2;
     }
