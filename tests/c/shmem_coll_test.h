@@ -56,4 +56,21 @@ static inline void test_teams_destroy(shmem_team_t teams[TEAM_COUNT])
 /* a small non-negative value per (member, element): exact in every type of the tables */
 #define TEST_VAL(member, i, salt) ((int)(((member) * 31 + (i) * 7 + (salt)) % 101))
 
+/* reductions: the value member r gives at element i (exact and in range in every type of the
+ * tables, products included), and the serial operator */
+#define RED_VAL_sum(T, r, i)  ((T)(TEST_VAL(r, i, 7) % 11))
+#define RED_VAL_prod(T, r, i) ((T)(((r) + (i)) % 3 == 0 ? 2 : 1))
+#define RED_VAL_max(T, r, i)  ((T)(TEST_VAL(r, i, 8) - 50))
+#define RED_VAL_min(T, r, i)  ((T)(TEST_VAL(r, i, 9) - 50))
+#define RED_VAL_and(T, r, i)  ((T)(((TEST_VAL(r, i, 10) * 3) & 0x7f) | 0x41))
+#define RED_VAL_or(T, r, i)   ((T)((TEST_VAL(r, i, 11) * 5) & 0x3f))
+#define RED_VAL_xor(T, r, i)  ((T)((TEST_VAL(r, i, 12) * 7) & 0x7f))
+#define RED_OP_sum(T, a, b)   ((T)((a) + (b)))
+#define RED_OP_prod(T, a, b)  ((T)((a) * (b)))
+#define RED_OP_max(T, a, b)   ((b) > (a) ? (b) : (a))
+#define RED_OP_min(T, a, b)   ((b) < (a) ? (b) : (a))
+#define RED_OP_and(T, a, b)   ((T)((a) & (b)))
+#define RED_OP_or(T, a, b)    ((T)((a) | (b)))
+#define RED_OP_xor(T, a, b)   ((T)((a) ^ (b)))
+
 #endif /* SHMEM_COLL_TEST_H */

@@ -105,22 +105,6 @@ static int shmem_mem_alltoalls(shmem_team_t t, unsigned char *d, const unsigned 
     }
 TEST_RMA_TYPES(DEF_RMA_TEST)
 
-/* ---- reductions: the value member r gives at element i, and the serial operator ---- */
-#define RED_VAL_sum(T, r, i)  ((T)(TEST_VAL(r, i, 7) % 11))
-#define RED_VAL_prod(T, r, i) ((T)(((r) + (i)) % 3 == 0 ? 2 : 1))
-#define RED_VAL_max(T, r, i)  ((T)(TEST_VAL(r, i, 8) - 50))
-#define RED_VAL_min(T, r, i)  ((T)(TEST_VAL(r, i, 9) - 50))
-#define RED_VAL_and(T, r, i)  ((T)(((TEST_VAL(r, i, 10) * 3) & 0x7f) | 0x41))
-#define RED_VAL_or(T, r, i)   ((T)((TEST_VAL(r, i, 11) * 5) & 0x3f))
-#define RED_VAL_xor(T, r, i)  ((T)((TEST_VAL(r, i, 12) * 7) & 0x7f))
-#define RED_OP_sum(T, a, b)   ((T)((a) + (b)))
-#define RED_OP_prod(T, a, b)  ((T)((a) * (b)))
-#define RED_OP_max(T, a, b)   ((b) > (a) ? (b) : (a))
-#define RED_OP_min(T, a, b)   ((b) < (a) ? (b) : (a))
-#define RED_OP_and(T, a, b)   ((T)((a) & (b)))
-#define RED_OP_or(T, a, b)    ((T)((a) | (b)))
-#define RED_OP_xor(T, a, b)   ((T)((a) ^ (b)))
-
 #define DEF_RED_TEST(CTYPE, TYPENAME, OP)                                                          \
     static void test_red_##TYPENAME##_##OP(shmem_team_t team, const char *tn, size_t n,            \
                                            int inplace)                                            \
