@@ -1,0 +1,34 @@
+/**
+ * @file shmem_test.h
+ * @brief Helpers of the OpenSHMEM tests: a check that names the PE, the line and what was
+ * being tested, then ends the job with status 1 (meshrun stops the other PEs).
+ */
+#ifndef SHMEM_TEST_H
+#define SHMEM_TEST_H
+
+#include <shmem.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* the PE, for messages (set after shmem_init) */
+static int test_me = -1;
+
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "[PE %d] %s:%d: EXPECT(%s) failed: ", test_me, __FILE__, __LINE__,     \
+                    #cond);                                                                        \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            fflush(NULL);                                                                          \
+            _exit(1);                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* a value of type T that depends on a PE and an index: small, exact in every type */
+#define TEST_VAL(T, pe, i) ((T)((pe) * 11 + (i) + 1))
+/* never a TEST_VAL for pe < 8 and i < 40: marks elements nobody may write */
+#define TEST_SENTINEL(T) ((T)127)
+
+#endif /* SHMEM_TEST_H */
