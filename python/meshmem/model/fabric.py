@@ -1,0 +1,322 @@
+"""Fabric descriptions: load a fabrics/*.toml file, check it, and expose it as typed values.
+
+A fabric file has the sections [fabric], [topology], [link], [memory], [protocol] and, depending on
+the engine, [mpi], [pgas] or [sort]. Every error names the file and the key, e.g.
+``fabrics/x.toml: [link] bandwidth_gbps: must be > 0 (got -1)``.
+"""
+from __future__ import annotations
+
+import copy
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from meshmem.model.topology import Topology, make_topology
+
+ENGINES = ("onestep", "mpi", "pgas")
+
+
+class FabricError(ValueError):
+    """A fabric file is missing, unreadable or inconsistent; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link: physical rate, protocol efficiency and per-hop start-up latency."""
+    bandwidth_gbps: float
+    efficiency: float
+    hop_latency_s: float
+
+    @property
+    def bytes_per_s(self) -> float:
+        """Effective payload rate of one link in bytes per second."""
+        return self.bandwidth_gbps * 1e9 * self.efficiency / 8.0
+
+
+@dataclass(frozen=True)
+class Memory:
+    """Memory of one node: M channels of W bytes at clock C."""
+    channels: int
+    channel_width_bytes: int
+    clock_hz: float
+
+    @property
+    def bytes_per_s(self) -> float:
+        """W * M * C: what one node can read (or write) per second over all channels."""
+        return self.channels * self.channel_width_bytes * self.clock_hz
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Eager/rendezvous switch and the synchronisation charged between dependent collectives."""
+    eager_threshold_bytes: int
+    rendezvous_extra_s: float
+    sync_s: float
+
+
+@dataclass(frozen=True)
+class SortVariant:
+    """One design of the distributed counting sort (seed 004 Fig. 10)."""
+    name: str
+    passes_fixed: int
+    passes_per_dimension: int
+    exchanges_per_dimension: int
+    clock_hz: float
+    link_bytes_per_s: float
+
+
+@dataclass(frozen=True)
+class SortSpec:
+    """The [sort] section: key size, measured pipeline efficiency and the design variants."""
+    key_bytes: int
+    pipeline_efficiency: float
+    radix_bits_per_pass: int
+    variants: tuple[SortVariant, ...]
+
+    def variant(self, name: str) -> SortVariant:
+        """The variant called `name`; KeyError listing the known names otherwise."""
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise KeyError(f"no sort variant {name!r}; known: {', '.join(v.name for v in self.variants)}")
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """A checked fabric description."""
+    name: str
+    description: str
+    engine: str
+    path: str
+    topology: Topology
+    link: Link
+    memory: Memory
+    protocol: Protocol
+    mpi: dict = field(default_factory=dict)
+    pgas: dict = field(default_factory=dict)
+    sort: SortSpec | None = None
+    raw: dict = field(default_factory=dict)
+
+    @property
+    def nodes(self) -> int:
+        """Number of nodes (ranks) of the fabric."""
+        return self.topology.nodes
+
+
+# --- checking helpers -------------------------------------------------------------------------
+
+def _where(path: str, section: str, key: str) -> str:
+    return f"{path}: [{section}] {key}"
+
+
+def _get(raw: dict, path: str, section: str, key: str, kind, *, positive=False, nonneg=False,
+         at_most=None, default=None, required=True):
+    table = raw.get(section)
+    if not isinstance(table, dict):
+        if required and default is None:
+            raise FabricError(f"{path}: missing section [{section}]")
+        return default
+    if key not in table:
+        if required and default is None:
+            raise FabricError(f"{_where(path, section, key)}: missing (required)")
+        return default
+    value = table[key]
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise FabricError(f"{_where(path, section, key)}: must be {kind.__name__} (got {value!r})")
+    if positive and not value > 0:
+        raise FabricError(f"{_where(path, section, key)}: must be > 0 (got {value!r})")
+    if nonneg and value < 0:
+        raise FabricError(f"{_where(path, section, key)}: must be >= 0 (got {value!r})")
+    if at_most is not None and value > at_most:
+        raise FabricError(f"{_where(path, section, key)}: must be <= {at_most} (got {value!r})")
+    return value
+
+
+_KNOWN = {
+    "fabric": {"name", "description", "engine"},
+    "topology": {"kind", "nodes", "kx", "ky", "doubled", "levels", "radix"},
+    "link": {"bandwidth_gbps", "efficiency", "hop_latency_us"},
+    "memory": {"channels", "channel_width_bytes", "clock_mhz"},
+    "protocol": {"eager_threshold_bytes", "rendezvous_extra_us", "sync_us"},
+    "mpi": {"software_latency_us", "reduce_gbytes_per_s", "algorithms"},
+    "pgas": {"long_message_extra_us", "packet_header_bytes", "wire_framing_bytes",
+             "datapath_header_beats", "default_packet_bytes"},
+    "sort": {"key_bytes", "pipeline_efficiency", "radix_bits_per_pass", "variant"},
+}
+
+
+def _check_known(raw: dict, path: str) -> None:
+    for section, table in raw.items():
+        if section not in _KNOWN:
+            raise FabricError(f"{path}: unknown section [{section}] (known: {', '.join(_KNOWN)})")
+        if isinstance(table, dict):
+            for key in table:
+                if key not in _KNOWN[section]:
+                    raise FabricError(f"{_where(path, section, key)}: unknown key "
+                                      f"(known: {', '.join(sorted(_KNOWN[section]))})")
+
+
+def _load_sort(raw: dict, path: str) -> SortSpec | None:
+    if "sort" not in raw:
+        return None
+    key_bytes = _get(raw, path, "sort", "key_bytes", int, positive=True)
+    eff = _get(raw, path, "sort", "pipeline_efficiency", float, positive=True, at_most=1.0)
+    bits = _get(raw, path, "sort", "radix_bits_per_pass", int, positive=True)
+    items = raw["sort"].get("variant", [])
+    if not isinstance(items, list) or not items:
+        raise FabricError(f"{_where(path, 'sort', 'variant')}: need at least one [[sort.variant]]")
+    variants = []
+    for i, item in enumerate(items):
+        sub = {"sort.variant": item}
+        sec = "sort.variant"
+        where = f"{path}: [[sort.variant]] #{i + 1}"
+        for k in item:
+            if k not in {"name", "passes_fixed", "passes_per_dimension", "exchanges_per_dimension",
+                         "clock_mhz", "link_gbytes_per_s"}:
+                raise FabricError(f"{where} {k}: unknown key")
+        fixed = _get(sub, path, sec, "passes_fixed", int, nonneg=True)
+        per_dim = _get(sub, path, sec, "passes_per_dimension", int, positive=True)
+        variants.append(SortVariant(
+            name=_get(sub, path, sec, "name", str),
+            passes_fixed=fixed,
+            passes_per_dimension=per_dim,
+            exchanges_per_dimension=_get(sub, path, sec, "exchanges_per_dimension", int, positive=True),
+            clock_hz=_get(sub, path, sec, "clock_mhz", float, positive=True) * 1e6,
+            link_bytes_per_s=_get(sub, path, sec, "link_gbytes_per_s", float, positive=True) * 1e9,
+        ))
+    return SortSpec(key_bytes, eff, bits, tuple(variants))
+
+
+def _check_mpi(raw: dict, path: str) -> dict:
+    from meshmem.model import mpi  # late import: mpi imports nothing from here
+    table = raw.get("mpi")
+    if not isinstance(table, dict):
+        raise FabricError(f"{path}: engine 'mpi' needs a [mpi] section")
+    out = {
+        "software_latency_s": _get(raw, path, "mpi", "software_latency_us", float, nonneg=True) * 1e-6,
+        "reduce_bytes_per_s": _get(raw, path, "mpi", "reduce_gbytes_per_s", float, positive=True) * 1e9,
+        "algorithms": {},
+    }
+    algs = table.get("algorithms")
+    if not isinstance(algs, dict) or not algs:
+        raise FabricError(f"{_where(path, 'mpi', 'algorithms')}: missing table [mpi.algorithms]")
+    for op, rules in algs.items():
+        where = f"{path}: [mpi.algorithms] {op}"
+        if op not in mpi.ALGORITHMS:
+            raise FabricError(f"{where}: unknown operation (known: {', '.join(sorted(mpi.ALGORITHMS))})")
+        if not isinstance(rules, list) or not rules:
+            raise FabricError(f"{where}: must be a non-empty list of {{below_bytes, algorithm}}")
+        parsed = []
+        for j, rule in enumerate(rules):
+            name = rule.get("algorithm") if isinstance(rule, dict) else None
+            if name not in mpi.ALGORITHMS[op]:
+                raise FabricError(f"{where}: entry {j + 1}: algorithm {name!r} unknown for {op} "
+                                  f"(known: {', '.join(sorted(mpi.ALGORITHMS[op]))})")
+            bound = rule.get("below_bytes")
+            if bound is None and j != len(rules) - 1:
+                raise FabricError(f"{where}: entry {j + 1}: only the last entry may omit below_bytes")
+            if bound is not None and (not isinstance(bound, int) or bound <= 0):
+                raise FabricError(f"{where}: entry {j + 1}: below_bytes must be a positive integer")
+            parsed.append((bound, name))
+        if parsed[-1][0] is not None:
+            raise FabricError(f"{where}: the last entry must have no below_bytes (it covers all sizes)")
+        out["algorithms"][op] = tuple(parsed)
+    return out
+
+
+def _check_pgas(raw: dict, path: str) -> dict:
+    return {
+        "long_message_extra_s": _get(raw, path, "pgas", "long_message_extra_us", float, nonneg=True) * 1e-6,
+        "packet_header_bytes": _get(raw, path, "pgas", "packet_header_bytes", int, nonneg=True),
+        "wire_framing_bytes": _get(raw, path, "pgas", "wire_framing_bytes", int, nonneg=True),
+        "datapath_header_beats": _get(raw, path, "pgas", "datapath_header_beats", int, nonneg=True),
+        "default_packet_bytes": _get(raw, path, "pgas", "default_packet_bytes", int, positive=True),
+    }
+
+
+def fabric_from_dict(raw: dict, path: str = "<dict>") -> Fabric:
+    """Check a parsed fabric table and build a Fabric; FabricError names `path` and the key."""
+    _check_known(raw, path)
+    engine = _get(raw, path, "fabric", "engine", str)
+    if engine not in ENGINES:
+        raise FabricError(f"{_where(path, 'fabric', 'engine')}: must be one of {', '.join(ENGINES)} "
+                          f"(got {engine!r})")
+    try:
+        topo = make_topology(raw.get("topology") or {})
+    except ValueError as e:
+        raise FabricError(f"{path}: [topology] {e}") from None
+    if engine == "onestep" and topo.kind not in ("full_mesh", "ghc"):
+        raise FabricError(f"{_where(path, 'topology', 'kind')}: engine 'onestep' needs direct links "
+                          f"(full_mesh or ghc), got {topo.kind!r}")
+    link = Link(
+        bandwidth_gbps=_get(raw, path, "link", "bandwidth_gbps", float, positive=True),
+        efficiency=_get(raw, path, "link", "efficiency", float, positive=True, at_most=1.0),
+        hop_latency_s=_get(raw, path, "link", "hop_latency_us", float, nonneg=True) * 1e-6,
+    )
+    memory = Memory(
+        channels=_get(raw, path, "memory", "channels", int, positive=True),
+        channel_width_bytes=_get(raw, path, "memory", "channel_width_bytes", int, positive=True),
+        clock_hz=_get(raw, path, "memory", "clock_mhz", float, positive=True) * 1e6,
+    )
+    protocol = Protocol(
+        eager_threshold_bytes=_get(raw, path, "protocol", "eager_threshold_bytes", int, nonneg=True),
+        rendezvous_extra_s=_get(raw, path, "protocol", "rendezvous_extra_us", float, nonneg=True) * 1e-6,
+        sync_s=_get(raw, path, "protocol", "sync_us", float, nonneg=True) * 1e-6,
+    )
+    return Fabric(
+        name=_get(raw, path, "fabric", "name", str),
+        description=_get(raw, path, "fabric", "description", str, default="", required=False),
+        engine=engine, path=path, topology=topo, link=link, memory=memory, protocol=protocol,
+        mpi=_check_mpi(raw, path) if engine == "mpi" else {},
+        pgas=_check_pgas(raw, path) if engine == "pgas" else {},
+        sort=_load_sort(raw, path), raw=raw,
+    )
+
+
+def parse_override(text: str) -> tuple[str, str, object]:
+    """Split 'section.key=value' into (section, key, value); the value is parsed as TOML."""
+    if "=" not in text or "." not in text.split("=", 1)[0]:
+        raise FabricError(f"override {text!r}: expected section.key=value, e.g. link.bandwidth_gbps=90")
+    lhs, rhs = text.split("=", 1)
+    section, key = lhs.strip().rsplit(".", 1)
+    try:
+        value = tomllib.loads(f"v = {rhs.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = rhs.strip()
+    return section, key, value
+
+
+def load_fabric(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Fabric:
+    """Read and check a fabric file; `overrides` ('link.bandwidth_gbps=90', ...) replace values first."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise FabricError(f"{p}: cannot read fabric file ({e.strerror})") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise FabricError(f"{p}: not valid TOML: {e}") from None
+    raw = copy.deepcopy(raw)
+    for ov in overrides:
+        section, key, value = parse_override(ov)
+        raw.setdefault(section, {})[key] = value
+    return fabric_from_dict(raw, str(p))
+
+
+def fabrics_dir() -> Path:
+    """The repository's fabrics/ directory."""
+    return Path(__file__).resolve().parents[3] / "fabrics"
+
+
+def resolve_fabric_path(name: str) -> Path:
+    """A path as given, or a bare fabric name looked up in fabrics/ (with or without .toml)."""
+    p = Path(name)
+    if p.exists():
+        return p
+    for cand in (fabrics_dir() / name, fabrics_dir() / f"{name}.toml"):
+        if cand.exists():
+            return cand
+    return p

@@ -1,0 +1,144 @@
+"""OPTWEB one-step collectives on a full mesh and on a 2-D GHC (seed 000 §2.C-D, §4.B, Tables 2, 4).
+
+Notation (000 Appendix A): L is the message size per FPGA (bytes each node holds and exchanges),
+alpha the start-up of one direct (1-hop) step, beta = 1 / (effective link rate). Every node owns one
+memory channel M#n per peer plus one for itself (loopback), so on a dimension of k nodes a node moves
+L/k bytes over each of its k channels at once: one step costs alpha + beta * L / k.
+
+A GHC collective runs per dimension, x then y; the second step depends on the first, so the
+fabric's `sync` (the all-FPGA ready notification) is charged between them. The same sync separates
+the two collectives of sharing averaged parameters. Derivations: docs/model.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from meshmem.model.fabric import Fabric
+from meshmem.model.topology import Dimension
+
+
+@dataclass(frozen=True)
+class StepCost:
+    """Time of one collective, split into start-up, bandwidth and synchronisation terms (seconds)."""
+    startup_s: float
+    transfer_s: float
+    sync_s: float
+
+    @property
+    def seconds(self) -> float:
+        """Total time."""
+        return self.startup_s + self.transfer_s + self.sync_s
+
+    def __add__(self, other: "StepCost") -> "StepCost":
+        return StepCost(self.startup_s + other.startup_s, self.transfer_s + other.transfer_s,
+                        self.sync_s + other.sync_s)
+
+
+ZERO = StepCost(0.0, 0.0, 0.0)
+
+
+def _beta(fabric: Fabric, dim: Dimension) -> float:
+    """Seconds per byte on one node pair of a dimension (doubled links halve it)."""
+    return 1.0 / (fabric.link.bytes_per_s * dim.links)
+
+
+def _alpha(fabric: Fabric, per_peer_bytes: float) -> float:
+    """Start-up of one step; rendezvous adds the fabric's extra above the eager threshold."""
+    extra = fabric.protocol.rendezvous_extra_s if per_peer_bytes > fabric.protocol.eager_threshold_bytes else 0.0
+    return fabric.link.hop_latency_s + extra
+
+
+def _chain(fabric: Fabric, steps: list[StepCost]) -> StepCost:
+    """Steps run one after the other with a sync between dependent steps."""
+    total = ZERO
+    for i, s in enumerate(steps):
+        total = total + s
+        if i:
+            total = total + StepCost(0.0, 0.0, fabric.protocol.sync_s)
+    return total
+
+
+def alltoall(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
+    """All-to-all of L bytes per node: per dimension of k nodes, L/k bytes to every peer at once.
+
+    FC: alpha + beta L / N.  GHC (r = 2): 2 alpha + sync + beta L (1/kx + 1/ky)  (000 Table 2)."""
+    return _chain(fabric, [StepCost(_alpha(fabric, L / d.size), _beta(fabric, d) * L / d.size, 0.0)
+                           for d in dims])
+
+
+def reduce_scatter(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
+    """All-to-all with the reduction applied in flight (000 §3.C.2, aggressive approach).
+
+    On a GHC each dimension moves the full L, as 000 Table 4 assumes (averaging throughput is half
+    the all-to-all throughput on both FC and GHC)."""
+    return alltoall(fabric, L, dims)
+
+
+def allgather(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
+    """All-gather ending with L bytes per node (each contributes L/N), dimensions in reverse order.
+
+    A node sends what it holds to every peer of the dimension; after a dimension of k nodes it holds
+    k times more. FC: alpha + beta L / N."""
+    n = 1
+    for d in dims:
+        n *= d.size
+    held = L / n
+    steps = []
+    for d in reversed(dims):
+        steps.append(StepCost(_alpha(fabric, held), _beta(fabric, d) * held, 0.0))
+        held *= d.size
+    return _chain(fabric, steps)
+
+
+def averaging_mesh(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
+    """Sharing averaged parameters, paper's GHC schedule (000 Table 4): reduce-scatter then all-gather,
+    each moving L per dimension, a sync in between. FC: 2 alpha + sync + 2 beta L / N."""
+    rs = reduce_scatter(fabric, L, dims)
+    ag = alltoall(fabric, L, dims) if len(dims) > 1 else allgather(fabric, L, dims)
+    return _chain(fabric, [rs, ag])
+
+
+def averaging_naive(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
+    """Naive approach (000 §3.C.2, Fig. 6a): all-to-all, then an averaging pass that reads the L
+    received bytes from memory (W*M*C) and writes L/N, then all-gather: three dependent steps."""
+    n = 1
+    for d in dims:
+        n *= d.size
+    a2a = alltoall(fabric, L, dims)
+    mem = fabric.memory.bytes_per_s
+    average = StepCost(0.0, L / mem, 0.0)  # reads overlap the L/N writes on separate channels
+    ag = alltoall(fabric, L, dims) if len(dims) > 1 else allgather(fabric, L, dims)
+    return _chain(fabric, [a2a, average, ag])
+
+
+def bcast(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
+    """Broadcast of L bytes: the distributor replicates the root's stream to every link (000 §2.C);
+    on a GHC the root's row first, then every column."""
+    return _chain(fabric, [StepCost(_alpha(fabric, L), _beta(fabric, d) * L, 0.0) for d in dims])
+
+
+def scatter(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
+    """Scatter of L bytes from the root (L/N each). On a GHC the root sends each column its share
+    (L/kx per x peer), then each row member forwards L/N to each y peer."""
+    steps, share = [], L
+    for d in dims:
+        share /= d.size
+        steps.append(StepCost(_alpha(fabric, share), _beta(fabric, d) * share, 0.0))
+    return _chain(fabric, steps)
+
+
+def gather(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
+    """Gather of L bytes at the root (mirror of scatter; each root channel receives its share)."""
+    return scatter(fabric, L, tuple(reversed(dims)))
+
+
+def barrier(fabric: Fabric, dims: tuple[Dimension, ...]) -> StepCost:
+    """Barrier: one block-signal exchange per dimension (000 §2.C sync IP), no data."""
+    return _chain(fabric, [StepCost(fabric.link.hop_latency_s, 0.0, 0.0) for _ in dims])
+
+
+def unicast(fabric: Fabric, L: float, hops: int) -> StepCost:
+    """Put of L bytes over `hops` direct links, store-and-forward through memory at each hop
+    (000 §2.D: an indirect 2-hop transfer of 1024 KiB took 2.0x the direct one)."""
+    one = StepCost(_alpha(fabric, L), L / fabric.link.bytes_per_s, 0.0)
+    return _chain(fabric, [one] * max(hops, 1))

@@ -1,0 +1,158 @@
+"""Topologies: full mesh, 2-D generalized hypercube (GHC), single switch, tree and 2-D torus.
+
+A topology answers: how many nodes, what degree, which mesh dimensions a group of ranks spans
+(for one-step collectives), and how many hops separate two ranks (for start-up latency).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KINDS = ("full_mesh", "ghc", "switch", "tree", "torus2d")
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One fully connected dimension: `size` nodes per group, `links` parallel links per node pair."""
+    size: int
+    links: int = 1
+
+    @property
+    def degree(self) -> int:
+        """Neighbours of a node along this dimension."""
+        return self.size - 1
+
+
+@dataclass(frozen=True)
+class Topology:
+    """A checked topology. `dims` is the list of fully connected dimensions (empty for switch,
+    tree and torus, whose links are not one per peer)."""
+    kind: str
+    nodes: int
+    dims: tuple[Dimension, ...] = ()
+    kx: int = 0
+    ky: int = 0
+    levels: int = 1
+    radix: int = 0
+
+    @property
+    def degree(self) -> int:
+        """Links per node to distinct neighbours (the x axis of seed 000 Figs 12 and 19)."""
+        if self.kind in ("full_mesh", "ghc"):
+            return sum(d.degree for d in self.dims)
+        if self.kind == "torus2d":
+            return sum(2 if k > 2 else (1 if k == 2 else 0) for k in (self.kx, self.ky))
+        return 1
+
+    def coords(self, rank: int) -> tuple[int, int]:
+        """(x, y) label of a rank on a GHC or torus (x varies fastest)."""
+        k = self.kx or self.nodes
+        return rank % k, rank // k
+
+    def hops(self, a: int, b: int) -> int:
+        """Shortest path length in links between ranks a and b (a switch counts as one hop)."""
+        if a == b:
+            return 0
+        if self.kind == "full_mesh":
+            return 1
+        if self.kind == "ghc":
+            (ax, ay), (bx, by) = self.coords(a), self.coords(b)
+            return (ax != bx) + (ay != by)
+        if self.kind == "switch":
+            return 1
+        if self.kind == "tree":
+            # radix-ary tree of switches with nodes at the leaves: up to the common ancestor and down
+            span, level = self.radix, 1
+            while a // span != b // span and level < self.levels:
+                span *= self.radix
+                level += 1
+            return 2 * level - 1
+        (ax, ay), (bx, by) = self.coords(a), self.coords(b)
+        dx, dy = abs(ax - bx), abs(ay - by)
+        return min(dx, self.kx - dx) + min(dy, self.ky - dy)
+
+    def average_hops(self) -> float:
+        """Mean hops over all ordered pairs of distinct ranks (closed forms; no O(N^2) loop)."""
+        n = self.nodes
+        if n < 2:
+            return 0.0
+        if self.kind in ("full_mesh", "switch"):
+            return 1.0
+        if self.kind == "ghc":
+            kx, ky = self.kx, self.ky
+            # pairs differing in x only, y only, both
+            one = (kx - 1) + (ky - 1)
+            two = (kx - 1) * (ky - 1)
+            return (one + 2 * two) / (n - 1)
+        if self.kind == "tree":
+            total, counted, span, level = 0.0, 0, 1, 0
+            while level < self.levels:
+                level += 1
+                inner = min(span * self.radix, n)
+                others = inner - span if level > 1 else inner - 1
+                total += others * (2 * level - 1)
+                counted += others
+                span = inner
+            return total / counted if counted else 1.0
+
+        def ring_mean(k):
+            return sum(min(d, k - d) for d in range(k)) / k
+
+        return (ring_mean(self.kx) + ring_mean(self.ky)) * n / (n - 1)
+
+    def spanned_dims(self, ranks) -> tuple[Dimension, ...]:
+        """Mesh dimensions a collective over `ranks` (None = all) must step through, in order x, y.
+
+        On a GHC a group lying in one row uses only the x dimension, with its own group size."""
+        if self.kind == "full_mesh":
+            k = self.nodes if ranks is None else len(set(ranks))
+            return (Dimension(k, self.dims[0].links),)
+        if self.kind != "ghc":
+            raise ValueError(f"topology {self.kind} has no fully connected dimensions")
+        if ranks is None:
+            return self.dims
+        xs = {self.coords(r)[0] for r in ranks}
+        ys = {self.coords(r)[1] for r in ranks}
+        out = []
+        if len(xs) > 1:
+            out.append(Dimension(len(xs), self.dims[0].links))
+        if len(ys) > 1:
+            out.append(Dimension(len(ys), self.dims[1].links))
+        return tuple(out) or (Dimension(1, 1),)
+
+
+def _int(table: dict, key: str, minimum: int = 1) -> int:
+    v = table.get(key)
+    if not isinstance(v, int) or isinstance(v, bool) or v < minimum:
+        raise ValueError(f"{key}: must be an integer >= {minimum} (got {v!r})")
+    return v
+
+
+def make_topology(table: dict) -> Topology:
+    """Build a Topology from a [topology] table; ValueError names the offending key."""
+    kind = table.get("kind")
+    if kind not in KINDS:
+        raise ValueError(f"kind: must be one of {', '.join(KINDS)} (got {kind!r})")
+    if kind == "full_mesh":
+        n = _int(table, "nodes", 2)
+        return Topology(kind, n, (Dimension(n),))
+    if kind == "ghc":
+        kx, ky = _int(table, "kx", 2), _int(table, "ky", 2)
+        doubled = table.get("doubled", "none")
+        if doubled not in ("none", "x", "y"):
+            raise ValueError(f"doubled: must be 'none', 'x' or 'y' (got {doubled!r})")
+        if "nodes" in table and table["nodes"] != kx * ky:
+            raise ValueError(f"nodes: {table['nodes']} does not equal kx * ky = {kx * ky}")
+        dims = (Dimension(kx, 2 if doubled == "x" else 1), Dimension(ky, 2 if doubled == "y" else 1))
+        return Topology(kind, kx * ky, dims, kx=kx, ky=ky)
+    if kind == "switch":
+        return Topology(kind, _int(table, "nodes", 2))
+    if kind == "tree":
+        n, radix = _int(table, "nodes", 2), _int(table, "radix", 2)
+        levels = 1
+        while radix ** levels < n:
+            levels += 1
+        if "levels" in table and table["levels"] < levels:
+            raise ValueError(f"levels: {table['levels']} levels of radix {radix} cannot hold {n} nodes")
+        return Topology(kind, n, levels=table.get("levels", levels), radix=radix)
+    kx, ky = _int(table, "kx", 2), _int(table, "ky", 1)
+    return Topology(kind, kx * ky, kx=kx, ky=ky)

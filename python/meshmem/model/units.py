@@ -1,0 +1,30 @@
+"""Units of published figures and their conversion to the model's SI values."""
+
+# unit -> factor to SI (seconds, bytes/s, bytes, Hz, or a plain ratio)
+TO_SI = {
+    "s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9,
+    "Gbps": 1e9 / 8, "GB/s": 1e9, "MB/s": 1e6,
+    "B": 1.0, "KiB": 1024.0, "MiB": 1024.0 ** 2, "GiB": 1024.0 ** 3,
+    "MHz": 1e6, "ratio": 1.0,
+}
+
+
+def to_si(value: float, unit: str) -> float:
+    """Value in `unit` expressed in SI; ValueError for an unknown unit."""
+    if unit not in TO_SI:
+        raise ValueError(f"unknown unit {unit!r} (known: {', '.join(TO_SI)})")
+    return value * TO_SI[unit]
+
+
+def from_si(value: float, unit: str) -> float:
+    """SI value expressed in `unit`."""
+    return value / TO_SI[unit]
+
+
+def parse_bytes(text: str) -> int:
+    """'4096', '64K', '64KiB', '2M', '2GiB' -> bytes (binary multiples)."""
+    t = str(text).strip().replace("iB", "").replace("B", "")
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    if t and t[-1].upper() in mult:
+        return int(float(t[:-1]) * mult[t[-1].upper()])
+    return int(float(t))
