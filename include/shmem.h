@@ -609,6 +609,30 @@ void shmem_c11_type_not_supported(void);
 #define SHMEM_C11_ARG0(...)     SHMEM_C11_ARG0_(__VA_ARGS__, _extra)
 #define SHMEM_C11_ARG1(a, ...)  SHMEM_C11_ARG0_(__VA_ARGS__, _extra)
 
+/*
+ * The dispatch tables: the C11 tables again, under names of their own. A macro is not expanded
+ * inside its own expansion, so if the generic macros used SHMEM_C11_RMA_TYPES, a program could
+ * not call shmem_put inside code it generates with SHMEM_C11_RMA_TYPES (as the tests do).
+ */
+#define SHMEMI_C11_RMA(X)                                                                          \
+    X(float, float) X(double, double) X(long double, longdouble) X(char, char)                     \
+    X(signed char, schar) X(short, short) X(int, int) X(long, long) X(long long, longlong)         \
+    X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)                        \
+    X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define SHMEMI_C11_AMO_STANDARD(X)                                                                 \
+    X(int, int) X(long, long) X(long long, longlong) X(unsigned int, uint)                         \
+    X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define SHMEMI_C11_AMO_EXTENDED(X) X(float, float) X(double, double) SHMEMI_C11_AMO_STANDARD(X)
+#define SHMEMI_C11_AMO_BITWISE(X)                                                                  \
+    X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)                 \
+    X(int32_t, int32) X(int64_t, int64)
+#define SHMEMI_C11_P2P(X)                                                                          \
+    X(short, short) X(int, int) X(long, long) X(long long, longlong) X(unsigned short, ushort)     \
+    X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
+#define SHMEMI_C11_AMO_DEPRECATED(X) X(int, int) X(long, long) X(long long, longlong)
+#define SHMEMI_C11_AMO_DEPRECATED_EXTENDED(X)                                                      \
+    X(float, float) X(double, double) SHMEMI_C11_AMO_DEPRECATED(X)
+
 /* dispatch OP over TABLE, with or without a leading context */
 #define SHMEM_C11_CTX_DISPATCH(TABLE, OP, ...)                                                     \
     _Generic(&*(SHMEM_C11_ARG0(__VA_ARGS__)),                                                      \
@@ -647,19 +671,19 @@ void shmem_c11_type_not_supported(void);
 #define SHMEM_C11_CTX_put_signal_nbi_(T, N) SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_put_signal_nbi)
 
 /** @brief Type-generic RMA: shmem_put([ctx,] dest, source, nelems, pe) and so on. */
-#define shmem_put(...)     SHMEM_C11_CTX_DISPATCH(SHMEM_C11_RMA_TYPES, put, __VA_ARGS__)
-#define shmem_p(...)       SHMEM_C11_CTX_DISPATCH(SHMEM_C11_RMA_TYPES, p, __VA_ARGS__)
-#define shmem_iput(...)    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_RMA_TYPES, iput, __VA_ARGS__)
-#define shmem_get(...)     SHMEM_C11_CTX_DISPATCH(SHMEM_C11_RMA_TYPES, get, __VA_ARGS__)
-#define shmem_g(...)       SHMEM_C11_CTX_DISPATCH(SHMEM_C11_RMA_TYPES, g, __VA_ARGS__)
-#define shmem_iget(...)    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_RMA_TYPES, iget, __VA_ARGS__)
-#define shmem_put_nbi(...) SHMEM_C11_CTX_DISPATCH(SHMEM_C11_RMA_TYPES, put_nbi, __VA_ARGS__)
-#define shmem_get_nbi(...) SHMEM_C11_CTX_DISPATCH(SHMEM_C11_RMA_TYPES, get_nbi, __VA_ARGS__)
+#define shmem_put(...)     SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, put, __VA_ARGS__)
+#define shmem_p(...)       SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, p, __VA_ARGS__)
+#define shmem_iput(...)    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, iput, __VA_ARGS__)
+#define shmem_get(...)     SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, get, __VA_ARGS__)
+#define shmem_g(...)       SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, g, __VA_ARGS__)
+#define shmem_iget(...)    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, iget, __VA_ARGS__)
+#define shmem_put_nbi(...) SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, put_nbi, __VA_ARGS__)
+#define shmem_get_nbi(...) SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, get_nbi, __VA_ARGS__)
 /** @brief Type-generic put with signal: shmem_put_signal([ctx,] dest, source, nelems, ...). */
 #define shmem_put_signal(...)                                                                      \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_RMA_TYPES, put_signal, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, put_signal, __VA_ARGS__)
 #define shmem_put_signal_nbi(...)                                                                  \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_RMA_TYPES, put_signal_nbi, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, put_signal_nbi, __VA_ARGS__)
 
 #define SHMEM_C11_atomic_fetch_(T, N)     SHMEM_C11_ASSOC_RO_(T, shmem_##N##_atomic_fetch)
 #define SHMEM_C11_CTX_atomic_fetch_(T, N) SHMEM_C11_ASSOC_RO_(T, shmem_ctx_##N##_atomic_fetch)
@@ -729,49 +753,49 @@ void shmem_c11_type_not_supported(void);
 
 /** @brief Type-generic AMOs: shmem_atomic_fetch_add([ctx,] dest, value, pe) and so on. */
 #define shmem_atomic_fetch(...)                                                                    \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_EXTENDED_TYPES, atomic_fetch, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_EXTENDED, atomic_fetch, __VA_ARGS__)
 #define shmem_atomic_fetch_nbi(...)                                                                \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_EXTENDED_TYPES, atomic_fetch_nbi, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_EXTENDED, atomic_fetch_nbi, __VA_ARGS__)
 #define shmem_atomic_set(...)                                                                      \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_EXTENDED_TYPES, atomic_set, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_EXTENDED, atomic_set, __VA_ARGS__)
 #define shmem_atomic_swap(...)                                                                     \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_EXTENDED_TYPES, atomic_swap, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_EXTENDED, atomic_swap, __VA_ARGS__)
 #define shmem_atomic_swap_nbi(...)                                                                 \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_EXTENDED_TYPES, atomic_swap_nbi, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_EXTENDED, atomic_swap_nbi, __VA_ARGS__)
 #define shmem_atomic_compare_swap(...)                                                             \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_STANDARD_TYPES, atomic_compare_swap, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_STANDARD, atomic_compare_swap, __VA_ARGS__)
 #define shmem_atomic_compare_swap_nbi(...)                                                         \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_STANDARD_TYPES, atomic_compare_swap_nbi, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_STANDARD, atomic_compare_swap_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_inc(...)                                                                \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_STANDARD_TYPES, atomic_fetch_inc, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_STANDARD, atomic_fetch_inc, __VA_ARGS__)
 #define shmem_atomic_fetch_inc_nbi(...)                                                            \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_STANDARD_TYPES, atomic_fetch_inc_nbi, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_STANDARD, atomic_fetch_inc_nbi, __VA_ARGS__)
 #define shmem_atomic_inc(...)                                                                      \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_STANDARD_TYPES, atomic_inc, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_STANDARD, atomic_inc, __VA_ARGS__)
 #define shmem_atomic_fetch_add(...)                                                                \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_STANDARD_TYPES, atomic_fetch_add, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_STANDARD, atomic_fetch_add, __VA_ARGS__)
 #define shmem_atomic_fetch_add_nbi(...)                                                            \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_STANDARD_TYPES, atomic_fetch_add_nbi, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_STANDARD, atomic_fetch_add_nbi, __VA_ARGS__)
 #define shmem_atomic_add(...)                                                                      \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_STANDARD_TYPES, atomic_add, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_STANDARD, atomic_add, __VA_ARGS__)
 #define shmem_atomic_fetch_and(...)                                                                \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_BITWISE_TYPES, atomic_fetch_and, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_fetch_and, __VA_ARGS__)
 #define shmem_atomic_fetch_and_nbi(...)                                                            \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_BITWISE_TYPES, atomic_fetch_and_nbi, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_fetch_and_nbi, __VA_ARGS__)
 #define shmem_atomic_and(...)                                                                      \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_BITWISE_TYPES, atomic_and, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_and, __VA_ARGS__)
 #define shmem_atomic_fetch_or(...)                                                                 \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_BITWISE_TYPES, atomic_fetch_or, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_fetch_or, __VA_ARGS__)
 #define shmem_atomic_fetch_or_nbi(...)                                                             \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_BITWISE_TYPES, atomic_fetch_or_nbi, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_fetch_or_nbi, __VA_ARGS__)
 #define shmem_atomic_or(...)                                                                       \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_BITWISE_TYPES, atomic_or, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_or, __VA_ARGS__)
 #define shmem_atomic_fetch_xor(...)                                                                \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_BITWISE_TYPES, atomic_fetch_xor, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_fetch_xor, __VA_ARGS__)
 #define shmem_atomic_fetch_xor_nbi(...)                                                            \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_BITWISE_TYPES, atomic_fetch_xor_nbi, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_fetch_xor_nbi, __VA_ARGS__)
 #define shmem_atomic_xor(...)                                                                      \
-    SHMEM_C11_CTX_DISPATCH(SHMEM_C11_AMO_BITWISE_TYPES, atomic_xor, __VA_ARGS__)
+    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_xor, __VA_ARGS__)
 
 /* deprecated 1.4 generic AMO names (no context forms) */
 #define SHMEM_C11_fetch_(T, N) SHMEM_C11_ASSOC_RO_(T, shmem_##N##_fetch)
@@ -783,14 +807,14 @@ void shmem_c11_type_not_supported(void);
 #define SHMEM_C11_fadd_(T, N)  SHMEM_C11_ASSOC_(T, shmem_##N##_fadd)
 #define SHMEM_C11_add_(T, N)   SHMEM_C11_ASSOC_(T, shmem_##N##_add)
 /** @deprecated 1.4 generic AMOs: shmem_fadd(dest, value, pe) and so on. */
-#define shmem_fetch(...) SHMEM_C11_DISPATCH(SHMEM_AMO_DEPRECATED_EXTENDED_TYPES, fetch, __VA_ARGS__)
-#define shmem_set(...)   SHMEM_C11_DISPATCH(SHMEM_AMO_DEPRECATED_EXTENDED_TYPES, set, __VA_ARGS__)
-#define shmem_swap(...)  SHMEM_C11_DISPATCH(SHMEM_AMO_DEPRECATED_EXTENDED_TYPES, swap, __VA_ARGS__)
-#define shmem_cswap(...) SHMEM_C11_DISPATCH(SHMEM_AMO_DEPRECATED_TYPES, cswap, __VA_ARGS__)
-#define shmem_finc(...)  SHMEM_C11_DISPATCH(SHMEM_AMO_DEPRECATED_TYPES, finc, __VA_ARGS__)
-#define shmem_inc(...)   SHMEM_C11_DISPATCH(SHMEM_AMO_DEPRECATED_TYPES, inc, __VA_ARGS__)
-#define shmem_fadd(...)  SHMEM_C11_DISPATCH(SHMEM_AMO_DEPRECATED_TYPES, fadd, __VA_ARGS__)
-#define shmem_add(...)   SHMEM_C11_DISPATCH(SHMEM_AMO_DEPRECATED_TYPES, add, __VA_ARGS__)
+#define shmem_fetch(...) SHMEM_C11_DISPATCH(SHMEMI_C11_AMO_DEPRECATED_EXTENDED, fetch, __VA_ARGS__)
+#define shmem_set(...)   SHMEM_C11_DISPATCH(SHMEMI_C11_AMO_DEPRECATED_EXTENDED, set, __VA_ARGS__)
+#define shmem_swap(...)  SHMEM_C11_DISPATCH(SHMEMI_C11_AMO_DEPRECATED_EXTENDED, swap, __VA_ARGS__)
+#define shmem_cswap(...) SHMEM_C11_DISPATCH(SHMEMI_C11_AMO_DEPRECATED, cswap, __VA_ARGS__)
+#define shmem_finc(...)  SHMEM_C11_DISPATCH(SHMEMI_C11_AMO_DEPRECATED, finc, __VA_ARGS__)
+#define shmem_inc(...)   SHMEM_C11_DISPATCH(SHMEMI_C11_AMO_DEPRECATED, inc, __VA_ARGS__)
+#define shmem_fadd(...)  SHMEM_C11_DISPATCH(SHMEMI_C11_AMO_DEPRECATED, fadd, __VA_ARGS__)
+#define shmem_add(...)   SHMEM_C11_DISPATCH(SHMEMI_C11_AMO_DEPRECATED, add, __VA_ARGS__)
 
 /* point-to-point synchronization */
 #define SHMEM_C11_wait_until_(T, N)      SHMEM_C11_ASSOC_(T, shmem_##N##_wait_until)
@@ -813,31 +837,31 @@ void shmem_c11_type_not_supported(void);
 #define SHMEM_C11_wait_(T, N)             SHMEM_C11_ASSOC_(T, shmem_##N##_wait)
 
 /** @brief Type-generic waits and tests: shmem_wait_until(ivar, cmp, cmp_value) and so on. */
-#define shmem_wait_until(...) SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, wait_until, __VA_ARGS__)
+#define shmem_wait_until(...) SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until, __VA_ARGS__)
 #define shmem_wait_until_all(...)                                                                  \
-    SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, wait_until_all, __VA_ARGS__)
+    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_all, __VA_ARGS__)
 #define shmem_wait_until_any(...)                                                                  \
-    SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, wait_until_any, __VA_ARGS__)
+    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_any, __VA_ARGS__)
 #define shmem_wait_until_some(...)                                                                 \
-    SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, wait_until_some, __VA_ARGS__)
+    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_some, __VA_ARGS__)
 #define shmem_wait_until_all_vector(...)                                                           \
-    SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, wait_until_all_vector, __VA_ARGS__)
+    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_all_vector, __VA_ARGS__)
 #define shmem_wait_until_any_vector(...)                                                           \
-    SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, wait_until_any_vector, __VA_ARGS__)
+    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_any_vector, __VA_ARGS__)
 #define shmem_wait_until_some_vector(...)                                                          \
-    SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, wait_until_some_vector, __VA_ARGS__)
-#define shmem_test(...)        SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, test, __VA_ARGS__)
-#define shmem_test_all(...)    SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, test_all, __VA_ARGS__)
-#define shmem_test_any(...)    SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, test_any, __VA_ARGS__)
-#define shmem_test_some(...)   SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, test_some, __VA_ARGS__)
+    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_some_vector, __VA_ARGS__)
+#define shmem_test(...)        SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test, __VA_ARGS__)
+#define shmem_test_all(...)    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_all, __VA_ARGS__)
+#define shmem_test_any(...)    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_any, __VA_ARGS__)
+#define shmem_test_some(...)   SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_some, __VA_ARGS__)
 #define shmem_test_all_vector(...)                                                                 \
-    SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, test_all_vector, __VA_ARGS__)
+    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_all_vector, __VA_ARGS__)
 #define shmem_test_any_vector(...)                                                                 \
-    SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, test_any_vector, __VA_ARGS__)
+    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_any_vector, __VA_ARGS__)
 #define shmem_test_some_vector(...)                                                                \
-    SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, test_some_vector, __VA_ARGS__)
+    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_some_vector, __VA_ARGS__)
 /** @deprecated shmem_wait(ivar, cmp_value): wait while *ivar == cmp_value. */
-#define shmem_wait(...) SHMEM_C11_DISPATCH(SHMEM_C11_P2P_TYPES, wait, __VA_ARGS__)
+#define shmem_wait(...) SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait, __VA_ARGS__)
 
 #endif /* C11 */
 
