@@ -11,6 +11,7 @@ COMMANDS = {
     "info": ("meshmem.info", "print the version, the machine and every tunable (--config)"),
     "bench": ("meshmem.bench", "OSU-style benchmarks, meshmem against OpenMPI in the same run"),
     "demo": ("meshmem.demo", "build-free demonstration of meshmem on this machine"),
+    "model": ("meshmem.model_cli", "fabric model: validate against the papers, predict, sweep designs"),
 }
 
 

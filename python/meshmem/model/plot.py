@@ -1,0 +1,47 @@
+"""PNG plots of sweeps in the style of seed 000: log-log throughput against size (Fig. 9),
+normalized system throughput against degree (Figs 12, 19), time against node count."""
+from __future__ import annotations
+
+from pathlib import Path
+
+TITLES = {
+    "fig9": "All-to-all aggregate throughput (cf. seed 000 Fig. 9)",
+    "fig12": "Normalized system throughput for all-to-all, FC and GHC (cf. seed 000 Fig. 12)",
+    "fig19": "Normalized system throughput for sharing averaged parameters (cf. seed 000 Fig. 19)",
+    "nodes": "Collective time against network size",
+}
+LOG_X = {"fig9": True, "fig12": False, "fig19": False, "nodes": True}
+LOG_Y = {"fig9": True, "fig12": False, "fig19": False, "nodes": True}
+
+
+def write_plots(series: list[dict], outdir: str | Path) -> list[Path]:
+    """One PNG per figure key found in `series`; returns the written paths."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fig in dict.fromkeys(s["figure"] for s in series):
+        group = [s for s in series if s["figure"] == fig]
+        f, ax = plt.subplots(figsize=(6.4, 4.4))
+        markers = "os^dvx+*"
+        for i, s in enumerate(group):
+            ax.plot(s["x"], s["y"], marker=markers[i % len(markers)], markersize=3.5, linewidth=1.2,
+                    label=s["label"])
+        if LOG_X.get(fig):
+            ax.set_xscale("log", base=2)
+        if LOG_Y.get(fig):
+            ax.set_yscale("log")
+        ax.set_xlabel(group[0]["x_label"])
+        ax.set_ylabel(group[0]["y_label"])
+        ax.set_title(TITLES.get(fig, fig), fontsize=9)
+        ax.grid(True, which="both", linewidth=0.3, alpha=0.6)
+        ax.legend(fontsize=8)
+        f.tight_layout()
+        path = out / f"{fig}.png"
+        f.savefig(path, dpi=120)
+        plt.close(f)
+        written.append(path)
+    return written

@@ -1,0 +1,363 @@
+"""Tests of the fabric model (python/meshmem/model): formulas by hand, physical properties,
+the validation table, fabric-file errors and the `meshmem model` CLI."""
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+
+from meshmem.cli import main as meshmem_main  # noqa: E402
+from meshmem.model import FabricError, ModelError, cost, load_fabric, resolve_fabric_path  # noqa: E402
+from meshmem.model import mpi, onestep, pgas, sort, throughput, validate  # noqa: E402
+from meshmem.model.fabric import fabric_from_dict  # noqa: E402
+from meshmem.model.topology import Dimension, make_topology  # noqa: E402
+
+FABRICS = ["optweb-fc8-45g", "optweb-fc8-90g", "optweb-ghc4x2-45g", "optweb-sort8", "fshmem-2node",
+           "accl-u280-100g", "cpu-ib-100g"]
+US = 1e-6
+
+
+def fab(name, *overrides):
+    return load_fabric(resolve_fabric_path(name), overrides)
+
+
+# ------------------------------------------------------------------ formulas against hand-worked values
+
+def test_fc_alltoall_by_hand():
+    # alpha = 0.7 us, 45 Gbps = 5.625e9 B/s; 64 KiB over 8 channels: 8192 B each
+    c = cost(fab("optweb-fc8-45g"), "alltoall", 65536)
+    assert c.seconds == pytest.approx(0.7e-6 + 8192 / 5.625e9)
+    assert c.terms["sync_s"] == 0
+
+
+def test_ghc_alltoall_by_hand():
+    # 4 x 2 GHC: x step L/4 per link, y step L/2 per link, one sync between
+    L = 1 << 20
+    c = cost(fab("optweb-ghc4x2-45g"), "alltoall", L)
+    expect = 2 * 0.7e-6 + 0.4e-6 + (L / 4 + L / 2) / 5.625e9
+    assert c.seconds == pytest.approx(expect)
+
+
+def test_ghc_doubled_links_by_hand():
+    L = 1 << 20
+    c = cost(fab("optweb-ghc4x2-45g", 'topology.doubled="y"'), "alltoall", L)
+    assert c.seconds == pytest.approx(2 * 0.7e-6 + 0.4e-6 + (L / 4 + L / 4) / 5.625e9)
+
+
+def test_averaging_fc_by_hand():
+    # aggressive: reduce-scatter + sync + all-gather, each alpha + beta L / N; 90 Gbps = 11.25e9 B/s
+    L = 32768
+    c = cost(fab("optweb-fc8-90g"), "allreduce", L)
+    assert c.seconds == pytest.approx(2 * 0.8e-6 + 0.4e-6 + 2 * (L / 8) / 11.25e9)
+
+
+def test_averaging_naive_adds_memory_pass():
+    f = fab("optweb-fc8-90g")
+    L = 1 << 30
+    naive, aggressive = cost(f, "average_naive", L), cost(f, "allreduce", L)
+    # memory pass reads L at W*M*C = 32 * 16 * 200 MHz = 102.4 GB/s, plus one more sync
+    assert naive.seconds - aggressive.seconds == pytest.approx(L / 102.4e9 + 0.4e-6)
+
+
+def test_unicast_indirect_is_two_hops():
+    f = fab("optweb-ghc4x2-45g")
+    direct = cost(f, "put", 1 << 20, src=0, dst=1)
+    indirect = cost(f, "put", 1 << 20, src=0, dst=5)
+    assert indirect.seconds == pytest.approx(2 * direct.seconds + 0.4e-6)
+
+
+def test_mpi_formulas_by_hand():
+    ctx = mpi.Ctx(8, 1024.0, lambda m: 1.0, 0.001, 0.0001)
+    assert mpi.cost("allgather", "recursive_doubling", ctx) == pytest.approx(3 + 7 / 8 * 1024 * 0.001)
+    assert mpi.cost("allgather", "ring", ctx) == pytest.approx(7 + 7 / 8 * 1024 * 0.001)
+    assert mpi.cost("alltoall", "bruck", ctx) == pytest.approx(3 + 512 * 3 * 0.001)
+    assert mpi.cost("alltoall", "pairwise", ctx) == pytest.approx(7 + 7 / 8 * 1024 * 0.001)
+    assert mpi.cost("allreduce", "rabenseifner", ctx) == pytest.approx(6 + 1.792 + 0.0896)
+    assert mpi.cost("allreduce", "recursive_doubling", ctx) == pytest.approx(3 * (1 + 1.024 + 0.1024))
+    assert mpi.cost("allreduce", "ring", ctx) == pytest.approx(14 + 1.792 + 0.0896)
+    assert mpi.cost("bcast", "binomial", ctx) == pytest.approx(3 * (1 + 1.024))
+    assert mpi.cost("bcast", "scatter_allgather", ctx) == pytest.approx(10 + 1.792)
+    assert mpi.cost("reduce_scatter", "recursive_halving", ctx) == pytest.approx(3 + 7 / 8 * 1024 * 0.0011)
+    assert mpi.cost("barrier", "recursive_doubling", ctx) == pytest.approx(3)
+
+
+def test_mpi_algorithm_choice_follows_fabric_rules():
+    f = fab("cpu-ib-100g")
+    assert cost(f, "allreduce", 1024).algorithm == "recursive_doubling"
+    assert cost(f, "allreduce", 1 << 20).algorithm == "rabenseifner"
+    assert cost(f, "alltoall", 1 << 20).algorithm == "linear_sync"
+    assert cost(f, "alltoall", 1 << 30).algorithm == "linear"
+    assert cost(f, "allreduce", 1024, algorithm="ring").algorithm == "ring"
+
+
+def test_cpu_alltoall_by_hand():
+    f = fab("cpu-ib-100g")
+    alpha = 16.3e-6 + 0.6e-6 + 1.2e-6  # 256 MiB blocks are above the eager limit
+    beta = 8 / (100e9 * 0.257)
+    n = 2 ** 31
+    assert cost(f, "alltoall", n).seconds == pytest.approx(7 * alpha + 7 / 8 * n * beta)
+
+
+def test_sort_eq1_by_hand():
+    f = fab("optweb-sort8")
+    dims = f.topology.spanned_dims(None)
+    t = sort.throughput(f, dims, "A11-baseline")
+    assert t.passes == 11
+    assert t.memory_limit == pytest.approx(32 * 8 * 125e6 / 11)
+    assert t.network_limit == pytest.approx(32e9 / 2)
+    assert t.peak == pytest.approx(8 * 32 * 8 * 125e6 / 11)
+    assert t.bound == "memory"
+    assert t.expected == pytest.approx(0.8 * t.peak)
+
+
+def test_sort_ghc_passes_and_crossover():
+    f = fab("optweb-sort8")
+    ghc = sort.throughput(f, (Dimension(4), Dimension(2)), "A11-baseline")
+    assert ghc.passes == 17
+    # C* = B / (W M) for A = m = 1: 50 GB/s / 256 B = 195.3 MHz
+    assert sort.crossover_clock_hz(f, f.topology.spanned_dims(None)) == pytest.approx(50e9 / 256)
+    assert sort.radix_passes(f, 32) == 6
+
+
+def test_sort_equal_degree_formula():
+    # 000 §4.C.2: relative system throughput GHC/FC at equal degree = 11 (dx+1)(dy+1) / [17 (d+1)]
+    f = fab("optweb-sort8")
+    dx, dy = 3, 3
+    ghc = sort.throughput(f, (Dimension(dx + 1), Dimension(dy + 1)), "A11-baseline")
+    fc = sort.throughput(f, (Dimension(dx + dy + 1),), "A11-baseline")
+    assert ghc.peak / fc.peak == pytest.approx(11 * (dx + 1) * (dy + 1) / (17 * (dx + dy + 1)))
+
+
+def test_pgas_by_hand():
+    f = fab("fshmem-2node")
+    wire = 40e9 * 0.9697 / 8
+    assert pgas.peak_bandwidth(f, 128) == pytest.approx(min(wire * 128 / 230, 4000e6 * 128 / 144))
+    assert pgas.put_latency(f, 0) == pytest.approx(0.21 * US)
+    assert pgas.put_latency(f, 8) == pytest.approx(0.35 * US)
+    assert pgas.get_latency(f, 8) == pytest.approx(0.56 * US)
+    peak = pgas.peak_bandwidth(f, 1024)
+    assert pgas.half_peak_bytes(f, "put") == pytest.approx(0.35 * US * peak)
+    assert pgas.bandwidth(f, "put", pgas.half_peak_bytes(f, "put")) == pytest.approx(peak / 2)
+
+
+def test_degree_normalization_fig12():
+    f = fab("optweb-fc8-45g")
+    fc = throughput.at_degree(f, "alltoall", "full_mesh", 7)
+    assert fc.nodes == 8 and fc.normalized_fpga == pytest.approx(1.0) and fc.normalized_system == pytest.approx(8)
+    g = throughput.at_degree(f, "alltoall", "ghc", 16)  # 9 x 9
+    assert g.nodes == 81
+    assert g.normalized_fpga == pytest.approx(1 / (2 / 9) / 17)
+    avg = throughput.at_degree(f, "averaging", "ghc", 16)
+    assert avg.normalized_system == pytest.approx(g.normalized_system / 2)
+    # 000 §4.B.2: FPGA throughput ratio 1/(d+2) for 4 x 2, 2/(d+dy+3) with doubled y
+    assert throughput.ghc_over_fc_equal_nodes(f, "alltoall", 4, 2) == pytest.approx(1 / 6)
+    assert throughput.ghc_over_fc_equal_nodes(f, "alltoall", 4, 2, "y") == pytest.approx(1 / 4)
+
+
+def test_topology_hops():
+    t = make_topology({"kind": "ghc", "kx": 4, "ky": 2})
+    assert t.degree == 4 and t.hops(0, 1) == 1 and t.hops(0, 4) == 1 and t.hops(0, 5) == 2
+    assert t.average_hops() == pytest.approx((3 + 1 + 2 * 3) / 7)
+    torus = make_topology({"kind": "torus2d", "kx": 4, "ky": 4})
+    assert torus.hops(0, 10) == 4 and torus.degree == 4
+    tree = make_topology({"kind": "tree", "nodes": 16, "radix": 4})
+    assert tree.levels == 2 and tree.hops(0, 1) == 1 and tree.hops(0, 5) == 3
+
+
+def test_ranks_subset_uses_one_dimension_of_ghc():
+    f = fab("optweb-ghc4x2-45g")
+    row = cost(f, "alltoall", 4096, ranks=[0, 1, 2, 3])
+    assert row.algorithm == "onestep-1d"
+    assert row.seconds == pytest.approx(0.7e-6 + 1024 / 5.625e9)
+
+
+# ------------------------------------------------------------------ properties
+
+@pytest.mark.parametrize("name,ops", [
+    ("optweb-fc8-45g", ["alltoall", "allgather", "bcast", "scatter", "allreduce", "put"]),
+    ("optweb-ghc4x2-45g", ["alltoall", "allgather", "bcast", "allreduce", "put"]),
+    ("cpu-ib-100g", ["alltoall", "allgather", "bcast", "allreduce", "reduce_scatter", "put"]),
+    ("accl-u280-100g", ["alltoall", "allreduce", "bcast"]),
+    ("fshmem-2node", ["put", "get", "alltoall"]),
+])
+def test_monotone_in_bandwidth_and_size(name, ops):
+    slow = fab(name)
+    fast = fab(name, f"link.bandwidth_gbps={slow.link.bandwidth_gbps * 2}")
+    for op in ops:
+        prev = 0.0
+        for L in (1024, 65536, 1 << 22, 1 << 28):
+            t = cost(slow, op, L).seconds
+            assert t >= prev, (name, op, L)
+            prev = t
+            assert cost(fast, op, L).seconds < t or name == "fshmem-2node", (name, op, L)
+
+
+def test_fshmem_faster_core_clock_raises_peak():
+    f, g = fab("fshmem-2node"), fab("fshmem-2node", "memory.clock_mhz=400.0")
+    assert pgas.peak_bandwidth(g, 1024) > pgas.peak_bandwidth(f, 1024)
+    assert pgas.peak_bandwidth(f, 1024) >= pgas.peak_bandwidth(f, 512) >= pgas.peak_bandwidth(f, 128)
+
+
+def test_parameters_move_predictions_the_right_way():
+    base = fab("optweb-fc8-45g")
+    slower_start = fab("optweb-fc8-45g", "link.hop_latency_us=2.0")
+    assert cost(slower_start, "alltoall", 1024).seconds > cost(base, "alltoall", 1024).seconds
+    s = fab("optweb-sort8")
+    hot = fab("optweb-sort8", "memory.clock_mhz=180.0")
+    dims = s.topology.spanned_dims(None)
+    assert sort.throughput(hot, dims).expected > sort.throughput(s, dims).expected
+    # above 195 MHz the network limits: more clock no longer helps, more link does
+    capped = fab("optweb-sort8", "memory.clock_mhz=300.0")
+    wider = fab("optweb-sort8", "memory.clock_mhz=300.0", "link.bandwidth_gbps=80.0")
+    assert sort.throughput(capped, dims).bound == "network"
+    assert sort.throughput(wider, dims).expected > sort.throughput(capped, dims).expected
+    cpu, cpu_fast = fab("cpu-ib-100g"), fab("cpu-ib-100g", "mpi.software_latency_us=1.0")
+    assert cost(cpu_fast, "allgather", 1024).seconds < cost(cpu, "allgather", 1024).seconds
+
+
+def test_ghc_below_fc_at_equal_nodes_and_links():
+    fc, ghc = fab("optweb-fc8-45g"), fab("optweb-ghc4x2-45g")
+    for op in ("alltoall", "allreduce", "allgather"):
+        for L in (4096, 1 << 20, 1 << 30):
+            assert cost(ghc, op, L).throughput < cost(fc, op, L).throughput
+    f = fab("optweb-fc8-45g")
+    for kx, ky in ((4, 2), (4, 4), (8, 8), (16, 16)):
+        assert throughput.ghc_over_fc_equal_nodes(f, "alltoall", kx, ky) < 1
+
+
+def test_ghc_above_fc_at_equal_large_degree():
+    f = fab("optweb-fc8-45g")
+    for d in (16, 32, 64, 126):
+        for op in ("alltoall", "averaging"):
+            assert throughput.ghc_over_fc_equal_degree(f, op, d) > 1
+    assert throughput.ghc_over_fc_equal_degree(f, "alltoall", 4) < 1  # small d: the full mesh wins
+    ratios = [throughput.ghc_over_fc_equal_degree(f, "alltoall", d) for d in (16, 32, 64)]
+    assert ratios == sorted(ratios)
+
+
+# ------------------------------------------------------------------ validation table
+
+def test_validation_table():
+    rows = validate.run_validation()
+    good = [r for r in rows if r.reproduced and r.role == "prediction"]
+    assert len(good) >= 20
+    assert all(r.reproduced for r in rows if r.role == "calibration")
+    assert validate.passed(rows)
+    assert {r.id for r in rows if not r.reproduced} == {
+        "a2a-cpu-64m-time", "average-cpu-1k-time", "average-cpu-2g-time", "average-90g-over-cpu-2g",
+        "fshmem-put-half-peak"}
+    text = validate.format_table(rows)
+    assert "NOT reproduced" in text and "sort-195mhz-projection" in text
+
+
+def test_validation_moves_with_fabric():
+    entry = next(e for e in validate.load_published() if e["id"] == "a2a-45g-2g-time")
+    base = validate.evaluate(entry).predicted
+    faster = validate.evaluate(entry, ("link.bandwidth_gbps=100.0",)).predicted
+    assert faster < base * 0.6
+
+
+# ------------------------------------------------------------------ fabric file errors
+
+def _write(tmp_path, text):
+    p = tmp_path / "bad.toml"
+    p.write_text(text)
+    return p
+
+
+GOOD = Path(resolve_fabric_path("optweb-fc8-45g")).read_text()
+
+
+@pytest.mark.parametrize("edit,needle", [
+    (lambda s: s.replace("bandwidth_gbps = 50.0", "bandwidth_gbps = -1.0"), "[link] bandwidth_gbps: must be > 0"),
+    (lambda s: s.replace("nodes = 8 ", "nodes = \"eight\" "), "[topology] nodes"),
+    (lambda s: s.replace("hop_latency_us = 0.7", "hop_latncy_us = 0.7"), "[link] hop_latncy_us: unknown key"),
+    (lambda s: s.replace("clock_mhz = 200.0", ""), "[memory] clock_mhz: missing"),
+    (lambda s: s.replace('engine = "onestep"', 'engine = "magic"'), "[fabric] engine: must be one of"),
+    (lambda s: s.replace('kind = "full_mesh"', 'kind = "switch"'), "engine 'onestep' needs direct links"),
+    (lambda s: s.replace("efficiency = 0.9", "efficiency = 1.5"), "[link] efficiency: must be <= 1.0"),
+    (lambda s: s + "\n[link\n", "not valid TOML"),
+])
+def test_fabric_errors_name_file_and_key(tmp_path, edit, needle):
+    p = _write(tmp_path, edit(GOOD))
+    with pytest.raises(FabricError) as e:
+        load_fabric(p)
+    assert str(p) in str(e.value) and needle in str(e.value)
+
+
+def test_fabric_missing_file_and_bad_mpi_rule(tmp_path):
+    with pytest.raises(FabricError, match="cannot read fabric file"):
+        load_fabric(tmp_path / "none.toml")
+    cpu = Path(resolve_fabric_path("cpu-ib-100g")).read_text().replace('algorithm = "rabenseifner"',
+                                                                         'algorithm = "telepathy"')
+    with pytest.raises(FabricError, match=r"\[mpi.algorithms\] allreduce: entry 2: algorithm 'telepathy'"):
+        load_fabric(_write(tmp_path, cpu))
+    with pytest.raises(FabricError, match="override"):
+        load_fabric(resolve_fabric_path("optweb-fc8-45g"), ["bandwidth=3"])
+
+
+def test_all_fabric_files_load():
+    for name in FABRICS:
+        f = fab(name)
+        assert f.nodes >= 2 and f.link.bytes_per_s > 0
+
+
+def test_unknown_op_is_clear():
+    with pytest.raises(ModelError, match="has no operation 'sort'"):
+        cost(fab("cpu-ib-100g"), "sort", 1024)
+    with pytest.raises(ModelError, match="ranks must lie"):
+        cost(fab("optweb-fc8-45g"), "alltoall", 1024, ranks=[0, 9])
+
+
+def test_fabric_from_dict_ghc_node_mismatch():
+    raw = fab("optweb-ghc4x2-45g").raw | {"topology": {"kind": "ghc", "kx": 4, "ky": 2, "nodes": 9}}
+    with pytest.raises(FabricError, match="does not equal kx"):
+        fabric_from_dict(raw, "x.toml")
+
+
+# ------------------------------------------------------------------ CLI
+
+def test_cli_predict(tmp_path, capsys):
+    out = tmp_path / "p.json"
+    rc = meshmem_main(["model", "predict", "--fabric", "optweb-fc8-90g", "--op", "alltoall", "--bytes", "4G",
+                       "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert data["seconds"] == pytest.approx(0.8e-6 + 2 ** 32 / 8 / 11.25e9)
+    assert "throughput" in capsys.readouterr().out
+
+
+def test_cli_predict_with_override_and_error(capsys):
+    assert meshmem_main(["model", "predict", "--fabric", "optweb-sort8", "--op", "sort", "--bytes", "64M",
+                         "--set", "memory.clock_mhz=195"]) == 0
+    assert meshmem_main(["model", "predict", "--fabric", "no-such-fabric", "--op", "alltoall",
+                         "--bytes", "1K"]) == 2
+    assert "cannot read fabric file" in capsys.readouterr().err
+
+
+def test_cli_validate(tmp_path, capsys):
+    out = tmp_path / "v.json"
+    assert meshmem_main(["model", "validate", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert len(rows) >= 20 and "Reproduced within" in capsys.readouterr().out
+
+
+def test_cli_sweep_plots(tmp_path, capsys):
+    rc = meshmem_main(["model", "sweep", "--param", "degree", "--param", "bandwidth", "--param", "nodes",
+                       "--max-degree", "6", "--max-nodes", "16", "--min-bytes", "1K", "--max-bytes", "8K",
+                       "--plot", str(tmp_path), "--json", str(tmp_path / "s.json")])
+    assert rc == 0
+    for name in ("fig9.png", "fig12.png", "fig19.png", "nodes.png"):
+        assert (tmp_path / name).stat().st_size > 1000
+    series = json.loads((tmp_path / "s.json").read_text())
+    assert {s["figure"] for s in series} == {"fig9", "fig12", "fig19", "nodes"}
+    assert "%" in capsys.readouterr().err  # progress bar
+
+
+def test_node_sweep_reaches_4096():
+    from meshmem.model import sweep
+    s = sweep.node_sweep(fab("optweb-fc8-45g"), 1 << 20, max_nodes=4096)
+    assert s[0]["x"][-1] == 4096 and all(math.isfinite(y) for y in s[1]["y"])
