@@ -5,7 +5,6 @@
  */
 #include "shmem_test.h"
 
-static int me, npes, right, left;
 
 #define DECLARE_GLOBAL(T, N) T amo_global_##N[4];
 SHMEM_AMO_EXTENDED_TYPES(DECLARE_GLOBAL)
@@ -195,10 +194,7 @@ static double dvar;
 int main(void)
 {
     shmem_init();
-    me = test_me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    test_neighbours();
 #define RUN(T, N) test_extended_##N();
     SHMEM_AMO_EXTENDED_TYPES(RUN)
 #undef RUN

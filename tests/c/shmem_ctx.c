@@ -11,8 +11,7 @@ static uint64_t sig;
 int main(void)
 {
     shmem_init();
-    int me = test_me = shmem_my_pe(), npes = shmem_n_pes();
-    int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+    test_neighbours();
     shmem_team_t team;
 
     /* default context: on the world team */

@@ -8,7 +8,6 @@
 
 #include <string.h>
 
-static int me, npes, right, left;
 static uint64_t sig;
 
 #define TEST_RMA(T, N)                                                                             \
@@ -222,10 +221,7 @@ static double dv;
 int main(void)
 {
     shmem_init();
-    me = test_me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    test_neighbours();
     shmem_ctx_t ctx;
     EXPECT(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "ctx_create");
     for (int round = 0; round < 2; round++) { /* the default and a created context */

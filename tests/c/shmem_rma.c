@@ -10,7 +10,6 @@
 
 #define NMAX 37
 
-static int me, npes, right, left;
 
 /* one global target per type */
 #define DECLARE_GLOBAL(T, N) T global_##N[NMAX + 1];
@@ -197,10 +196,7 @@ static void test_sized_and_mem(void)
 int main(void)
 {
     shmem_init();
-    me = test_me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    test_neighbours();
 #define RUN_TYPE(T, N) test_##N();
     SHMEM_RMA_TYPES(RUN_TYPE)
     test_sized_and_mem();

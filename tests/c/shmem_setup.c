@@ -14,8 +14,7 @@ int main(void)
 {
     start_pes(0); /* deprecated initialisation: the job's size comes from meshrun */
     shmem_init(); /* a second initialisation is allowed and changes nothing */
-    int me = test_me = shmem_my_pe(), npes = shmem_n_pes();
-    int right = (me + 1) % npes;
+    test_neighbours();
     EXPECT(me == _my_pe() && npes == _num_pes(), "deprecated queries");
     EXPECT(npes >= 1 && me >= 0 && me < npes, "my_pe %d n_pes %d", me, npes);
     int provided = -1;

@@ -8,7 +8,6 @@
 
 #include <string.h>
 
-static int me, npes, right, left;
 
 #define NV 4
 
@@ -181,10 +180,7 @@ static void test_locks(void)
 int main(void)
 {
     shmem_init();
-    me = test_me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    test_neighbours();
 #define RUN(T, N) test_p2p_##N();
     SHMEM_P2P_TYPES(RUN)
     test_signals();

@@ -11,8 +11,18 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* the PE, for messages (set after shmem_init) */
+/* this PE, for messages; the job's size; the ring neighbours (set by test_neighbours) */
 static int test_me = -1;
+static int me, npes, right, left;
+
+/** @brief After shmem_init: set me, npes and the ring neighbours right and left. */
+static inline void test_neighbours(void)
+{
+    me = test_me = shmem_my_pe();
+    npes = shmem_n_pes();
+    right = (me + 1) % npes;
+    left = (me + npes - 1) % npes;
+}
 
 #define EXPECT(cond, ...)                                                                          \
     do {                                                                                           \

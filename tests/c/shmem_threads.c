@@ -9,7 +9,6 @@
 #define NTHREADS 4
 #define ITERS    200
 
-static int me, npes, right, left;
 static long slots[NTHREADS][ITERS];
 static long counter;
 static unsigned long long bits;
@@ -39,10 +38,7 @@ int main(void)
     int provided = -1;
     EXPECT(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0, "init_thread");
     EXPECT(provided == SHMEM_THREAD_MULTIPLE, "provided %d", provided);
-    me = test_me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    test_neighbours();
     int q;
     shmem_query_thread(&q);
     EXPECT(q == SHMEM_THREAD_MULTIPLE, "query_thread");
