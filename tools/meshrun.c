@@ -6,12 +6,19 @@
  * The launcher creates the job control block (a memfd every rank inherits, see mm_ctl.h),
  * forks the ranks, passes their output through and returns the first non-zero exit status.
  * When a rank fails (non-zero exit, a signal, or an exit after init without finalize), on
- * global_exit, on a timeout or on SIGINT/SIGTERM, it stops the other ranks (SIGTERM, then
+ * global_exit, on a timeout or on SIGINT/SIGTERM/SIGHUP, it stops the other ranks (SIGTERM, then
  * SIGKILL after a grace period, well within 2 s) and removes every shared-memory object of the
  * job from /dev/shm.
+ *
+ * The ranks share one process group of their own (the job's), so that stopping the job also
+ * stops whatever a rank forked, and a rank dies with meshrun (PR_SET_PDEATHSIG) even when
+ * meshrun is killed outright. When meshrun runs in the foreground of a terminal, the job's group
+ * becomes the foreground group while it runs: Ctrl-C then reaches the ranks as it would a
+ * program run without meshrun, and a rank can read the terminal.
  */
 #include "mm_ctl.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,11 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MESHRUN_GRACE_MS 700 /* SIGTERM to SIGKILL */
+#define MESHRUN_GRACE_S 0.7 /* SIGTERM to SIGKILL */
+#define MESHRUN_MAX_RANKS 4096
 
 static volatile sig_atomic_t meshrun_signal;
 
@@ -46,11 +56,80 @@ static void usage(FILE *out)
             "  -h, --help           this text\n");
 }
 
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "meshrun: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    usage(stderr);
+    return 2;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/*
+ * The size syntax the ranks accept (mm_parse_size: a number, then K/M/G/T, optional i and B),
+ * checked here so that a typo is one usage error instead of N identical errors from the ranks.
+ */
+static bool size_is_valid(const char *text)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno != 0 || !(v >= 0 && v <= 1e30)) /* not NaN, not inf */
+        return false;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end && strchr("kKmMgGtT", *end))
+        end++;
+    if (*end == 'i' || *end == 'I')
+        end++;
+    if (*end == 'b' || *end == 'B')
+        end++;
+    return *end == '\0';
+}
+
+/*
+ * Find @p prog as execvp would, so that a missing or non-executable program is one clear
+ * message and the shell's status (127 not found, 126 not executable) rather than N failures.
+ * @return 0, or the status to exit with after printing why.
+ */
+static int check_program(const char *prog)
+{
+    if (strchr(prog, '/')) {
+        if (access(prog, X_OK) == 0)
+            return 0;
+        int err = errno;
+        fprintf(stderr, "meshrun: cannot run \"%s\": %s\n", prog, strerror(err));
+        return err == ENOENT || err == ENOTDIR ? 127 : 126;
+    }
+    const char *path = getenv("PATH");
+    if (path == NULL || *path == '\0')
+        path = "/usr/local/bin:/usr/bin:/bin";
+    bool found_not_exec = false;
+    char full[4096];
+    for (const char *p = path; ; ) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        snprintf(full, sizeof(full), "%.*s%s%s", (int)len, len ? p : ".", "/", prog);
+        struct stat st;
+        if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (access(full, X_OK) == 0)
+                return 0;
+            found_not_exec = true;
+        }
+        if (!colon)
+            break;
+        p = colon + 1;
+    }
+    fprintf(stderr, "meshrun: cannot run \"%s\": %s\n", prog,
+            found_not_exec ? strerror(EACCES) : "command not found in PATH");
+    return found_not_exec ? 126 : 127;
 }
 
 static void remove_job_objects(const char *job)
@@ -82,6 +161,65 @@ static const char *rank_state_name(int s)
     return "?";
 }
 
+/*
+ * A global_exit or a fatal error was raised (ctl->global_exit): the peers that noticed it exit
+ * with its status too, in any order, so name the rank that raised it rather than the first
+ * rank reaped.
+ */
+static void report_global_exit(const mm_ctl_t *ctl, int nranks, int status)
+{
+    for (int r = 0; r < nranks; r++) {
+        int s = atomic_load(&ctl->ranks[r].state);
+        if (s == MM_RANK_GLOBAL_EXIT) {
+            fprintf(stderr, "meshrun: rank %d called shmem_global_exit(%d): stopping the job\n",
+                    r, status);
+            return;
+        }
+    }
+    for (int r = 0; r < nranks; r++) {
+        if (atomic_load(&ctl->ranks[r].state) == MM_RANK_FAILED) {
+            fprintf(stderr, "meshrun: rank %d reported a fatal error: stopping the job\n", r);
+            return;
+        }
+    }
+    fprintf(stderr, "meshrun: the job was ended with status %d: stopping it\n", status);
+}
+
+typedef struct {
+    int     nranks;
+    pid_t   pgid;       /* the job's process group (rank 0's pid) */
+    pid_t  *pids;
+    bool   *alive;
+    int     running;
+    bool    stopping;
+    double  stop_at;    /* when stopping began */
+    bool    killed;     /* SIGKILL sent */
+} job_t;
+
+static void job_stop(job_t *j)
+{
+    if (j->stopping)
+        return;
+    j->stopping = true;
+    j->stop_at = now_s();
+    if (j->pgid > 0)
+        kill(-j->pgid, SIGTERM);
+    /* a rank that left the group (setsid/setpgid of its own) is still signalled by pid */
+    for (int r = 0; r < j->nranks; r++)
+        if (j->alive[r])
+            kill(j->pids[r], SIGTERM);
+}
+
+static void job_kill(job_t *j)
+{
+    j->killed = true;
+    if (j->pgid > 0)
+        kill(-j->pgid, SIGKILL);
+    for (int r = 0; r < j->nranks; r++)
+        if (j->alive[r])
+            kill(j->pids[r], SIGKILL);
+}
+
 int main(int argc, char **argv)
 {
     int nranks = -1;
@@ -91,46 +229,59 @@ int main(int argc, char **argv)
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
+        bool has_value = i + 1 < argc;
         if (!strcmp(a, "--")) {
             i++;
             break;
-        } else if ((!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np")) && i + 1 < argc) {
+        } else if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np")) {
+            if (!has_value)
+                return usage_error("option %s needs a rank count", a);
             char *end;
-            nranks = (int)strtol(argv[++i], &end, 10);
-            if (*end || nranks < 1 || nranks > 4096) {
-                fprintf(stderr, "meshrun: -n argument \"%s\" is not a rank count in 1..4096\n",
-                        argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(a, "--heap") && i + 1 < argc) {
+            errno = 0;
+            long v = strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end || errno || v < 1 || v > MESHRUN_MAX_RANKS)
+                return usage_error("-n argument \"%s\" is not a rank count in 1..4096", argv[i]);
+            nranks = (int)v;
+        } else if (!strcmp(a, "--heap")) {
+            if (!has_value)
+                return usage_error("option %s needs a size", a);
             heap = argv[++i];
-        } else if (!strcmp(a, "--bind-to") && i + 1 < argc) {
+            if (!size_is_valid(heap))
+                return usage_error("--heap argument \"%s\" is not a size (such as 64M or 1G)",
+                                   heap);
+        } else if (!strcmp(a, "--bind-to")) {
+            if (!has_value)
+                return usage_error("option %s needs core or none", a);
             const char *b = argv[++i];
             if (!strcmp(b, "core"))
                 bind = true;
-            else if (strcmp(b, "none")) {
-                fprintf(stderr, "meshrun: --bind-to argument \"%s\" is not core or none\n", b);
-                return 2;
-            }
-        } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
-            timeout = atof(argv[++i]);
+            else if (strcmp(b, "none"))
+                return usage_error("--bind-to argument \"%s\" is not core or none", b);
+        } else if (!strcmp(a, "--timeout")) {
+            if (!has_value)
+                return usage_error("option %s needs a number of seconds", a);
+            char *end;
+            timeout = strtod(argv[++i], &end);
+            if (end == argv[i] || *end || !(timeout > 0) || timeout > 1e7)
+                return usage_error("--timeout argument \"%s\" is not a number of seconds > 0",
+                                   argv[i]);
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
         } else if (a[0] == '-') {
-            fprintf(stderr, "meshrun: unknown option \"%s\"\n", a);
-            usage(stderr);
-            return 2;
+            return usage_error("unknown option \"%s\"", a);
         } else {
             break;
         }
     }
-    if (nranks < 0 || i >= argc) {
-        fprintf(stderr, "meshrun: %s\n", nranks < 0 ? "-n N is required" : "no program given");
-        usage(stderr);
-        return 2;
-    }
+    if (nranks < 0)
+        return usage_error("%s", "-n N is required");
+    if (i >= argc)
+        return usage_error("%s", "no program given");
     char **prog = &argv[i];
+    int bad = check_program(prog[0]);
+    if (bad)
+        return bad;
 
     /* the job control block: a memfd, inherited, never in /dev/shm */
     uint64_t ctl_bytes = mm_ctl_bytes((uint32_t)nranks);
@@ -168,6 +319,9 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGALRM, &sa, NULL);
+    /* handing the terminal to the job's group and back must not stop meshrun itself */
+    signal(SIGTTOU, SIG_IGN);
+    bool own_tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 
     cpu_set_t allowed;
     int ncpu = 0, cpus[CPU_SETSIZE];
@@ -175,25 +329,27 @@ int main(int argc, char **argv)
         for (int c = 0; c < CPU_SETSIZE; c++)
             if (CPU_ISSET(c, &allowed))
                 cpus[ncpu++] = c;
-    /* the ranks' own affinity masks shrink to one CPU under --bind-to core, so they cannot
-     * tell from them whether they share cores: pass the job's CPU count (mm_count_cpus) */
-    if (ncpu > 0) {
-        snprintf(buf, sizeof(buf), "%d", ncpu);
-        setenv("MESHMEM_JOB_CPUS", buf, 1);
-    }
 
-    pid_t *pids = calloc((size_t)nranks, sizeof(pid_t));
-    bool *alive = calloc((size_t)nranks, sizeof(bool));
-    if (!pids || !alive)
+    job_t job = {.nranks = nranks};
+    job.pids = calloc((size_t)nranks, sizeof(pid_t));
+    job.alive = calloc((size_t)nranks, sizeof(bool));
+    if (!job.pids || !job.alive)
         return 1;
-    int running = 0;
+    pid_t parent = getpid();
+    int status = 0;
     for (int r = 0; r < nranks; r++) {
         pid_t pid = fork();
         if (pid < 0) {
-            fprintf(stderr, "meshrun: fork: %s\n", strerror(errno));
+            fprintf(stderr, "meshrun: fork of rank %d: %s\n", r, strerror(errno));
+            status = 1;
             break;
         }
         if (pid == 0) {
+            /* both sides set the group, so it is in place whichever runs first */
+            setpgid(0, job.pgid);
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parent) /* meshrun died before the line above */
+                _exit(1);
             struct sigaction dfl;
             memset(&dfl, 0, sizeof(dfl));
             dfl.sa_handler = SIG_DFL;
@@ -201,6 +357,7 @@ int main(int argc, char **argv)
             sigaction(SIGTERM, &dfl, NULL);
             sigaction(SIGHUP, &dfl, NULL);
             sigaction(SIGALRM, &dfl, NULL);
+            sigaction(SIGTTOU, &dfl, NULL);
             snprintf(buf, sizeof(buf), "%d", r);
             setenv("MESHMEM_RANK", buf, 1);
             if (bind && ncpu > 0) {
@@ -214,43 +371,39 @@ int main(int argc, char **argv)
             fprintf(stderr, "meshrun: cannot run \"%s\": %s\n", prog[0], strerror(errno));
             _exit(127);
         }
-        pids[r] = pid;
-        alive[r] = true;
-        running++;
+        if (r == 0)
+            job.pgid = pid;
+        setpgid(pid, job.pgid);
+        job.pids[r] = pid;
+        job.alive[r] = true;
+        job.running++;
     }
+    if (own_tty && job.pgid > 0)
+        tcsetpgrp(STDIN_FILENO, job.pgid);
 
-    int status = running == nranks ? 0 : 1;
-    bool stopping = running != nranks;
-    double deadline = timeout > 0 ? now_s() + timeout : 0, kill_at = 0;
+    if (job.running != nranks)
+        job_stop(&job);
+    double deadline = timeout > 0 ? now_s() + timeout : 0;
     if (timeout > 0)
-        alarm((unsigned)timeout + 1);
-    if (stopping)
-        kill_at = now_s();
+        alarm((unsigned)timeout + 1); /* wakes the blocking waitpid */
 
-    while (running > 0) {
-        if (!stopping && meshrun_signal && meshrun_signal != SIGALRM) {
+    while (job.running > 0) {
+        if (!job.stopping && meshrun_signal && meshrun_signal != SIGALRM) {
             fprintf(stderr, "meshrun: %s: stopping the job\n", strsignal(meshrun_signal));
             status = 128 + meshrun_signal;
-            stopping = true;
-            kill_at = now_s();
+            job_stop(&job);
         }
-        if (!stopping && deadline > 0 && now_s() >= deadline) {
-            fprintf(stderr, "meshrun: the job ran past --timeout %.0f s: stopping it\n", timeout);
+        if (!job.stopping && deadline > 0 && now_s() >= deadline) {
+            fprintf(stderr, "meshrun: the job ran past --timeout %g s: stopping it\n", timeout);
             status = 124;
-            stopping = true;
-            kill_at = now_s();
+            job_stop(&job);
         }
-        if (stopping) {
-            /* SIGTERM at once, SIGKILL after the grace period */
-            int sig = now_s() >= kill_at + MESHRUN_GRACE_MS / 1000.0 ? SIGKILL : SIGTERM;
-            for (int r = 0; r < nranks; r++)
-                if (alive[r])
-                    kill(pids[r], sig);
-        }
+        if (job.stopping && !job.killed && now_s() >= job.stop_at + MESHRUN_GRACE_S)
+            job_kill(&job);
         int st;
-        pid_t pid = stopping ? waitpid(-1, &st, WNOHANG) : waitpid(-1, &st, 0);
+        pid_t pid = job.stopping ? waitpid(-1, &st, WNOHANG) : waitpid(-1, &st, 0);
         if (pid == 0) {
-            usleep(20000);
+            usleep(10000);
             continue;
         }
         if (pid < 0) {
@@ -259,45 +412,50 @@ int main(int argc, char **argv)
             break;
         }
         int r = 0;
-        while (r < nranks && pids[r] != pid)
+        while (r < nranks && job.pids[r] != pid)
             r++;
         if (r == nranks)
             continue;
-        alive[r] = false;
-        running--;
+        job.alive[r] = false;
+        job.running--;
         int rstate = atomic_load(&ctl->ranks[r].state);
+        int gexit = atomic_load(&ctl->global_exit);
         int code = 0;
         char why[200] = "";
         if (WIFSIGNALED(st)) {
             code = 128 + WTERMSIG(st);
-            snprintf(why, sizeof(why), "was killed by signal %d (%s)", WTERMSIG(st),
-                     strsignal(WTERMSIG(st)));
+            snprintf(why, sizeof(why), "was killed by signal %d (%s) (%s)", WTERMSIG(st),
+                     strsignal(WTERMSIG(st)), rank_state_name(rstate));
         } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
             code = WEXITSTATUS(st);
-            snprintf(why, sizeof(why), "exited with status %d", code);
+            snprintf(why, sizeof(why), "exited with status %d (%s)", code,
+                     rank_state_name(rstate));
         } else if (rstate == MM_RANK_RUNNING) {
             code = 1;
-            snprintf(why, sizeof(why), "exited after shmem_init without shmem_finalize");
+            snprintf(why, sizeof(why), "exited with status 0 after shmem_init without "
+                                       "shmem_finalize");
         }
-        if (rstate == MM_RANK_GLOBAL_EXIT && !stopping) {
-            status = atomic_load(&ctl->global_exit) - 1;
-            if (running > 0)
-                fprintf(stderr, "meshrun: rank %d called shmem_global_exit(%d): stopping the job\n",
-                        r, status);
-            stopping = true;
-            kill_at = now_s();
-        } else if (code != 0 && !stopping) {
-            fprintf(stderr, "meshrun: rank %d (pid %d) %s (%s)%s\n", r, (int)pid, why,
-                    rank_state_name(rstate), running > 0 ? ": stopping the job" : "");
+        /* once the job is stopping, the reason it stops (set below) is its status: the
+           ranks killed by the stop itself do not change it */
+        if (job.stopping) {
+            continue;
+        } else if (gexit != 0 && !WIFSIGNALED(st)) {
+            status = gexit - 1;
+            if (job.running > 0)
+                report_global_exit(ctl, nranks, status);
+            job_stop(&job);
+        } else if (code != 0) {
+            fprintf(stderr, "meshrun: rank %d (pid %d) %s%s\n", r, (int)pid, why,
+                    job.running > 0 ? ": stopping the job" : "");
             status = code;
-            stopping = true;
-            kill_at = now_s();
-        } else if (code != 0 && status == 0) {
-            status = code;
+            job_stop(&job);
         }
     }
+    /* what the ranks forked and left behind belongs to the job too */
+    if (job.pgid > 0)
+        kill(-job.pgid, SIGKILL);
+    if (own_tty)
+        tcsetpgrp(STDIN_FILENO, getpgrp());
     remove_job_objects(ctl->job);
-    free(pids);
-    free(alive);
     return status;
 }

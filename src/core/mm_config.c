@@ -51,6 +51,8 @@ int mm_parse_size(const char *text, int64_t *out)
         end++;
     if (*end != '\0')
         return -1;
+    if (v * mult >= 9.2e18) /* past INT64_MAX: the conversion below would be undefined */
+        return -1;
     *out = (int64_t)(v * mult);
     return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -119,9 +120,16 @@ static int mm_ctl_attach(void)
     return 0;
 }
 
-static void mm_atexit(void)
+/*
+ * At exit without shmem_finalize: a clean exit (status 0) finalizes implicitly, as programs that
+ * return from main expect. A failing exit (exit(3) mid-job) must not: finalize is a barrier,
+ * and the peers, waiting for something this rank will never do, would never reach it, so the
+ * job would hang instead of ending with the status. on_exit (not atexit) is what sees it.
+ */
+static void mm_on_exit(int status, void *arg)
 {
-    if (mm_g.initialized && !mm_g.finalizing)
+    (void)arg;
+    if (mm_g.initialized && !mm_g.finalizing && status == 0)
         meshmem_finalize();
 }
 
@@ -129,6 +137,34 @@ static size_t mm_round_page(size_t v)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     return (v + page - 1) & ~(page - 1);
+}
+
+/*
+ * A heap too large for the machine must be refused before it is created: the segments are
+ * pre-faulted, so an oversized one would first fill /dev/shm (memory every process on the
+ * machine shares) and then die of SIGBUS on the first page past the end. Each rank checks its
+ * own segment against the free space, and the job's total against the size of /dev/shm and of
+ * memory (free space alone would race with the peers creating theirs at the same moment).
+ */
+static int mm_heap_fits(size_t seg_bytes, int nranks)
+{
+    unsigned long long need = (unsigned long long)seg_bytes * (unsigned long long)nranks;
+    unsigned long long phys = (unsigned long long)sysconf(_SC_PHYS_PAGES) *
+                              (unsigned long long)sysconf(_SC_PAGESIZE);
+    struct statvfs sv;
+    if (statvfs("/dev/shm", &sv) != 0)
+        return 0; /* no /dev/shm to measure: shm_open decides */
+    unsigned long long total = (unsigned long long)sv.f_blocks * sv.f_frsize;
+    unsigned long long avail = (unsigned long long)sv.f_bavail * sv.f_frsize;
+    if (need / (unsigned long long)nranks != seg_bytes || need > total || need > phys ||
+        seg_bytes > avail) {
+        mm_error("meshmem_init: symmetric heap of %zu bytes per PE (SHMEM_SYMMETRIC_SIZE or "
+                 "meshrun --heap) x %d PEs does not fit in /dev/shm (%llu bytes, %llu free; "
+                 "memory %llu bytes): choose a smaller size",
+                 seg_bytes, nranks, total, avail, phys);
+        return -1;
+    }
+    return 0;
 }
 
 static int mm_segments_create(void)
@@ -151,6 +187,8 @@ static int mm_segments_create(void)
     if (!mm_g.seg_base || !mm_g.heap_delta || !mm_g.data_delta || !mm_data_map)
         return -1;
 
+    if (mm_heap_fits(mm_g.seg_bytes, n) != 0)
+        return -1;
     mm_shm_name(name, sizeof(name), mm_job, me, "heap");
     char *seg = mm_shm_create(name, mm_g.seg_bytes, mm_config.hugepages, mm_config.prefault);
     if (seg == NULL) {
@@ -234,7 +272,8 @@ meshmem_status_t meshmem_init(int requested, int *provided)
             *provided = mm_g.thread_level;
         return MESHMEM_OK;
     }
-    if (mm_config_load() != 0 || mm_ctl_attach() != 0)
+    /* attach first: a configuration error then names the right rank */
+    if (mm_ctl_attach() != 0 || mm_config_load() != 0)
         goto fail;
     mm_g.thread_level = MESHMEM_THREAD_MULTIPLE;
     mm_g.ncpus = mm_count_cpus();
@@ -258,7 +297,7 @@ meshmem_status_t meshmem_init(int requested, int *provided)
         goto fail;
     static bool atexit_done;
     if (!atexit_done) {
-        atexit(mm_atexit);
+        on_exit(mm_on_exit, NULL);
         atexit_done = true;
     }
     mm_g.initialized = true;

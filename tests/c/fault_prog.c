@@ -1,0 +1,223 @@
+/*
+ * fault_prog: one program, many ways for a job to go wrong, for tests/py/test_launcher.py.
+ *
+ *   fault_prog MODE [args...]
+ *
+ * Every rank first prints "fault_prog: rank R pid P" (flushed), so that the test can check
+ * afterwards that no process of the job is left. Modes (rank 1 is the faulty one where one is
+ * needed, the others wait where the job would hang if the failure went unnoticed):
+ *   ok               init, a ring put checked by every rank, finalize; status 0
+ *   kill-self [SIG]  rank 1 raises SIGKILL (or SIGSEGV, ...) after init; others in a barrier
+ *   die-in-init      rank 1 dies before init while the others wait in the init barrier with
+ *                    their segments in /dev/shm (launcher must remove them)
+ *   exit-early       rank 1 calls _exit(0) after init; others in a barrier
+ *   exit3            rank 1 calls exit(3) after init; others wait for a flag nobody sets
+ *   bad-pe           rank 0 puts to PE nranks; others in a barrier
+ *   not-symmetric    rank 0 puts to a stack address; others in a barrier
+ *   global-exit      the last rank (rank 2 from 3 ranks on) calls global_exit(7); others wait
+ *   asym-malloc      each rank allocates a different size
+ *   hang             everyone waits for a flag nobody sets (prints "ready" when all are in)
+ *   hang-init        everyone but rank 0 waits in the init barrier; rank 0 sleeps before init
+ *   fork-child       rank 1 forks a child that sleeps forever (prints "child P"), then dies
+ *   barriers N       N barriers, rank 0 prints "barriers N seconds S"
+ *   echo ARGS...     prints its rank and arguments to stdout, one line to stderr; no init
+ *   heap             prints the symmetric heap size per rank
+ *   ranks            prints "rank R of N" (used without meshrun: a singleton)
+ */
+#include "meshmem.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static long never_set; /* a global (symmetric) flag that nobody stores into */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void init_or_die(void)
+{
+    if (meshmem_init(MESHMEM_THREAD_SINGLE, NULL) != MESHMEM_OK) {
+        fprintf(stderr, "fault_prog: meshmem_init failed\n");
+        exit(1);
+    }
+}
+
+/* wait for a flag nobody sets: only the job's teardown can end this */
+static void wait_forever(void)
+{
+    long one = 1;
+    meshmem_wait_until(&never_set, MESHMEM_INT64, MESHMEM_CMP_EQ, &one);
+    fprintf(stderr, "fault_prog: never_set was set?\n");
+    exit(99);
+}
+
+static int sig_by_name(const char *name)
+{
+    if (!strcmp(name, "SIGKILL"))
+        return SIGKILL;
+    if (!strcmp(name, "SIGSEGV"))
+        return SIGSEGV;
+    if (!strcmp(name, "SIGABRT"))
+        return SIGABRT;
+    if (!strcmp(name, "SIGTERM"))
+        return SIGTERM;
+    fprintf(stderr, "fault_prog: unknown signal %s\n", name);
+    exit(2);
+}
+
+static int run_ok(void)
+{
+    init_or_die();
+    int me = meshmem_rank(), n = meshmem_nranks();
+    long *slot = meshmem_malloc(sizeof(long));
+    *slot = -1;
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    long v = 1000 + me;
+    meshmem_put(slot, &v, sizeof v, (me + 1) % n);
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    long want = 1000 + (me + n - 1) % n;
+    if (*slot != want) {
+        fprintf(stderr, "fault_prog: rank %d got %ld, want %ld\n", me, *slot, want);
+        return 1;
+    }
+    printf("ok rank %d of %d\n", me, n);
+    meshmem_free(slot);
+    meshmem_finalize();
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: fault_prog MODE [args...]\n");
+        return 2;
+    }
+    const char *mode = argv[1];
+    const char *rank_env = getenv("MESHMEM_RANK");
+    int env_rank = rank_env ? atoi(rank_env) : 0;
+    printf("fault_prog: rank %d pid %d\n", env_rank, (int)getpid());
+    fflush(stdout);
+
+    if (!strcmp(mode, "echo")) {
+        printf("echo rank %d argc %d", env_rank, argc - 2);
+        for (int i = 2; i < argc; i++)
+            printf(" [%s]", argv[i]);
+        printf("\n");
+        fprintf(stderr, "stderr from rank %d\n", env_rank);
+        return 0;
+    }
+    if (!strcmp(mode, "ok"))
+        return run_ok();
+    if (!strcmp(mode, "die-in-init") || !strcmp(mode, "hang-init")) {
+        /* the others are in meshmem_init's barrier while this rank has not arrived */
+        int late = !strcmp(mode, "die-in-init") ? 1 : 0;
+        if (env_rank == late) {
+            usleep(300000);
+            if (late == 1)
+                raise(SIGKILL);
+            pause();
+        }
+        init_or_die();
+        fprintf(stderr, "fault_prog: rank %d passed init without its peer\n", env_rank);
+        return 99;
+    }
+
+    init_or_die();
+    int me = meshmem_rank(), n = meshmem_nranks();
+
+    if (!strcmp(mode, "kill-self")) {
+        int sig = argc > 2 ? sig_by_name(argv[2]) : SIGKILL;
+        if (me == 1)
+            raise(sig);
+        meshmem_barrier(MESHMEM_TEAM_WORLD);
+        wait_forever();
+    } else if (!strcmp(mode, "exit-early")) {
+        if (me == 1)
+            _exit(0);
+        meshmem_barrier(MESHMEM_TEAM_WORLD);
+        wait_forever();
+    } else if (!strcmp(mode, "exit3")) {
+        if (me == 1)
+            exit(3); /* atexit handlers run: they must not wait for the others */
+        wait_forever();
+    } else if (!strcmp(mode, "bad-pe")) {
+        if (me == 0) {
+            long v = 1;
+            meshmem_put(&never_set, &v, sizeof v, n);
+            fprintf(stderr, "fault_prog: put to PE %d returned\n", n);
+            return 99;
+        }
+        meshmem_barrier(MESHMEM_TEAM_WORLD);
+        wait_forever();
+    } else if (!strcmp(mode, "not-symmetric")) {
+        if (me == 0) {
+            long on_stack = 0, v = 1;
+            meshmem_put(&on_stack, &v, sizeof v, n - 1);
+            fprintf(stderr, "fault_prog: put to a stack address returned\n");
+            return 99;
+        }
+        meshmem_barrier(MESHMEM_TEAM_WORLD);
+        wait_forever();
+    } else if (!strcmp(mode, "global-exit")) {
+        if (me == (n > 2 ? 2 : n - 1))
+            meshmem_global_exit(7);
+        meshmem_barrier(MESHMEM_TEAM_WORLD);
+        wait_forever();
+    } else if (!strcmp(mode, "asym-malloc")) {
+        void *p = meshmem_malloc(100 + 8 * (size_t)me);
+        fprintf(stderr, "fault_prog: asymmetric malloc returned %p\n", p);
+        return 99;
+    } else if (!strcmp(mode, "hang")) {
+        meshmem_barrier(MESHMEM_TEAM_WORLD);
+        if (me == 0) {
+            printf("ready\n");
+            fflush(stdout);
+        }
+        wait_forever();
+    } else if (!strcmp(mode, "fork-child")) {
+        if (me == 1) {
+            pid_t child = fork();
+            if (child == 0) {
+                for (;;)
+                    pause();
+            }
+            printf("child %d\n", (int)child);
+            fflush(stdout);
+            raise(SIGKILL);
+        }
+        meshmem_barrier(MESHMEM_TEAM_WORLD);
+        wait_forever();
+    } else if (!strcmp(mode, "barriers")) {
+        long iters = argc > 2 ? atol(argv[2]) : 1000;
+        meshmem_barrier(MESHMEM_TEAM_WORLD);
+        double t0 = now_s();
+        for (long i = 0; i < iters; i++)
+            meshmem_barrier(MESHMEM_TEAM_WORLD);
+        double t = now_s() - t0;
+        if (me == 0)
+            printf("barriers %ld seconds %.6f\n", iters, t);
+        meshmem_finalize();
+        return 0;
+    } else if (!strcmp(mode, "heap")) {
+        size_t total = 0, free_bytes = 0;
+        meshmem_heap_info(&total, &free_bytes);
+        printf("heap rank %d total %zu\n", me, total);
+        meshmem_finalize();
+        return 0;
+    } else if (!strcmp(mode, "ranks")) {
+        printf("rank %d of %d\n", me, n);
+        meshmem_finalize();
+        return 0;
+    }
+    fprintf(stderr, "fault_prog: unknown mode %s\n", mode);
+    return 2;
+}

@@ -1,0 +1,309 @@
+"""meshrun and the failure behaviour of a job (issue 2, items 2 and 9, and the fault tests).
+
+Every fault test runs tests/fault_prog (tests/c/fault_prog.c) under meshrun at several rank
+counts and checks what a user would see: the exit status, an error line naming the call and the
+offending argument, that the whole job ended within a few seconds (a hang would be the failure:
+the guard is 30 s, the limit 5 s, generous because this machine is shared and oversubscribed),
+that no process of the job remains, and that /dev/shm holds nothing of the job (shm_snapshot).
+"""
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import time
+
+import pytest
+
+pytestmark = pytest.mark.usefixtures("shm_snapshot")
+
+QUICK = 5.0     # seconds a failing job may take to end, start-up included
+STOP = 3.0      # seconds from a signal to meshrun until the job has ended
+RANKS = [2, 3, 8]
+
+
+def check_ended(res, rc: int, limit: float = QUICK) -> None:
+    detail = f"\nstdout:\n{res.out}\nstderr:\n{res.err}"
+    assert res.rc == rc, f"exit status {res.rc}, expected {rc}{detail}"
+    assert res.wall < limit, f"the job took {res.wall:.2f} s to end (limit {limit} s){detail}"
+    assert not res.alive(), f"processes of the job still running: {res.alive()}{detail}"
+
+
+def read_until(p: subprocess.Popen, pattern: str, timeout: float) -> str:
+    """Read p's stdout (raw) until @pattern appears; return what was read."""
+    fd, buf, end = p.stdout.fileno(), b"", time.monotonic() + timeout
+    while not re.search(pattern.encode(), buf, re.M):
+        left = end - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            os.killpg(p.pid, signal.SIGKILL)
+            pytest.fail(f"no {pattern!r} within {timeout} s; stdout so far:\n{buf.decode()}")
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            pytest.fail(f"stdout closed before {pattern!r}; got:\n{buf.decode()}")
+        buf += chunk
+    return buf.decode()
+
+
+# ------------------------------------------------------------------------------------------
+# jobs that succeed
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8])
+def test_ok_job_exits_zero(launch, n):
+    res = launch.fault(n, "ok")
+    check_ended(res, 0)
+    assert sorted(res.rank_pids) == list(range(n))
+    for r in range(n):
+        assert f"ok rank {r} of {n}\n" in res.out
+    assert res.err == ""
+
+
+def test_stdout_stderr_and_arguments_pass_through(launch):
+    args = ["two words", "--", "-n", "5", ""]
+    res = launch.run(["-n", "3", "--", launch.fault_prog, "echo", *args])
+    check_ended(res, 0)
+    want = "argc 5 [two words] [--] [-n] [5] []"
+    for r in range(3):
+        assert f"echo rank {r} {want}\n" in res.out
+        assert f"stderr from rank {r}\n" in res.err
+
+
+@pytest.mark.parametrize("how", ["option", "env"])
+def test_heap_size(launch, how):
+    size = {"option": 48 << 20, "env": 40 << 20}[how]
+    text = f"{size >> 20}M"
+    if how == "option":
+        res = launch.run(["-n", "2", "--heap", text, launch.fault_prog, "heap"])
+    else:
+        res = launch.run(["-n", "2", launch.fault_prog, "heap"],
+                         env={"SHMEM_SYMMETRIC_SIZE": text})
+    check_ended(res, 0)
+    for r in range(2):
+        assert f"heap rank {r} total {size}\n" in res.out
+
+
+def test_without_meshrun_runs_as_one_pe(launch):
+    res = launch.run([launch.fault_prog, "ranks"], direct=True, env={"MESHMEM_HEAP_SIZE": "8M"})
+    check_ended(res, 0)
+    assert "rank 0 of 1\n" in res.out
+
+
+def test_oversubscribed_barriers(launch):
+    """8 ranks on this machine's 2 cores: waits must yield, or this takes minutes."""
+    iters = 2000
+    res = launch.run(["-n", "8", "--heap", "8M", launch.fault_prog, "barriers", str(iters)],
+                     guard=120)
+    check_ended(res, 0, limit=120)
+    m = re.search(rf"^barriers {iters} seconds ([0-9.]+)$", res.out, re.M)
+    assert m, res.out
+    secs = float(m.group(1))
+    print(f"\n8 ranks on {os.cpu_count()} cores: {iters} barriers in {secs:.3f} s "
+          f"({secs / iters * 1e6:.1f} us each), job {res.wall:.2f} s")
+
+
+# ------------------------------------------------------------------------------------------
+# a rank fails: the job ends, quickly and cleanly, with the right status and message
+
+
+@pytest.mark.parametrize("n", RANKS)
+@pytest.mark.parametrize("sig,name", [(9, "SIGKILL"), (11, "SIGSEGV")])
+def test_rank_killed(launch, n, sig, name):
+    res = launch.fault(n, "kill-self", name)
+    check_ended(res, 128 + sig)
+    assert re.search(rf"meshrun: rank 1 \(pid \d+\) was killed by signal {sig} ", res.err), res.err
+
+
+@pytest.mark.parametrize("n", RANKS)
+def test_rank_killed_during_init(launch, n):
+    """The others wait in init's barrier with their segments named in /dev/shm: removed."""
+    res = launch.fault(n, "die-in-init")
+    check_ended(res, 137)
+    assert "rank 1" in res.err and "before shmem_init" in res.err, res.err
+
+
+@pytest.mark.parametrize("n", RANKS)
+def test_rank_exits_early_status_zero(launch, n):
+    res = launch.fault(n, "exit-early")
+    check_ended(res, 1)
+    assert re.search(r"rank 1 \(pid \d+\) exited with status 0 after shmem_init without "
+                     r"shmem_finalize", res.err), res.err
+
+
+@pytest.mark.parametrize("n", RANKS)
+def test_rank_exits_early_with_status(launch, n):
+    """exit(3) runs atexit handlers; they must not wait in finalize for the others."""
+    res = launch.fault(n, "exit3")
+    check_ended(res, 3)
+    assert re.search(r"rank 1 \(pid \d+\) exited with status 3", res.err), res.err
+
+
+@pytest.mark.parametrize("n", RANKS)
+def test_bad_pe(launch, n):
+    res = launch.fault(n, "bad-pe")
+    check_ended(res, 1)
+    assert (f"meshmem[0] error: meshmem_put: PE argument ({n}) is invalid: the job has PEs "
+            f"0..{n - 1}") in res.err, res.err
+    assert "meshrun: rank 0 reported a fatal error" in res.err, res.err
+
+
+@pytest.mark.parametrize("n", RANKS)
+def test_not_symmetric(launch, n):
+    res = launch.fault(n, "not-symmetric")
+    check_ended(res, 1)
+    assert re.search(r"meshmem\[0\] error: meshmem_put: dest argument \(0x[0-9a-f]+, 8 bytes\) "
+                     r"is not in symmetric memory", res.err), res.err
+
+
+@pytest.mark.parametrize("n", RANKS)
+def test_global_exit(launch, n):
+    res = launch.fault(n, "global-exit")
+    check_ended(res, 7)
+    caller = 2 if n > 2 else n - 1
+    assert f"meshrun: rank {caller} called shmem_global_exit(7)" in res.err, res.err
+
+
+@pytest.mark.parametrize("n", RANKS)
+def test_asymmetric_malloc(launch, n):
+    res = launch.fault(n, "asym-malloc")
+    check_ended(res, 1)
+    assert re.search(r"error: shmem_malloc: arguments differ between PEs \(here size 1\d\d ",
+                     res.err), res.err
+
+
+def test_rank_with_a_child_of_its_own(launch):
+    """What a rank forked is stopped with the job (it would also hold the output pipes)."""
+    res = launch.fault(3, "fork-child")
+    check_ended(res, 137)
+    assert re.search(r"^child \d+$", res.out, re.M), res.out
+
+
+@pytest.mark.parametrize("heap,msg", [
+    ("1T", "does not fit in /dev/shm"),           # bigger than the machine
+    ("12Q", 'SHMEM_SYMMETRIC_SIZE="12Q" is not a valid size'),  # garbage
+])
+def test_impossible_heap(launch, heap, msg):
+    # through the environment: meshrun --heap refuses garbage itself (test_bad_arguments)
+    res = launch.run(["-n", "3", launch.fault_prog, "ok"], env={"SHMEM_SYMMETRIC_SIZE": heap})
+    check_ended(res, 1)
+    assert msg in res.err, res.err
+    if heap == "1T":
+        res = launch.run(["-n", "3", "--heap", heap, launch.fault_prog, "ok"])
+        check_ended(res, 1)
+        assert msg in res.err, res.err
+
+
+# ------------------------------------------------------------------------------------------
+# the job is stopped from outside
+
+
+@pytest.mark.parametrize("n", [2, 8])
+@pytest.mark.parametrize("mode,ready", [("hang", r"^ready$"),
+                                        ("hang-init", r"^fault_prog: rank 0 pid")])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_stops_job(launch, n, mode, ready, sig):
+    t0 = time.monotonic()
+    p = launch.start(["-n", str(n), "--heap", "16M", launch.fault_prog, mode])
+    head = read_until(p, ready, timeout=20)
+    if mode == "hang-init":
+        time.sleep(0.3)  # let the other ranks reach the init barrier
+    t_sig = time.monotonic()
+    os.killpg(p.pid, sig)  # meshrun's session: what a terminal's Ctrl-C reaches
+    res = launch.finish(p, t0, guard=30)
+    res.out = head + res.out
+    res.rank_pids.update({int(r): int(x) for r, x in
+                          re.findall(r"^fault_prog: rank (\d+) pid (\d+)$", res.out, re.M)})
+    res.wall = time.monotonic() - t_sig
+    check_ended(res, 128 + sig, limit=STOP)
+    assert f"meshrun: {signal.strsignal(sig)}: stopping the job" in res.err, res.err
+
+
+def test_ctrl_c_on_a_terminal(launch):
+    """meshrun in the foreground of a terminal, Ctrl-C typed: every rank stops, status 130."""
+    pid, master = pty.fork()
+    if pid == 0:  # the child: a session leader whose terminal is the pty
+        env = {k: v for k, v in os.environ.items() if k != "SHMEM_SYMMETRIC_SIZE"}
+        os.execve(launch.meshrun, [launch.meshrun, "-n", "3", "--heap", "16M",
+                                   launch.fault_prog, "hang"], env)
+    launch.snap.track(pid)
+    buf, t_sig = b"", None
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        if t_sig is None and b"ready" in buf:
+            os.write(master, b"\x03")
+            t_sig = time.monotonic()
+        if not select.select([master], [], [], 0.5)[0]:
+            continue
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: every process holding the terminal is gone
+            break
+        if not chunk:
+            break
+        buf += chunk
+    else:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    os.close(master)
+    out = buf.decode().replace("\r\n", "\n")
+    assert t_sig is not None, out
+    wall = time.monotonic() - t_sig
+    assert os.waitstatus_to_exitcode(status) == 130, out
+    assert wall < STOP, f"{wall:.2f} s\n{out}"
+    pids = [int(x) for x in re.findall(r"^fault_prog: rank \d+ pid (\d+)$", out, re.M)]
+    assert len(pids) == 3, out
+    from conftest import pid_alive
+    assert not [p for p in pids if pid_alive(p)]
+
+
+def test_timeout(launch):
+    res = launch.fault(3, "hang", extra=("--timeout", "1"))
+    check_ended(res, 124, limit=1 + STOP)
+    assert res.wall >= 1.0
+    assert "meshrun: the job ran past --timeout 1 s" in res.err, res.err
+
+
+# ------------------------------------------------------------------------------------------
+# bad input to meshrun
+
+
+def test_program_not_found(launch, tmp_path):
+    res = launch.run(["-n", "2", str(tmp_path / "no-such-program")])
+    check_ended(res, 127)
+    assert "meshrun: cannot run" in res.err and "no-such-program" in res.err, res.err
+    assert res.err.count("cannot run") == 1, res.err  # once, not once per rank
+    res = launch.run(["-n", "2", "no-such-program-in-path"])
+    check_ended(res, 127)
+    assert "no-such-program-in-path" in res.err
+    plain = tmp_path / "not-executable"
+    plain.write_text("data\n")
+    plain.chmod(0o644)
+    res = launch.run(["-n", "2", str(plain)])
+    check_ended(res, 126)
+    assert "Permission denied" in res.err, res.err
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["-n", "0", "prog"], '-n argument "0"'),
+    (["-n", "abc", "prog"], '-n argument "abc"'),
+    (["-n", "99999", "prog"], '-n argument "99999"'),
+    (["-n"], "option -n needs a rank count"),
+    (["-n", "2"], "no program given"),
+    (["prog"], "-n N is required"),
+    ([], "-n N is required"),
+    (["-n", "2", "--heap", "12Q", "prog"], '--heap argument "12Q"'),
+    (["-n", "2", "--timeout", "soon", "prog"], '--timeout argument "soon"'),
+    (["-n", "2", "--bind-to", "socket", "prog"], '--bind-to argument "socket"'),
+    (["-n", "2", "--frobnicate", "prog"], 'unknown option "--frobnicate"'),
+])
+def test_bad_arguments(launch, args, msg):
+    res = launch.run(args)
+    check_ended(res, 2)
+    assert msg in res.err and "usage: meshrun -n N" in res.err, res.err
+    assert res.out == ""
+
+
+def test_help(launch):
+    res = launch.run(["--help"])
+    check_ended(res, 0)
+    assert res.out.startswith("usage: meshrun -n N")
