@@ -15,6 +15,7 @@ import subprocess
 import time
 
 import pytest
+from conftest import pid_alive
 
 pytestmark = pytest.mark.usefixtures("shm_snapshot")
 
@@ -114,28 +115,27 @@ def test_rank_killed(launch, n, sig, name):
     assert re.search(rf"meshrun: rank 1 \(pid \d+\) was killed by signal {sig} ", res.err), res.err
 
 
-@pytest.mark.parametrize("n", RANKS)
-def test_rank_killed_during_init(launch, n):
-    """The others wait in init's barrier with their segments named in /dev/shm: removed."""
-    res = launch.fault(n, "die-in-init")
-    check_ended(res, 137)
-    assert "rank 1" in res.err and "before shmem_init" in res.err, res.err
+# mode of fault_prog, exit status of the job, what stderr must say
+FAILURES = {
+    # the others wait in init's barrier with their segments named in /dev/shm: removed
+    "die-in-init": (137, r"rank 1 \(pid \d+\) was killed by signal 9 .*\(before shmem_init\)"),
+    "exit-early": (1, r"rank 1 \(pid \d+\) exited with status 0 after shmem_init without "
+                      r"shmem_finalize"),
+    # exit(3) runs atexit handlers: they must not wait in finalize for the others
+    "exit3": (3, r"rank 1 \(pid \d+\) exited with status 3"),
+    "not-symmetric": (1, r"meshmem\[0\] error: meshmem_put: dest argument \(0x[0-9a-f]+, "
+                         r"8 bytes\) is not in symmetric memory"),
+    "asym-malloc": (1, r"error: shmem_malloc: arguments differ between PEs \(here size 1\d\d "),
+}
 
 
 @pytest.mark.parametrize("n", RANKS)
-def test_rank_exits_early_status_zero(launch, n):
-    res = launch.fault(n, "exit-early")
-    check_ended(res, 1)
-    assert re.search(r"rank 1 \(pid \d+\) exited with status 0 after shmem_init without "
-                     r"shmem_finalize", res.err), res.err
-
-
-@pytest.mark.parametrize("n", RANKS)
-def test_rank_exits_early_with_status(launch, n):
-    """exit(3) runs atexit handlers; they must not wait in finalize for the others."""
-    res = launch.fault(n, "exit3")
-    check_ended(res, 3)
-    assert re.search(r"rank 1 \(pid \d+\) exited with status 3", res.err), res.err
+@pytest.mark.parametrize("mode", FAILURES)
+def test_rank_fails(launch, n, mode):
+    rc, pattern = FAILURES[mode]
+    res = launch.fault(n, mode)
+    check_ended(res, rc)
+    assert re.search(pattern, res.err), res.err
 
 
 @pytest.mark.parametrize("n", RANKS)
@@ -148,27 +148,11 @@ def test_bad_pe(launch, n):
 
 
 @pytest.mark.parametrize("n", RANKS)
-def test_not_symmetric(launch, n):
-    res = launch.fault(n, "not-symmetric")
-    check_ended(res, 1)
-    assert re.search(r"meshmem\[0\] error: meshmem_put: dest argument \(0x[0-9a-f]+, 8 bytes\) "
-                     r"is not in symmetric memory", res.err), res.err
-
-
-@pytest.mark.parametrize("n", RANKS)
 def test_global_exit(launch, n):
     res = launch.fault(n, "global-exit")
     check_ended(res, 7)
     caller = 2 if n > 2 else n - 1
     assert f"meshrun: rank {caller} called shmem_global_exit(7)" in res.err, res.err
-
-
-@pytest.mark.parametrize("n", RANKS)
-def test_asymmetric_malloc(launch, n):
-    res = launch.fault(n, "asym-malloc")
-    check_ended(res, 1)
-    assert re.search(r"error: shmem_malloc: arguments differ between PEs \(here size 1\d\d ",
-                     res.err), res.err
 
 
 def test_rank_with_a_child_of_its_own(launch):
@@ -252,7 +236,6 @@ def test_ctrl_c_on_a_terminal(launch):
     assert wall < STOP, f"{wall:.2f} s\n{out}"
     pids = [int(x) for x in re.findall(r"^fault_prog: rank \d+ pid (\d+)$", out, re.M)]
     assert len(pids) == 3, out
-    from conftest import pid_alive
     assert not [p for p in pids if pid_alive(p)]
 
 
