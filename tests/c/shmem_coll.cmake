@@ -2,3 +2,4 @@
 mm_rank_test(shmem_coll_types SOURCES shmem_coll_types.c RANKS 1 2 3 4 5 8 LABELS coll)
 mm_rank_test(shmem_coll_teams SOURCES shmem_coll_teams.c RANKS 1 2 3 4 5 8 LABELS coll)
 mm_rank_test(shmem_coll_aset SOURCES shmem_coll_aset.c RANKS 1 2 3 4 5 8 LABELS coll)
+mm_rank_test(shmem_coll_random SOURCES shmem_coll_random.c RANKS 1 2 3 4 5 8 LABELS coll)
