@@ -135,6 +135,15 @@ int shmem_team_sync(shmem_team_t team);
 /** @brief Deprecated active-set form of shmem_team_sync (pSync of SHMEM_SYNC_SIZE longs). */
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
 
+/**
+ * Operator classes of the reductions: X(CTYPE, TYPENAME, OP) for each operator of the class,
+ * applied per entry of the matching type table (bitwise: Table 10's and/or/xor types, and so on).
+ */
+#define SHMEM_REDUCE_OPS_BITWISE(X, CTYPE, TYPENAME)                                               \
+    X(CTYPE, TYPENAME, and) X(CTYPE, TYPENAME, or) X(CTYPE, TYPENAME, xor)
+#define SHMEM_REDUCE_OPS_MINMAX(X, CTYPE, TYPENAME) X(CTYPE, TYPENAME, max) X(CTYPE, TYPENAME, min)
+#define SHMEM_REDUCE_OPS_ARITH(X, CTYPE, TYPENAME)  X(CTYPE, TYPENAME, sum) X(CTYPE, TYPENAME, prod)
+
 /* ------------------------------------------------------------------------------------------ */
 /* Team collectives (1.5). Each returns 0 on success, non-zero on an error that does not end    */
 /* the job. dest is symmetric; for reductions source is symmetric too (dest == source allowed). */
@@ -192,23 +201,12 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
 #define SHMEM_COLL_DECL_REDUCE(CTYPE, TYPENAME, OP)                                                \
     int shmem_##TYPENAME##_##OP##_reduce(shmem_team_t team, CTYPE *dest, const CTYPE *source,      \
                                          size_t nreduce);
-#define SHMEM_COLL_DECL_REDUCE_BITWISE(CTYPE, TYPENAME)                                            \
-    SHMEM_COLL_DECL_REDUCE(CTYPE, TYPENAME, and)                                                   \
-    SHMEM_COLL_DECL_REDUCE(CTYPE, TYPENAME, or)                                                    \
-    SHMEM_COLL_DECL_REDUCE(CTYPE, TYPENAME, xor)
-#define SHMEM_COLL_DECL_REDUCE_MINMAX(CTYPE, TYPENAME)                                             \
-    SHMEM_COLL_DECL_REDUCE(CTYPE, TYPENAME, max)                                                   \
-    SHMEM_COLL_DECL_REDUCE(CTYPE, TYPENAME, min)
-#define SHMEM_COLL_DECL_REDUCE_ARITH(CTYPE, TYPENAME)                                              \
-    SHMEM_COLL_DECL_REDUCE(CTYPE, TYPENAME, sum)                                                   \
-    SHMEM_COLL_DECL_REDUCE(CTYPE, TYPENAME, prod)
+#define SHMEM_COLL_DECL_REDUCE_BITWISE(C, T) SHMEM_REDUCE_OPS_BITWISE(SHMEM_COLL_DECL_REDUCE, C, T)
+#define SHMEM_COLL_DECL_REDUCE_MINMAX(C, T)  SHMEM_REDUCE_OPS_MINMAX(SHMEM_COLL_DECL_REDUCE, C, T)
+#define SHMEM_COLL_DECL_REDUCE_ARITH(C, T)   SHMEM_REDUCE_OPS_ARITH(SHMEM_COLL_DECL_REDUCE, C, T)
 SHMEM_REDUCE_BITWISE_TYPES(SHMEM_COLL_DECL_REDUCE_BITWISE)
 SHMEM_REDUCE_MINMAX_TYPES(SHMEM_COLL_DECL_REDUCE_MINMAX)
 SHMEM_REDUCE_ARITH_TYPES(SHMEM_COLL_DECL_REDUCE_ARITH)
-#undef SHMEM_COLL_DECL_REDUCE_BITWISE
-#undef SHMEM_COLL_DECL_REDUCE_MINMAX
-#undef SHMEM_COLL_DECL_REDUCE_ARITH
-#undef SHMEM_COLL_DECL_REDUCE
 
 /* ------------------------------------------------------------------------------------------ */
 /* Active-set collectives (deprecated in 1.5). Called by the members of the set                */
@@ -249,23 +247,12 @@ SHMEM_ASET_SIZES(SHMEM_COLL_DECL_ASET)
     void shmem_##TYPENAME##_##OP##_to_all(CTYPE *dest, const CTYPE *source, int nreduce,           \
                                           int PE_start, int logPE_stride, int PE_size,             \
                                           CTYPE *pWrk, long *pSync);
-#define SHMEM_COLL_DECL_TO_ALL_BITWISE(CTYPE, TYPENAME)                                            \
-    SHMEM_COLL_DECL_TO_ALL(CTYPE, TYPENAME, and)                                                   \
-    SHMEM_COLL_DECL_TO_ALL(CTYPE, TYPENAME, or)                                                    \
-    SHMEM_COLL_DECL_TO_ALL(CTYPE, TYPENAME, xor)
-#define SHMEM_COLL_DECL_TO_ALL_MINMAX(CTYPE, TYPENAME)                                             \
-    SHMEM_COLL_DECL_TO_ALL(CTYPE, TYPENAME, max)                                                   \
-    SHMEM_COLL_DECL_TO_ALL(CTYPE, TYPENAME, min)
-#define SHMEM_COLL_DECL_TO_ALL_ARITH(CTYPE, TYPENAME)                                              \
-    SHMEM_COLL_DECL_TO_ALL(CTYPE, TYPENAME, sum)                                                   \
-    SHMEM_COLL_DECL_TO_ALL(CTYPE, TYPENAME, prod)
+#define SHMEM_COLL_DECL_TO_ALL_BITWISE(C, T) SHMEM_REDUCE_OPS_BITWISE(SHMEM_COLL_DECL_TO_ALL, C, T)
+#define SHMEM_COLL_DECL_TO_ALL_MINMAX(C, T)  SHMEM_REDUCE_OPS_MINMAX(SHMEM_COLL_DECL_TO_ALL, C, T)
+#define SHMEM_COLL_DECL_TO_ALL_ARITH(C, T)   SHMEM_REDUCE_OPS_ARITH(SHMEM_COLL_DECL_TO_ALL, C, T)
 SHMEM_TO_ALL_BITWISE_TYPES(SHMEM_COLL_DECL_TO_ALL_BITWISE)
 SHMEM_TO_ALL_MINMAX_TYPES(SHMEM_COLL_DECL_TO_ALL_MINMAX)
 SHMEM_TO_ALL_ARITH_TYPES(SHMEM_COLL_DECL_TO_ALL_ARITH)
-#undef SHMEM_COLL_DECL_TO_ALL_BITWISE
-#undef SHMEM_COLL_DECL_TO_ALL_MINMAX
-#undef SHMEM_COLL_DECL_TO_ALL_ARITH
-#undef SHMEM_COLL_DECL_TO_ALL
 
 /* ------------------------------------------------------------------------------------------ */
 /* C11 type-generic forms: shmem_broadcast(team, dest, source, nelems, PE_root),               */
@@ -278,25 +265,12 @@ SHMEM_TO_ALL_ARITH_TYPES(SHMEM_COLL_DECL_TO_ALL_ARITH)
 
 /*
  * A _Generic selection needs distinct types, and the fixed-width, size_t and ptrdiff_t names
- * are typedefs of standard C types. So each generic list names the standard C types of its
- * table; the bitwise reductions (whose Table 10 row has no plain signed types) reach the signed
- * ones through int8_t .. int64_t, which are distinct from every unsigned type.
+ * are typedefs of standard C types. So the data movement and min/max/sum/prod lists are the
+ * standard C types of Table 5 (shmem.h's SHMEM_C11_RMA_TYPES, complex added for sum/prod); the
+ * bitwise reductions (whose Table 10 row has no plain signed types) reach the signed ones
+ * through int8_t .. int64_t, which are distinct from every unsigned type.
  */
-#define SHMEM_GENERIC_RMA_TYPES(X)                                                                 \
-    X(float, float)                                                                                \
-    X(double, double)                                                                              \
-    X(long double, longdouble)                                                                     \
-    X(char, char)                                                                                  \
-    X(signed char, schar)                                                                          \
-    X(short, short)                                                                                \
-    X(int, int)                                                                                    \
-    X(long, long)                                                                                  \
-    X(long long, longlong)                                                                         \
-    X(unsigned char, uchar)                                                                        \
-    X(unsigned short, ushort)                                                                      \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
-    X(unsigned long long, ulonglong)
+#define SHMEM_GENERIC_RMA_TYPES(X) SHMEM_C11_RMA_TYPES(X)
 #define SHMEM_GENERIC_REDUCE_BITWISE_TYPES(X)                                                      \
     X(unsigned char, uchar)                                                                        \
     X(unsigned short, ushort)                                                                      \

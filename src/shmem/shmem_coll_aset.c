@@ -190,6 +190,14 @@ static void shmem_aset_broadcast(const char *call, void *dest, const void *sourc
     }
 }
 
+#define SHMEM_DEF_ASET_GATHER(BITS, BYTES, NAME, KIND)                                            \
+    void shmem_##NAME##BITS(void *dest, const void *source, size_t nelems, int PE_start,           \
+                            int logPE_stride, int PE_size, long *pSync)                            \
+    {                                                                                              \
+        const char *call = "shmem_" #NAME #BITS;                                                   \
+        shmem_coll_gather(call, KIND, shmem_aset_team(call, PE_start, logPE_stride, PE_size, pSync), \
+                          dest, source, nelems, BYTES);                                            \
+    }
 #define SHMEM_DEF_ASET(BITS, BYTES)                                                                \
     void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,         \
                                int PE_start, int logPE_stride, int PE_size, long *pSync)           \
@@ -197,30 +205,9 @@ static void shmem_aset_broadcast(const char *call, void *dest, const void *sourc
         shmem_aset_broadcast("shmem_broadcast" #BITS, dest, source, nelems, BYTES, PE_root,        \
                              PE_start, logPE_stride, PE_size, pSync);                              \
     }                                                                                              \
-    void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start,          \
-                             int logPE_stride, int PE_size, long *pSync)                           \
-    {                                                                                              \
-        const char *call = "shmem_collect" #BITS;                                                  \
-        shmem_coll_gather(call, SHMEM_COLL_COLLECT,                                                \
-                          shmem_aset_team(call, PE_start, logPE_stride, PE_size, pSync), dest,     \
-                          source, nelems, BYTES);                                                  \
-    }                                                                                              \
-    void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start,         \
-                              int logPE_stride, int PE_size, long *pSync)                          \
-    {                                                                                              \
-        const char *call = "shmem_fcollect" #BITS;                                                 \
-        shmem_coll_gather(call, SHMEM_COLL_FCOLLECT,                                               \
-                          shmem_aset_team(call, PE_start, logPE_stride, PE_size, pSync), dest,     \
-                          source, nelems, BYTES);                                                  \
-    }                                                                                              \
-    void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,         \
-                              int logPE_stride, int PE_size, long *pSync)                          \
-    {                                                                                              \
-        const char *call = "shmem_alltoall" #BITS;                                                 \
-        shmem_coll_gather(call, SHMEM_COLL_ALLTOALL,                                               \
-                          shmem_aset_team(call, PE_start, logPE_stride, PE_size, pSync), dest,     \
-                          source, nelems, BYTES);                                                  \
-    }                                                                                              \
+    SHMEM_DEF_ASET_GATHER(BITS, BYTES, collect, SHMEM_COLL_COLLECT)                                \
+    SHMEM_DEF_ASET_GATHER(BITS, BYTES, fcollect, SHMEM_COLL_FCOLLECT)                              \
+    SHMEM_DEF_ASET_GATHER(BITS, BYTES, alltoall, SHMEM_COLL_ALLTOALL)                              \
     void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,       \
                                size_t nelems, int PE_start, int logPE_stride, int PE_size,         \
                                long *pSync)                                                        \
@@ -242,9 +229,9 @@ SHMEM_ASET_SIZES(SHMEM_DEF_ASET)
         shmem_coll_reduce(call, shmem_aset_team(call, PE_start, logPE_stride, PE_size, pSync),     \
                           dest, source, (size_t)nreduce, SHMEM_DTYPE(CTYPE), SHMEM_MOP_##OP);      \
     }
-#define SHMEM_DEF_TO_ALL_BITWISE(CTYPE, TYPENAME) SHMEM_OPS_BITWISE(SHMEM_DEF_TO_ALL, CTYPE, TYPENAME)
-#define SHMEM_DEF_TO_ALL_MINMAX(CTYPE, TYPENAME)  SHMEM_OPS_MINMAX(SHMEM_DEF_TO_ALL, CTYPE, TYPENAME)
-#define SHMEM_DEF_TO_ALL_ARITH(CTYPE, TYPENAME)   SHMEM_OPS_ARITH(SHMEM_DEF_TO_ALL, CTYPE, TYPENAME)
+#define SHMEM_DEF_TO_ALL_BITWISE(CTYPE, TYPENAME) SHMEM_REDUCE_OPS_BITWISE(SHMEM_DEF_TO_ALL, CTYPE, TYPENAME)
+#define SHMEM_DEF_TO_ALL_MINMAX(CTYPE, TYPENAME)  SHMEM_REDUCE_OPS_MINMAX(SHMEM_DEF_TO_ALL, CTYPE, TYPENAME)
+#define SHMEM_DEF_TO_ALL_ARITH(CTYPE, TYPENAME)   SHMEM_REDUCE_OPS_ARITH(SHMEM_DEF_TO_ALL, CTYPE, TYPENAME)
 SHMEM_TO_ALL_BITWISE_TYPES(SHMEM_DEF_TO_ALL_BITWISE)
 SHMEM_TO_ALL_MINMAX_TYPES(SHMEM_DEF_TO_ALL_MINMAX)
 SHMEM_TO_ALL_ARITH_TYPES(SHMEM_DEF_TO_ALL_ARITH)

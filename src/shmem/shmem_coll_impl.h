@@ -40,13 +40,6 @@ static inline meshmem_dtype_t shmem_coll_dtype(int kind, size_t size, bool is_si
 #define SHMEM_MOP_sum  MESHMEM_OP_SUM
 #define SHMEM_MOP_prod MESHMEM_OP_PROD
 
-/* X(CTYPE, TYPENAME, OP) for each operator of a reduction class (bitwise, min/max, arithmetic),
- * to be applied over the matching type table */
-#define SHMEM_OPS_BITWISE(X, CTYPE, TYPENAME)                                                       \
-    X(CTYPE, TYPENAME, and) X(CTYPE, TYPENAME, or) X(CTYPE, TYPENAME, xor)
-#define SHMEM_OPS_MINMAX(X, CTYPE, TYPENAME) X(CTYPE, TYPENAME, max) X(CTYPE, TYPENAME, min)
-#define SHMEM_OPS_ARITH(X, CTYPE, TYPENAME)  X(CTYPE, TYPENAME, sum) X(CTYPE, TYPENAME, prod)
-
 /* the gathering collectives that share one helper */
 typedef enum { SHMEM_COLL_COLLECT, SHMEM_COLL_FCOLLECT, SHMEM_COLL_ALLTOALL } shmem_coll_kind_t;
 

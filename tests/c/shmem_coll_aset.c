@@ -54,25 +54,17 @@ static void check_psync(const aset_t *a, const char *what)
             CHECK_COLL(d[i] == ref, #OP "_to_all", #TYPENAME, "active set", i);                    \
         }                                                                                          \
     }
-#define DEF_TO_ALL_BITWISE(CTYPE, TYPENAME)                                                        \
-    DEF_TO_ALL_TEST(CTYPE, TYPENAME, and) DEF_TO_ALL_TEST(CTYPE, TYPENAME, or)                     \
-    DEF_TO_ALL_TEST(CTYPE, TYPENAME, xor)
-#define DEF_TO_ALL_MINMAX(CTYPE, TYPENAME)                                                         \
-    DEF_TO_ALL_TEST(CTYPE, TYPENAME, max) DEF_TO_ALL_TEST(CTYPE, TYPENAME, min)
-#define DEF_TO_ALL_ARITH(CTYPE, TYPENAME)                                                          \
-    DEF_TO_ALL_TEST(CTYPE, TYPENAME, sum) DEF_TO_ALL_TEST(CTYPE, TYPENAME, prod)
+#define DEF_TO_ALL_BITWISE(C, T) SHMEM_REDUCE_OPS_BITWISE(DEF_TO_ALL_TEST, C, T)
+#define DEF_TO_ALL_MINMAX(C, T) SHMEM_REDUCE_OPS_MINMAX(DEF_TO_ALL_TEST, C, T)
+#define DEF_TO_ALL_ARITH(C, T) SHMEM_REDUCE_OPS_ARITH(DEF_TO_ALL_TEST, C, T)
 SHMEM_TO_ALL_BITWISE_TYPES(DEF_TO_ALL_BITWISE)
 SHMEM_TO_ALL_MINMAX_TYPES(DEF_TO_ALL_MINMAX)
 SHMEM_TO_ALL_ARITH_TYPES(DEF_TO_ALL_ARITH)
 
 #define TO_ALL_ENTRY(CTYPE, TYPENAME, OP) test_to_all_##TYPENAME##_##OP,
-#define TO_ALL_ENTRY_BITWISE(CTYPE, TYPENAME)                                                      \
-    TO_ALL_ENTRY(CTYPE, TYPENAME, and) TO_ALL_ENTRY(CTYPE, TYPENAME, or)                           \
-    TO_ALL_ENTRY(CTYPE, TYPENAME, xor)
-#define TO_ALL_ENTRY_MINMAX(CTYPE, TYPENAME)                                                       \
-    TO_ALL_ENTRY(CTYPE, TYPENAME, max) TO_ALL_ENTRY(CTYPE, TYPENAME, min)
-#define TO_ALL_ENTRY_ARITH(CTYPE, TYPENAME)                                                        \
-    TO_ALL_ENTRY(CTYPE, TYPENAME, sum) TO_ALL_ENTRY(CTYPE, TYPENAME, prod)
+#define TO_ALL_ENTRY_BITWISE(C, T) SHMEM_REDUCE_OPS_BITWISE(TO_ALL_ENTRY, C, T)
+#define TO_ALL_ENTRY_MINMAX(C, T) SHMEM_REDUCE_OPS_MINMAX(TO_ALL_ENTRY, C, T)
+#define TO_ALL_ENTRY_ARITH(C, T) SHMEM_REDUCE_OPS_ARITH(TO_ALL_ENTRY, C, T)
 static void (*const to_all_tests[])(const aset_t *, size_t) = {
     SHMEM_TO_ALL_BITWISE_TYPES(TO_ALL_ENTRY_BITWISE) SHMEM_TO_ALL_MINMAX_TYPES(TO_ALL_ENTRY_MINMAX)
         SHMEM_TO_ALL_ARITH_TYPES(TO_ALL_ENTRY_ARITH)};

@@ -125,13 +125,9 @@ TEST_RMA_TYPES(DEF_RMA_TEST)
         }                                                                                          \
         CHECK_COLL(d[n] == (CTYPE)3, #OP "_reduce (past the end)", #TYPENAME, tn, n);              \
     }
-#define DEF_RED_BITWISE(CTYPE, TYPENAME)                                                           \
-    DEF_RED_TEST(CTYPE, TYPENAME, and) DEF_RED_TEST(CTYPE, TYPENAME, or)                           \
-    DEF_RED_TEST(CTYPE, TYPENAME, xor)
-#define DEF_RED_MINMAX(CTYPE, TYPENAME)                                                            \
-    DEF_RED_TEST(CTYPE, TYPENAME, max) DEF_RED_TEST(CTYPE, TYPENAME, min)
-#define DEF_RED_ARITH(CTYPE, TYPENAME)                                                             \
-    DEF_RED_TEST(CTYPE, TYPENAME, sum) DEF_RED_TEST(CTYPE, TYPENAME, prod)
+#define DEF_RED_BITWISE(C, T) SHMEM_REDUCE_OPS_BITWISE(DEF_RED_TEST, C, T)
+#define DEF_RED_MINMAX(C, T) SHMEM_REDUCE_OPS_MINMAX(DEF_RED_TEST, C, T)
+#define DEF_RED_ARITH(C, T) SHMEM_REDUCE_OPS_ARITH(DEF_RED_TEST, C, T)
 SHMEM_REDUCE_BITWISE_TYPES(DEF_RED_BITWISE)
 SHMEM_REDUCE_MINMAX_TYPES(DEF_RED_MINMAX)
 SHMEM_REDUCE_ARITH_TYPES(DEF_RED_ARITH)
@@ -148,12 +144,9 @@ static const test_entry_t rma_tests[] = {TEST_RMA_TYPES(RMA_ENTRY)};
 
 #define RED_ENTRY(CTYPE, TYPENAME, OP)                                                             \
     {#TYPENAME "_" #OP, test_red_##TYPENAME##_##OP, sizeof(CTYPE)},
-#define RED_ENTRY_BITWISE(CTYPE, TYPENAME)                                                         \
-    RED_ENTRY(CTYPE, TYPENAME, and) RED_ENTRY(CTYPE, TYPENAME, or) RED_ENTRY(CTYPE, TYPENAME, xor)
-#define RED_ENTRY_MINMAX(CTYPE, TYPENAME)                                                          \
-    RED_ENTRY(CTYPE, TYPENAME, max) RED_ENTRY(CTYPE, TYPENAME, min)
-#define RED_ENTRY_ARITH(CTYPE, TYPENAME)                                                           \
-    RED_ENTRY(CTYPE, TYPENAME, sum) RED_ENTRY(CTYPE, TYPENAME, prod)
+#define RED_ENTRY_BITWISE(C, T) SHMEM_REDUCE_OPS_BITWISE(RED_ENTRY, C, T)
+#define RED_ENTRY_MINMAX(C, T) SHMEM_REDUCE_OPS_MINMAX(RED_ENTRY, C, T)
+#define RED_ENTRY_ARITH(C, T) SHMEM_REDUCE_OPS_ARITH(RED_ENTRY, C, T)
 static const test_entry_t red_tests[] = {SHMEM_REDUCE_BITWISE_TYPES(RED_ENTRY_BITWISE)
                                              SHMEM_REDUCE_MINMAX_TYPES(RED_ENTRY_MINMAX)
                                                  SHMEM_REDUCE_ARITH_TYPES(RED_ENTRY_ARITH)};
