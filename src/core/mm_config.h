@@ -19,6 +19,9 @@
     X(EAGER_SIZE, eager_size, SIZE, "4K",                                                          \
       "Largest message a collective sends eagerly, into the receiver's channel; above it the "     \
       "receiver's buffer is written directly (rendezvous).")                                        \
+    X(STAGE_SIZE, stage_size, SIZE, "64M",                                                         \
+      "Staging memory per rank, for collectives on buffers outside shared memory (touched only "   \
+      "when used).")                                                                                \
     X(PREFAULT, prefault, BOOL, "1",                                                               \
       "Touch the whole heap at init so first use is not measured as page faults.")                 \
     X(HUGEPAGES, hugepages, BOOL, "1",                                                             \

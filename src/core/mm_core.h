@@ -70,6 +70,8 @@ typedef struct {
     size_t      eager_bytes;    /* bytes of one eager channel (per slot, peer and parity) */
     size_t      heap_offset;    /* symmetric heap start within the segment */
     size_t      heap_size;
+    size_t      stage_offset;   /* staging arena (private to the rank, addressable by peers) */
+    size_t      stage_size;
     char      **seg_base;       /* [nranks] each rank's heap segment as mapped here */
     uintptr_t   heap_base;      /* this rank's heap */
     intptr_t   *heap_delta;     /* [nranks] peer heap address - own heap address */

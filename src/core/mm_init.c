@@ -2,6 +2,7 @@
 #include "mm_core.h"
 #include "mm_dataseg.h"
 #include "mm_heap.h"
+#include "mm_msg.h"
 #include "mm_shm.h"
 #include "mm_team.h"
 #include "mm_wait.h"
@@ -178,7 +179,9 @@ static int mm_segments_create(void)
     mm_g.slot_bytes = mm_team_slot_bytes(n, mm_g.eager_bytes);
     mm_g.sync_offset = mm_round_page(sizeof(mm_seg_hdr_t));
     mm_g.heap_offset = mm_round_page(mm_g.sync_offset + MM_TEAM_SLOTS * mm_g.slot_bytes);
-    mm_g.seg_bytes = mm_g.heap_offset + mm_g.heap_size;
+    mm_g.stage_offset = mm_g.heap_offset + mm_g.heap_size;
+    mm_g.stage_size = mm_round_page((size_t)(mm_config.stage_size > 0 ? mm_config.stage_size : 0));
+    mm_g.seg_bytes = mm_g.stage_offset + mm_g.stage_size;
 
     mm_g.seg_base = calloc((size_t)n, sizeof(char *));
     mm_g.heap_delta = calloc((size_t)n, sizeof(intptr_t));
@@ -187,10 +190,11 @@ static int mm_segments_create(void)
     if (!mm_g.seg_base || !mm_g.heap_delta || !mm_g.data_delta || !mm_data_map)
         return -1;
 
-    if (mm_heap_fits(mm_g.seg_bytes, n) != 0)
+    if (mm_heap_fits(mm_g.stage_offset, n) != 0) /* staging is touched only when used */
         return -1;
     mm_shm_name(name, sizeof(name), mm_job, me, "heap");
-    char *seg = mm_shm_create(name, mm_g.seg_bytes, mm_config.hugepages, mm_config.prefault);
+    char *seg = mm_shm_create(name, mm_g.seg_bytes, mm_config.hugepages,
+                              mm_config.prefault ? mm_g.stage_offset : mm_g.sync_offset);
     if (seg == NULL) {
         mm_error("meshmem_init: cannot create the symmetric heap (%zu bytes; set "
                  "SHMEM_SYMMETRIC_SIZE lower?)",
@@ -240,7 +244,8 @@ static int mm_segments_map_peers(void)
             return -1;
         }
         mm_shm_name(name, sizeof(name), mm_job, p, "heap");
-        mm_g.seg_base[p] = mm_shm_map(name, mm_g.seg_bytes, NULL, mm_config.prefault);
+        mm_g.seg_base[p] =
+            mm_shm_map(name, mm_g.seg_bytes, NULL, mm_config.prefault ? mm_g.stage_offset : 0);
         if (mm_g.seg_base[p] == NULL)
             return -1;
         mm_g.heap_delta[p] = (intptr_t)(mm_g.seg_base[p] - mm_g.seg_base[me]);
@@ -252,7 +257,7 @@ static int mm_segments_map_peers(void)
                 return -1;
             }
             mm_shm_name(name, sizeof(name), mm_job, p, "data");
-            mm_data_map[p] = mm_shm_map(name, mm_g.data_size, NULL, false);
+            mm_data_map[p] = mm_shm_map(name, mm_g.data_size, NULL, 0);
             if (mm_data_map[p] == NULL)
                 return -1;
             mm_g.data_delta[p] = (intptr_t)((uintptr_t)mm_data_map[p] - mm_g.data_base);
@@ -293,7 +298,9 @@ meshmem_status_t meshmem_init(int requested, int *provided)
         mm_shm_name(name, sizeof(name), mm_job, mm_g.rank, "data");
         mm_shm_unlink(name);
     }
-    if (mm_heap_init(mm_symheap, (void *)mm_g.heap_base, mm_g.heap_size) != 0 || mm_team_init() != 0)
+    if (mm_heap_init(mm_symheap, (void *)mm_g.heap_base, mm_g.heap_size) != 0 ||
+        mm_msg_init(mm_g.seg_base[mm_g.rank] + mm_g.stage_offset, mm_g.stage_size) != 0 ||
+        mm_team_init() != 0)
         goto fail;
     static bool atexit_done;
     if (!atexit_done) {
@@ -321,6 +328,7 @@ void meshmem_finalize(void)
     mm_g.initialized = false;
     mm_team_fini();
     mm_heap_fini(mm_symheap);
+    mm_msg_fini();
     /* peers stay mapped until everyone is through the barrier above; then unmap */
     for (int p = 0; p < mm_g.nranks; p++) {
         if (p != mm_g.rank && mm_g.seg_base[p])

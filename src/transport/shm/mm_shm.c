@@ -14,19 +14,41 @@ void mm_shm_name(char *buf, size_t len, const char *job, int rank, const char *w
     snprintf(buf, len, "/%s.%d.%s", job, rank, what);
 }
 
-static void *mm_shm_map_fd(int fd, size_t bytes, void *fixed_addr, bool populate, bool huge)
+/*
+ * Fault the first @p bytes of a mapping in: write faults allocate (and zero) the pages.
+ * @return 0, or -1 when the memory is not there (a full /dev/shm): touching pages by hand
+ * would then end in SIGBUS, so the loop is only the fallback for kernels without the madvise.
+ */
+static int mm_shm_populate(void *p, size_t bytes, bool write)
+{
+    if (bytes == 0)
+        return 0;
+#if defined(MADV_POPULATE_WRITE) && defined(MADV_POPULATE_READ)
+    if (madvise(p, bytes, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) == 0)
+        return 0;
+    if (errno != EINVAL)
+        return -1;
+#endif
+    long page = sysconf(_SC_PAGESIZE);
+    for (size_t off = 0; off < bytes; off += (size_t)page) {
+        if (write)
+            ((volatile char *)p)[off] = 0;
+        else
+            (void)((volatile char *)p)[off];
+    }
+    return 0;
+}
+
+static void *mm_shm_map_fd(int fd, size_t bytes, void *fixed_addr)
 {
     int flags = MAP_SHARED;
     if (fixed_addr)
         flags |= MAP_FIXED;
-    if (populate)
-        flags |= MAP_POPULATE;
-    (void)huge;
     void *p = mmap(fixed_addr, bytes, PROT_READ | PROT_WRITE, flags, fd, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
-void *mm_shm_create(const char *name, size_t bytes, bool hugepages, bool populate)
+void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t populate)
 {
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
@@ -39,7 +61,7 @@ void *mm_shm_create(const char *name, size_t bytes, bool hugepages, bool populat
         shm_unlink(name);
         return NULL;
     }
-    void *p = mm_shm_map_fd(fd, bytes, NULL, false, hugepages);
+    void *p = mm_shm_map_fd(fd, bytes, NULL);
     if (p == NULL) {
         mm_error("mmap(%s, %zu bytes): %s", name, bytes, strerror(errno));
         close(fd);
@@ -52,28 +74,29 @@ void *mm_shm_create(const char *name, size_t bytes, bool hugepages, bool populat
     if (hugepages)
         madvise(p, bytes, MADV_HUGEPAGE);
 #endif
-    if (populate) {
-        /* write-fault every page now: /dev/shm pages are allocated (and zeroed) on first touch */
-        long page = sysconf(_SC_PAGESIZE);
-#ifdef MADV_POPULATE_WRITE
-        if (madvise(p, bytes, MADV_POPULATE_WRITE) != 0)
-#endif
-            for (size_t off = 0; off < bytes; off += (size_t)page)
-                ((volatile char *)p)[off] = 0;
+    /* /dev/shm pages are allocated (and zeroed) on first touch: do it now, not when measured */
+    if (mm_shm_populate(p, populate < bytes ? populate : bytes, true) != 0) {
+        mm_error("cannot allocate %zu bytes of shared memory for %s (/dev/shm full?): %s",
+                 populate, name, strerror(errno));
+        munmap(p, bytes);
+        shm_unlink(name);
+        return NULL;
     }
     return p;
 }
 
-void *mm_shm_map(const char *name, size_t bytes, void *fixed_addr, bool populate)
+void *mm_shm_map(const char *name, size_t bytes, void *fixed_addr, size_t populate)
 {
     int fd = shm_open(name, O_RDWR, 0600);
     if (fd < 0) {
         mm_error("shm_open(%s) of a peer's segment: %s", name, strerror(errno));
         return NULL;
     }
-    void *p = mm_shm_map_fd(fd, bytes, fixed_addr, populate, false);
+    void *p = mm_shm_map_fd(fd, bytes, fixed_addr);
     if (p == NULL)
         mm_error("mmap(%s, %zu bytes): %s", name, bytes, strerror(errno));
+    else if (mm_shm_populate(p, populate < bytes ? populate : bytes, false) != 0)
+        mm_warn("mapping %s: page tables not pre-filled: %s", name, strerror(errno));
     close(fd);
     return p;
 }

@@ -14,18 +14,19 @@
 
 /**
  * @brief Create object @p name of @p bytes and map it shared, read-write.
- * @param hugepages try huge pages first (only where the system has them reserved)
- * @param populate  fault every page in now
+ * @param hugepages ask for transparent huge pages (where shmem THP is enabled)
+ * @param populate  bytes at the start to fault in now (allocated and zeroed)
  * @return the mapping, or NULL after logging why.
  */
-void *mm_shm_create(const char *name, size_t bytes, bool hugepages, bool populate);
+void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t populate);
 
 /**
  * @brief Map existing object @p name (exactly @p bytes) shared, read-write; at @p fixed_addr
- * when not NULL (MAP_FIXED, replacing what is mapped there).
+ * when not NULL (MAP_FIXED, replacing what is mapped there); the first @p populate bytes get
+ * their page-table entries now.
  * @return the mapping, or NULL after logging why.
  */
-void *mm_shm_map(const char *name, size_t bytes, void *fixed_addr, bool populate);
+void *mm_shm_map(const char *name, size_t bytes, void *fixed_addr, size_t populate);
 
 /** @brief Remove object @p name (no error when already gone). */
 void mm_shm_unlink(const char *name);
