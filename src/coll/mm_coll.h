@@ -1,0 +1,92 @@
+/**
+ * @file mm_coll.h
+ * @brief Internals shared by the MPI-like collectives (one file per collective, as xhc).
+ *
+ * Prototypes are grouped by the file that defines them.
+ */
+#ifndef MM_COLL_H
+#define MM_COLL_H
+
+#include "meshmem_coll.h"
+#include "mm_msg.h"
+#include "mm_reduce.h"
+
+/* ---- mm_coll_api.c: argument checks shared by every call ---- */
+
+/** Validated arguments of one call. */
+typedef struct {
+    const char          *call;
+    struct meshmem_team *t;
+    size_t               esize; /* bytes per element */
+    meshmem_algo_t       algo;
+} mm_coll_args_t;
+
+/**
+ * @brief Check team, type and algorithm of @p call; fill @p a.
+ * @return MESHMEM_OK, or an error after logging which argument is wrong.
+ */
+meshmem_status_t mm_coll_check(mm_coll_args_t *a, const char *call, meshmem_team_t team,
+                               meshmem_dtype_t dtype, meshmem_algo_t algo);
+
+/** @brief Check that @p root is a member of the team. */
+meshmem_status_t mm_coll_check_root(const mm_coll_args_t *a, int root);
+
+/** @brief Check that the reduction @p op is defined on @p dtype. */
+meshmem_status_t mm_coll_check_op(const mm_coll_args_t *a, meshmem_dtype_t dtype,
+                                  meshmem_op_t op);
+
+/** @brief count * esize, ending the job on overflow. */
+size_t mm_coll_bytes(const mm_coll_args_t *a, size_t count);
+
+/** @brief Log that @p algo is not one of @p a->call's algorithms. @return the error. */
+meshmem_status_t mm_coll_no_algo(const mm_coll_args_t *a);
+
+/**
+ * @brief Make @p len bytes of @p buf readable by peers for a rendezvous (staging when needed).
+ * @return the address peers read (buf or the team's staging buffer), and its descriptor;
+ * NULL when the buffer is private and larger than the staging capacity.
+ */
+const void *mm_coll_expose(const mm_coll_args_t *a, const void *buf, size_t len,
+                           mm_desc_t *desc);
+
+/** @return @p d moved on by @p off bytes. */
+static inline mm_desc_t mm_desc_add(mm_desc_t d, size_t off)
+{
+    d.offset += off;
+    return d;
+}
+
+/** @return the first element of member @p r's slice when @p count is cut into @p n slices. */
+static inline size_t mm_slice_lo(size_t count, int n, int r)
+{
+    size_t q = count / (size_t)n, rem = count % (size_t)n;
+    return (size_t)r * q + ((size_t)r < rem ? (size_t)r : rem);
+}
+
+/* ---- mm_coll_alltoall.c ---- */
+
+/**
+ * @brief One step: block j (slen[j] bytes at sbuf + soff[j]) to member j, received at
+ * rbuf + roff[j] (at most rcap[j] bytes; the size received goes to rlen[j] if rlen is not
+ * NULL). @p stage_all stages every rendezvous block first (in-place calls).
+ */
+void mm_coll_a2a_step(const mm_coll_args_t *a, const char *sbuf, const size_t *soff,
+                      const size_t *slen, char *rbuf, const size_t *roff, const size_t *rcap,
+                      size_t *rlen, bool stage_all);
+
+/* ---- mm_coll_gather.c ---- */
+
+/**
+ * @brief All-gather of @p mylen bytes (MESHMEM_IN_PLACE: already at recvbuf + roff[me]) into
+ * recvbuf + roff[r], rcap[r] bytes from member r, with a->algo (ONESTEP or RING).
+ */
+meshmem_status_t mm_coll_allgather_run(mm_coll_args_t *a, const void *sendbuf, size_t mylen,
+                                       void *recvbuf, const size_t *roff, const size_t *rcap);
+
+/* ---- mm_coll_allreduce.c ---- */
+
+/** @brief Reduce-scatter into slices (the first half of the aggressive all-reduce). */
+meshmem_status_t mm_coll_reduce_slices(const mm_coll_args_t *a, const void *sendbuf, void *out,
+                                       size_t count, meshmem_dtype_t dtype, meshmem_op_t op);
+
+#endif /* MM_COLL_H */

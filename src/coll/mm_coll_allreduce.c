@@ -1,0 +1,425 @@
+/*
+ * Reductions: all-reduce (five algorithms), reduce and reduce-scatter.
+ *
+ *   ONESTEP     every member sends its whole vector to every peer and reduces all N vectors
+ *               itself, in member order: one step, bitwise-identical results. For small sizes.
+ *   AGGRESSIVE  OPTWEB's aggressive sharing of averaged parameters (seed 000 §3.C, Fig. 6b):
+ *               member r owns slice r; every member sends slice r to r, which reduces the
+ *               slices as they arrive, reading each straight from the channel or the sender's
+ *               buffer (no intermediate copy), then all-gathers the results. Two memory passes.
+ *   NAIVE       OPTWEB's naive form (Fig. 6a): all-to-all of the slices into a buffer, reduce
+ *               it, all-gather: three memory passes.
+ *   RING        reduce-scatter then all-gather around a ring, 2(N-1) steps.
+ *   RECDBL      recursive doubling (non-powers of two fold the extra members first).
+ * Every algorithm computes each result element along one fixed order, and distributes the
+ * bits rather than recomputing them, so every member gets identical floating-point results.
+ */
+#include "mm_coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *mm_xalloc(const mm_coll_args_t *a, size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (p == NULL)
+        mm_fatal("%s: out of memory (%zu bytes)", a->call, bytes);
+    return p;
+}
+
+/* expose sendbuf for rendezvous messages when some message is above the eager size */
+static const char *mm_red_expose(const mm_coll_args_t *a, const void *buf, size_t len,
+                                 size_t largest_msg, mm_desc_t *d)
+{
+    *d = (mm_desc_t){MM_DESC_NONE, 0};
+    if (largest_msg <= mm_g.eager_bytes || a->t->size == 1)
+        return buf;
+    const char *p = mm_coll_expose(a, buf, len, d);
+    if (p == NULL)
+        mm_fatal("%s: %zu bytes to stage exceed the staging memory (MESHMEM_STAGE_SIZE)",
+                 a->call, len);
+    return p;
+}
+
+meshmem_status_t mm_coll_reduce_slices(const mm_coll_args_t *a, const void *sendbuf, void *out,
+                                       size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    size_t es = a->esize;
+    uint64_t seq = mm_coll_begin(t);
+    mm_desc_t d;
+    const char *src = mm_red_expose(a, sendbuf, count * es, (count / (size_t)n + 1) * es, &d);
+    uint8_t small[256], *sent = n <= 256 ? small : mm_xalloc(a, (size_t)n);
+    memset(sent, 0, (size_t)n);
+    for (int k = 1; k < n; k++) {
+        int r = (me + k) % n;
+        size_t lo = mm_slice_lo(count, n, r), hi = mm_slice_lo(count, n, r + 1);
+        mm_desc_t dr = mm_desc_add(d, lo * es);
+        sent[r] = mm_msg_send(t, seq, r, src + lo * es, (hi - lo) * es, &dr);
+    }
+    mm_coll_wake_all(t);
+    size_t lo = mm_slice_lo(count, n, me), cnt = mm_slice_lo(count, n, me + 1) - lo;
+    const char *mine = (const char *)sendbuf + lo * es;
+    for (int r = 0; r < n; r++) { /* member order: the same bits on every member */
+        mm_msg_t m = {.data = mine, .bytes = cnt * es, .by_desc = false};
+        if (r != me)
+            m = mm_msg_peek(t, seq, r);
+        if (m.bytes != cnt * es)
+            mm_fatal("%s: rank %d sent %zu bytes of slice %d, %zu expected (counts differ)",
+                     a->call, r, m.bytes, me, cnt * es);
+        if (r == 0)
+            memcpy(out, m.data, cnt * es);
+        else
+            mm_reduce_apply(dtype, op, out, m.data, cnt);
+        if (r != me)
+            mm_msg_release(t, seq, r, &m);
+    }
+    mm_msg_send_complete(t, seq, sent);
+    mm_coll_end(t, seq);
+    if (sent != small)
+        free(sent);
+    return MESHMEM_OK;
+}
+
+/* one step: everyone's whole vector to everyone; each reduces all of them in member order */
+static void mm_allreduce_onestep(const mm_coll_args_t *a, const void *sendbuf, void *res,
+                                 size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    size_t len = count * a->esize;
+    uint64_t seq = mm_coll_begin(t);
+    mm_desc_t d;
+    const char *src = mm_red_expose(a, sendbuf, len, len, &d);
+    uint8_t small[256], *sent = n <= 256 ? small : mm_xalloc(a, (size_t)n);
+    memset(sent, 0, (size_t)n);
+    for (int k = 1; k < n; k++) {
+        int r = (me + k) % n;
+        sent[r] = mm_msg_send(t, seq, r, src, len, &d);
+    }
+    mm_coll_wake_all(t);
+    for (int r = 0; r < n; r++) {
+        mm_msg_t m = {.data = sendbuf, .bytes = len, .by_desc = false};
+        if (r != me)
+            m = mm_msg_peek(t, seq, r);
+        if (m.bytes != len)
+            mm_fatal("%s: rank %d sent %zu bytes, %zu expected (counts differ)", a->call, r,
+                     m.bytes, len);
+        if (r == 0)
+            memcpy(res, m.data, len);
+        else
+            mm_reduce_apply(dtype, op, res, m.data, count);
+        if (r != me)
+            mm_msg_release(t, seq, r, &m);
+    }
+    mm_msg_send_complete(t, seq, sent);
+    mm_coll_end(t, seq);
+    if (sent != small)
+        free(sent);
+}
+
+/* all-gather of the reduced slices (slice r at its place in recvbuf, on member r) */
+static void mm_allreduce_share(const mm_coll_args_t *a, void *recvbuf, size_t count)
+{
+    int n = a->t->size;
+    size_t *v = mm_xalloc(a, sizeof(size_t) * 2 * (size_t)n);
+    for (int r = 0; r < n; r++) {
+        v[r] = mm_slice_lo(count, n, r) * a->esize;
+        v[n + r] = mm_slice_lo(count, n, r + 1) * a->esize - v[r];
+    }
+    mm_coll_args_t g = *a;
+    g.algo = MESHMEM_ALGO_ONESTEP;
+    mm_coll_allgather_run(&g, MESHMEM_IN_PLACE, v[n + a->t->my_rank], recvbuf, v, v + n);
+    free(v);
+}
+
+/* the result slice goes to recvbuf, through a temporary when recvbuf is also the source */
+static void mm_allreduce_aggressive(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                                    size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    int n = a->t->size, me = a->t->my_rank;
+    size_t es = a->esize, lo = mm_slice_lo(count, n, me);
+    size_t cnt = mm_slice_lo(count, n, me + 1) - lo;
+    char *dst = (char *)recvbuf + lo * es;
+    bool alias = sendbuf == recvbuf;
+    char *res = alias ? mm_xalloc(a, cnt * es) : dst;
+    mm_coll_reduce_slices(a, sendbuf, res, count, dtype, op);
+    if (alias) { /* every peer has read our slices (reduce_slices waited for it) */
+        memcpy(dst, res, cnt * es);
+        free(res);
+    }
+    mm_allreduce_share(a, recvbuf, count);
+}
+
+static void mm_allreduce_naive(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                               size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    size_t es = a->esize, lo = mm_slice_lo(count, n, me);
+    size_t cnt = mm_slice_lo(count, n, me + 1) - lo, sl = cnt * es;
+    /* pass 1: all-to-all of the slices into a buffer */
+    size_t *v = mm_xalloc(a, sizeof(size_t) * 4 * (size_t)n);
+    size_t *soff = v, *slen = v + n, *roff = v + 2 * n, *rcap = v + 3 * n;
+    for (int r = 0; r < n; r++) {
+        soff[r] = mm_slice_lo(count, n, r) * es;
+        slen[r] = mm_slice_lo(count, n, r + 1) * es - soff[r];
+        roff[r] = (size_t)r * sl;
+        rcap[r] = sl;
+    }
+    char *gathered = mm_xalloc(a, sl * (size_t)n);
+    mm_coll_a2a_step(a, sendbuf, soff, slen, gathered, roff, rcap, NULL, false);
+    /* pass 2: reduce the buffer (member order) into our slice of the result */
+    char *dst = (char *)recvbuf + lo * es;
+    if (sl)
+        memcpy(dst, gathered, sl);
+    for (int r = 1; r < n; r++)
+        mm_reduce_apply(dtype, op, dst, gathered + (size_t)r * sl, cnt);
+    free(gathered);
+    free(v);
+    /* pass 3: all-gather */
+    mm_allreduce_share(a, recvbuf, count);
+}
+
+/* ring: reduce-scatter (N-1 steps) then all-gather (N-1 steps) around the ring */
+static void mm_allreduce_ring(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                              size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank, right = (me + 1) % n, left = (me + n - 1) % n;
+    size_t es = a->esize;
+    if (recvbuf != sendbuf && count)
+        memcpy(recvbuf, sendbuf, count * es);
+    char *acc = recvbuf;
+    for (int k = 0; k < n - 1; k++) {
+        /* send chunk me-k (partly reduced), receive chunk me-k-1 and add ours to it */
+        int cs = (me + n - k) % n, cr = (me + 2 * n - k - 1) % n;
+        size_t slo = mm_slice_lo(count, n, cs), shi = mm_slice_lo(count, n, cs + 1);
+        size_t rlo = mm_slice_lo(count, n, cr), rhi = mm_slice_lo(count, n, cr + 1);
+        uint64_t seq = mm_coll_begin(t);
+        mm_desc_t d;
+        const char *src = mm_red_expose(a, acc + slo * es, (shi - slo) * es, (shi - slo) * es, &d);
+        bool by_desc = mm_msg_send(t, seq, right, src, (shi - slo) * es, &d);
+        mm_coll_wake(t, right);
+        mm_msg_t m = mm_msg_peek(t, seq, left);
+        if (m.bytes != (rhi - rlo) * es)
+            mm_fatal("%s: rank %d sent %zu bytes, %zu expected (counts differ)", a->call, left,
+                     m.bytes, (rhi - rlo) * es);
+        /* received (reduced along the ring so far) op ours: one fixed order per element */
+        mm_reduce_apply3(dtype, op, acc + rlo * es, m.data, acc + rlo * es, rhi - rlo);
+        mm_msg_release(t, seq, left, &m);
+        if (by_desc)
+            mm_coll_wait(t, right, MM_FLAG_DONE, seq);
+        mm_coll_end(t, seq);
+    }
+    /* member me now holds the full reduction of chunk me+1: ring all-gather of the chunks */
+    for (int k = 0; k < n - 1; k++) {
+        int cs = (me + 1 + n - k) % n, cr = (me + n - k) % n;
+        size_t slo = mm_slice_lo(count, n, cs), shi = mm_slice_lo(count, n, cs + 1);
+        size_t rlo = mm_slice_lo(count, n, cr), rhi = mm_slice_lo(count, n, cr + 1);
+        uint64_t seq = mm_coll_begin(t);
+        mm_desc_t d;
+        const char *src = mm_red_expose(a, acc + slo * es, (shi - slo) * es, (shi - slo) * es, &d);
+        bool by_desc = mm_msg_send(t, seq, right, src, (shi - slo) * es, &d);
+        mm_coll_wake(t, right);
+        mm_msg_recv(a->call, t, seq, left, acc + rlo * es, (rhi - rlo) * es);
+        if (by_desc)
+            mm_coll_wait(t, right, MM_FLAG_DONE, seq);
+        mm_coll_end(t, seq);
+    }
+}
+
+/* exchange the whole vector with @p peer in a collective of its own; combine, lower rank first */
+static void mm_recdbl_step(const mm_coll_args_t *a, int peer, char *acc, size_t count,
+                           meshmem_dtype_t dtype, meshmem_op_t op, bool combine, bool send,
+                           bool recv)
+{
+    struct meshmem_team *t = a->t;
+    size_t len = count * a->esize;
+    uint64_t seq = mm_coll_begin(t);
+    bool by_desc = false;
+    if (send) {
+        mm_desc_t d;
+        const char *src = mm_red_expose(a, acc, len, len, &d);
+        by_desc = mm_msg_send(t, seq, peer, src, len, &d);
+        mm_coll_wake(t, peer);
+    }
+    if (recv) {
+        mm_msg_t m = mm_msg_peek(t, seq, peer);
+        if (m.bytes != len)
+            mm_fatal("%s: rank %d sent %zu bytes, %zu expected (counts differ)", a->call, peer,
+                     m.bytes, len);
+        /* while the peer reads our acc (by descriptor) the result goes to a temporary */
+        char *dst = by_desc ? mm_xalloc(a, len) : acc;
+        if (!combine)
+            memcpy(dst, m.data, len);
+        else if (peer < t->my_rank) /* lower rank's vector first: the same bits on both */
+            mm_reduce_apply3(dtype, op, dst, m.data, acc, count);
+        else
+            mm_reduce_apply3(dtype, op, dst, acc, m.data, count);
+        mm_msg_release(t, seq, peer, &m);
+        if (by_desc) {
+            mm_coll_wait(t, peer, MM_FLAG_DONE, seq);
+            memcpy(acc, dst, len);
+            free(dst);
+        }
+    } else if (by_desc) {
+        mm_coll_wait(t, peer, MM_FLAG_DONE, seq);
+    }
+    mm_coll_end(t, seq);
+}
+
+static void mm_allreduce_recdbl(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                                size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    int n = a->t->size, me = a->t->my_rank;
+    size_t len = count * a->esize;
+    /* recvbuf accumulates; mm_recdbl_step never changes it while a peer reads it */
+    char *acc = recvbuf;
+    if (recvbuf != sendbuf && len)
+        memcpy(acc, sendbuf, len);
+    int p = 1;
+    while (p * 2 <= n)
+        p *= 2;
+    int rem = n - p;
+    /* fold: among the first 2*rem members, even ones hand their vector to the next */
+    bool folded_out = me < 2 * rem && me % 2 == 0;
+    if (rem) {
+        if (me < 2 * rem)
+            mm_recdbl_step(a, me % 2 ? me - 1 : me + 1, acc, count, dtype, op, true,
+                           folded_out, !folded_out);
+        else
+            mm_coll_end(a->t, mm_coll_begin(a->t)); /* keep the sequence in step */
+    }
+    int nr = me < 2 * rem ? me / 2 : me - rem;
+    for (int mask = 1; mask < p; mask <<= 1) {
+        if (folded_out) {
+            mm_coll_end(a->t, mm_coll_begin(a->t));
+            continue;
+        }
+        int pn = nr ^ mask;
+        int peer = pn < rem ? 2 * pn + 1 : pn + rem;
+        mm_recdbl_step(a, peer, acc, count, dtype, op, true, true, true);
+    }
+    if (rem) {
+        if (me < 2 * rem)
+            mm_recdbl_step(a, me % 2 ? me - 1 : me + 1, acc, count, dtype, op, false,
+                           !folded_out, folded_out);
+        else
+            mm_coll_end(a->t, mm_coll_begin(a->t));
+    }
+}
+
+meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf, void *recvbuf,
+                                        size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
+                                        meshmem_algo_t algo)
+{
+    mm_coll_args_t a;
+    meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_allreduce", team, dtype, algo);
+    if (st == MESHMEM_OK)
+        st = mm_coll_check_op(&a, dtype, op);
+    if (st != MESHMEM_OK)
+        return st;
+    size_t len = mm_coll_bytes(&a, count);
+    const void *src = sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf;
+    if (algo == MESHMEM_ALGO_AUTO)
+        algo = len <= mm_g.eager_bytes ? MESHMEM_ALGO_ONESTEP : MESHMEM_ALGO_AGGRESSIVE;
+    a.algo = algo;
+    switch (algo) {
+    case MESHMEM_ALGO_ONESTEP:
+        if (src == recvbuf) {
+            char *tmp = mm_xalloc(&a, len);
+            mm_allreduce_onestep(&a, src, tmp, count, dtype, op);
+            memcpy(recvbuf, tmp, len);
+            free(tmp);
+        } else {
+            mm_allreduce_onestep(&a, src, recvbuf, count, dtype, op);
+        }
+        return MESHMEM_OK;
+    case MESHMEM_ALGO_AGGRESSIVE:
+        mm_allreduce_aggressive(&a, src, recvbuf, count, dtype, op);
+        return MESHMEM_OK;
+    case MESHMEM_ALGO_NAIVE:
+        mm_allreduce_naive(&a, src, recvbuf, count, dtype, op);
+        return MESHMEM_OK;
+    case MESHMEM_ALGO_RING:
+        mm_allreduce_ring(&a, src, recvbuf, count, dtype, op);
+        return MESHMEM_OK;
+    case MESHMEM_ALGO_RECDBL:
+        mm_allreduce_recdbl(&a, src, recvbuf, count, dtype, op);
+        return MESHMEM_OK;
+    default:
+        return mm_coll_no_algo(&a);
+    }
+}
+
+meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, void *recvbuf,
+                                     size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
+                                     int root, meshmem_algo_t algo)
+{
+    mm_coll_args_t a;
+    meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_reduce", team, dtype, algo);
+    if (st == MESHMEM_OK)
+        st = mm_coll_check_root(&a, root);
+    if (st == MESHMEM_OK)
+        st = mm_coll_check_op(&a, dtype, op);
+    if (st != MESHMEM_OK)
+        return st;
+    if (algo != MESHMEM_ALGO_AUTO && algo != MESHMEM_ALGO_AGGRESSIVE)
+        return mm_coll_no_algo(&a);
+    struct meshmem_team *t = a.t;
+    int n = t->size, me = t->my_rank;
+    size_t es = a.esize, len = mm_coll_bytes(&a, count);
+    const void *src = sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf;
+    /* reduce-scatter the slices, then gather them at the root */
+    size_t lo = mm_slice_lo(count, n, me), cnt = mm_slice_lo(count, n, me + 1) - lo;
+    char *slice = mm_xalloc(&a, cnt * es);
+    mm_coll_reduce_slices(&a, src, slice, count, dtype, op);
+    uint64_t seq = mm_coll_begin(t);
+    if (me != root) {
+        mm_desc_t d;
+        const char *s = mm_red_expose(&a, slice, cnt * es, cnt * es, &d);
+        bool by_desc = mm_msg_send(t, seq, root, s, cnt * es, &d);
+        mm_coll_wake(t, root);
+        if (by_desc)
+            mm_coll_wait(t, root, MM_FLAG_DONE, seq);
+    } else {
+        memcpy((char *)recvbuf + lo * es, slice, cnt * es);
+        for (int k = 1; k < n; k++) {
+            int r = (me + k) % n;
+            size_t rlo = mm_slice_lo(count, n, r), rhi = mm_slice_lo(count, n, r + 1);
+            mm_msg_recv(a.call, t, seq, r, (char *)recvbuf + rlo * es, (rhi - rlo) * es);
+        }
+    }
+    mm_coll_end(t, seq);
+    free(slice);
+    (void)len;
+    return MESHMEM_OK;
+}
+
+meshmem_status_t meshmem_coll_reduce_scatter(meshmem_team_t team, const void *sendbuf,
+                                             void *recvbuf, size_t recvcount,
+                                             meshmem_dtype_t dtype, meshmem_op_t op,
+                                             meshmem_algo_t algo)
+{
+    mm_coll_args_t a;
+    meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_reduce_scatter", team, dtype, algo);
+    if (st == MESHMEM_OK)
+        st = mm_coll_check_op(&a, dtype, op);
+    if (st != MESHMEM_OK)
+        return st;
+    if (algo != MESHMEM_ALGO_AUTO && algo != MESHMEM_ALGO_AGGRESSIVE)
+        return mm_coll_no_algo(&a);
+    size_t count = recvcount * (size_t)a.t->size;
+    mm_coll_bytes(&a, count);
+    if (sendbuf == MESHMEM_IN_PLACE || sendbuf == recvbuf) {
+        /* the source is recvbuf (size x recvcount): reduce into a temporary first */
+        char *tmp = mm_xalloc(&a, recvcount * a.esize);
+        mm_coll_reduce_slices(&a, recvbuf, tmp, count, dtype, op);
+        memcpy(recvbuf, tmp, recvcount * a.esize);
+        free(tmp);
+        return MESHMEM_OK;
+    }
+    return mm_coll_reduce_slices(&a, sendbuf, recvbuf, count, dtype, op);
+}

@@ -1,0 +1,87 @@
+/* Argument checks and helpers shared by the MPI-like collectives; the barrier. */
+#include "mm_coll.h"
+
+const char *meshmem_algo_name(meshmem_algo_t algo)
+{
+    static const char *names[MESHMEM_ALGO_COUNT] = {"auto", "onestep", "naive", "aggressive",
+                                                    "ring", "recdbl"};
+    return (unsigned)algo < MESHMEM_ALGO_COUNT ? names[algo] : NULL;
+}
+
+meshmem_status_t mm_coll_check(mm_coll_args_t *a, const char *call, meshmem_team_t team,
+                               meshmem_dtype_t dtype, meshmem_algo_t algo)
+{
+    MM_CHECK_INIT(call);
+    a->call = call;
+    if (team == MESHMEM_TEAM_INVALID || team->my_rank < 0) {
+        mm_error("%s: team argument is invalid or this rank is not a member", call);
+        return MESHMEM_ERR_TEAM;
+    }
+    a->t = mm_team_checked(call, team);
+    a->esize = meshmem_dtype_size(dtype);
+    if (a->esize == 0) {
+        mm_error("%s: dtype argument (%d) is not a meshmem_dtype_t", call, (int)dtype);
+        return MESHMEM_ERR_ARG;
+    }
+    if (meshmem_algo_name(algo) == NULL) {
+        mm_error("%s: algo argument (%d) is not a meshmem_algo_t", call, (int)algo);
+        return MESHMEM_ERR_ARG;
+    }
+    a->algo = algo;
+    return MESHMEM_OK;
+}
+
+meshmem_status_t mm_coll_check_root(const mm_coll_args_t *a, int root)
+{
+    if (root < 0 || root >= a->t->size) {
+        mm_error("%s: root argument (%d) is not a rank of the team (0..%d)", a->call, root,
+                 a->t->size - 1);
+        return MESHMEM_ERR_RANK;
+    }
+    return MESHMEM_OK;
+}
+
+meshmem_status_t mm_coll_check_op(const mm_coll_args_t *a, meshmem_dtype_t dtype,
+                                  meshmem_op_t op)
+{
+    if (!mm_reduce_supported(dtype, op)) {
+        mm_error("%s: op argument (%s) is not defined on dtype %s", a->call, mm_op_name(op),
+                 mm_dtype_name(dtype));
+        return MESHMEM_ERR_ARG;
+    }
+    return MESHMEM_OK;
+}
+
+size_t mm_coll_bytes(const mm_coll_args_t *a, size_t count)
+{
+    if (count > SIZE_MAX / a->esize / (size_t)(a->t->size ? a->t->size : 1))
+        mm_fatal("%s: count argument (%zu) overflows", a->call, count);
+    return count * a->esize;
+}
+
+meshmem_status_t mm_coll_no_algo(const mm_coll_args_t *a)
+{
+    mm_error("%s: algorithm %s is not available for this call", a->call,
+             meshmem_algo_name(a->algo));
+    return MESHMEM_ERR_UNSUPPORTED;
+}
+
+const void *mm_coll_expose(const mm_coll_args_t *a, const void *buf, size_t len, mm_desc_t *desc)
+{
+    if (mm_desc_of(buf, len, desc))
+        return buf;
+    void *stage = mm_msg_stage(a->t, len);
+    if (stage == NULL)
+        return NULL;
+    return mm_msg_expose(buf, len, stage, desc);
+}
+
+meshmem_status_t meshmem_coll_barrier(meshmem_team_t team)
+{
+    mm_coll_args_t a;
+    meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_barrier", team, MESHMEM_BYTE,
+                                        MESHMEM_ALGO_AUTO);
+    if (st == MESHMEM_OK)
+        mm_coll_sync(a.t);
+    return st;
+}

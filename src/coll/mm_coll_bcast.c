@@ -1,0 +1,128 @@
+/*
+ * Broadcast and scatter in one step: the root sends each member its message (the same
+ * buffer for broadcast, block r for scatter); members copy out in parallel. Above the eager
+ * size each member copies straight from the root's buffer (rendezvous by descriptor), so the
+ * N-1 copies run on N-1 cores at once instead of one after another at the root.
+ */
+#include "mm_coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* one round: the root sends blk(r) (len bytes at buf + stride*r, stride 0 for a broadcast) */
+static void mm_root_step(const mm_coll_args_t *a, int root, const char *buf, size_t stride,
+                         size_t len, char *recv)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    uint64_t seq = mm_coll_begin(t);
+    if (me != root) {
+        mm_msg_recv(a->call, t, seq, root, recv, len);
+        mm_coll_end(t, seq);
+        return;
+    }
+    mm_desc_t d = {MM_DESC_NONE, 0};
+    const char *src = buf;
+    size_t sstride = stride;
+    if (len > mm_g.eager_bytes && n > 1) {
+        size_t span = stride ? stride * (size_t)(n - 1) + len : len;
+        if (!mm_desc_of(buf, span, &d)) {
+            /* private: stage this round's blocks back to back */
+            size_t nb = stride ? (size_t)n : 1;
+            char *stage = mm_msg_stage(t, len * nb);
+            if (stage == NULL)
+                mm_fatal("%s: %zu bytes to stage exceed the staging memory", a->call, len * nb);
+            for (size_t b = 0; b < nb; b++)
+                memcpy(stage + b * len, buf + stride * b, len);
+            src = stage;
+            sstride = stride ? len : 0;
+            mm_desc_of(stage, len * nb, &d);
+        }
+    }
+    uint8_t *sent = calloc((size_t)n, 1);
+    if (sent == NULL)
+        mm_fatal("%s: out of memory", a->call);
+    for (int k = 1; k < n; k++) {
+        int r = (root + k) % n;
+        mm_desc_t dr = mm_desc_add(d, sstride * (size_t)r);
+        sent[r] = mm_msg_send(t, seq, r, src + sstride * (size_t)r, len, &dr);
+    }
+    mm_coll_wake_all(t);
+    if (recv && recv != buf + stride * (size_t)root && len)
+        memmove(recv, buf + stride * (size_t)root, len);
+    mm_msg_send_complete(t, seq, sent);
+    mm_coll_end(t, seq);
+    free(sent);
+}
+
+/* rounds over slices when a private buffer does not fit in staging */
+static size_t mm_root_chunk(const mm_coll_args_t *a, const void *buf, size_t span, size_t len,
+                            int blocks)
+{
+    mm_desc_t probe;
+    if (len <= mm_g.eager_bytes || mm_desc_of(buf, span, &probe))
+        return len;
+    size_t cap = mm_msg_stage_capacity() / (size_t)blocks / a->esize * a->esize;
+    if (cap == 0)
+        mm_fatal("%s: no staging memory (MESHMEM_STAGE_SIZE)", a->call);
+    return len < cap ? len : cap;
+}
+
+meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count,
+                                    meshmem_dtype_t dtype, int root, meshmem_algo_t algo)
+{
+    mm_coll_args_t a;
+    meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_bcast", team, dtype, algo);
+    if (st == MESHMEM_OK)
+        st = mm_coll_check_root(&a, root);
+    if (st != MESHMEM_OK)
+        return st;
+    if (algo != MESHMEM_ALGO_AUTO && algo != MESHMEM_ALGO_ONESTEP)
+        return mm_coll_no_algo(&a);
+    size_t len = mm_coll_bytes(&a, count);
+    size_t chunk = a.t->my_rank == root ? mm_root_chunk(&a, buf, len, len, 1) : len;
+    /* every member must cut the same rounds: the root tells its chunk size in the first */
+    if (len > mm_g.eager_bytes) {
+        uint64_t c = chunk;
+        mm_root_step(&a, root, (const char *)&c, 0, sizeof(c), (char *)&c);
+        chunk = c;
+    }
+    size_t done = 0;
+    do {
+        size_t c = len - done < chunk ? len - done : chunk;
+        mm_root_step(&a, root, (char *)buf + done, 0, c, (char *)buf + done);
+        done += c;
+    } while (done < len);
+    return MESHMEM_OK;
+}
+
+meshmem_status_t meshmem_coll_scatter(meshmem_team_t team, const void *sendbuf, void *recvbuf,
+                                      size_t count, meshmem_dtype_t dtype, int root,
+                                      meshmem_algo_t algo)
+{
+    mm_coll_args_t a;
+    meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_scatter", team, dtype, algo);
+    if (st == MESHMEM_OK)
+        st = mm_coll_check_root(&a, root);
+    if (st != MESHMEM_OK)
+        return st;
+    if (algo != MESHMEM_ALGO_AUTO && algo != MESHMEM_ALGO_ONESTEP)
+        return mm_coll_no_algo(&a);
+    size_t len = mm_coll_bytes(&a, count);
+    int n = a.t->size;
+    bool is_root = a.t->my_rank == root;
+    const char *sbuf = is_root ? sendbuf : NULL;
+    size_t chunk = is_root ? mm_root_chunk(&a, sbuf, len * (size_t)n, len, n) : len;
+    if (len > mm_g.eager_bytes) {
+        uint64_t c = chunk;
+        mm_root_step(&a, root, (const char *)&c, 0, sizeof(c), (char *)&c);
+        chunk = c;
+    }
+    size_t done = 0;
+    do {
+        size_t c = len - done < chunk ? len - done : chunk;
+        mm_root_step(&a, root, sbuf ? sbuf + done : NULL, len, c, (char *)recvbuf + done);
+        done += c;
+    } while (done < len);
+    return MESHMEM_OK;
+}

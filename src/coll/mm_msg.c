@@ -1,0 +1,201 @@
+/* Messages inside collectives: inline, eager and rendezvous (protocol in mm_msg.h). */
+#include "mm_msg.h"
+#include "mm_heap.h"
+#include "mm_wait.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* DATA line payload[0]: bytes in the low 56 bits, the protocol in the top 8 */
+enum { MM_MSG_INLINED = 1, MM_MSG_EAGER = 2, MM_MSG_RNDV = 3 };
+#define MM_MSG_HDR(proto, n) (((uint64_t)(proto) << 56) | (uint64_t)(n))
+#define MM_MSG_PROTO(h)      ((int)((h) >> 56))
+#define MM_MSG_BYTES(h)      ((size_t)((h) & ((UINT64_C(1) << 56) - 1)))
+
+static mm_heap_t *mm_stage_arena;
+static char *mm_stage_base;
+static size_t mm_stage_bytes;
+static pthread_mutex_t mm_stage_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* per team staging buffer, kept in a side table by slot (teams are plain structs) */
+static struct {
+    struct meshmem_team *team;
+    void *buf;
+    size_t bytes;
+} mm_stage_of[MM_TEAM_SLOTS];
+
+bool mm_desc_of(const void *buf, size_t len, mm_desc_t *desc)
+{
+    uintptr_t a = (uintptr_t)buf;
+    if (a - mm_g.heap_base < mm_g.heap_size && len <= mm_g.heap_size - (a - mm_g.heap_base)) {
+        *desc = (mm_desc_t){MM_DESC_HEAP, a - mm_g.heap_base};
+        return true;
+    }
+    if (a - mm_g.data_base < mm_g.data_size && len <= mm_g.data_size - (a - mm_g.data_base)) {
+        *desc = (mm_desc_t){MM_DESC_DATA, a - mm_g.data_base};
+        return true;
+    }
+    uintptr_t seg = (uintptr_t)mm_g.seg_base[mm_g.rank];
+    if (a - seg < mm_g.seg_bytes && len <= mm_g.seg_bytes - (a - seg)) {
+        *desc = (mm_desc_t){MM_DESC_SEG, a - seg};
+        return true;
+    }
+    *desc = (mm_desc_t){MM_DESC_NONE, 0};
+    return false;
+}
+
+void *mm_desc_resolve(const mm_desc_t *d, int owner)
+{
+    switch (d->kind) {
+    case MM_DESC_HEAP: return mm_g.seg_base[owner] + mm_g.heap_offset + d->offset;
+    case MM_DESC_DATA: return (char *)(mm_g.data_base + d->offset) + mm_g.data_delta[owner];
+    case MM_DESC_SEG: return mm_g.seg_base[owner] + d->offset;
+    }
+    mm_fatal("collective: corrupt buffer descriptor (kind %llu) from rank %d",
+             (unsigned long long)d->kind, owner);
+}
+
+int mm_msg_init(void *base, size_t bytes)
+{
+    mm_stage_base = base;
+    mm_stage_bytes = bytes;
+    memset(mm_stage_of, 0, sizeof(mm_stage_of));
+    if (bytes == 0)
+        return 0;
+    mm_stage_arena = mm_heap_new();
+    return mm_stage_arena && mm_heap_init(mm_stage_arena, base, bytes) == 0 ? 0 : -1;
+}
+
+void mm_msg_fini(void)
+{
+    mm_heap_delete(mm_stage_arena);
+    mm_stage_arena = NULL;
+    memset(mm_stage_of, 0, sizeof(mm_stage_of));
+}
+
+size_t mm_msg_stage_capacity(void)
+{
+    /* a team may not take more than half, so that two teams can stage at once */
+    return mm_stage_bytes / 2;
+}
+
+void *mm_msg_stage(struct meshmem_team *t, size_t bytes)
+{
+    if (bytes > mm_msg_stage_capacity() || mm_stage_arena == NULL)
+        return NULL;
+    pthread_mutex_lock(&mm_stage_lock);
+    typeof(mm_stage_of[0]) *s = &mm_stage_of[t->slot];
+    if (s->team != t || s->bytes < bytes) {
+        if (s->buf && s->team == t)
+            mm_heap_free(mm_stage_arena, s->buf);
+        size_t want = bytes < 65536 ? 65536 : bytes;
+        if (want > mm_msg_stage_capacity())
+            want = bytes;
+        s->buf = mm_heap_alloc(mm_stage_arena, want, 4096);
+        s->bytes = s->buf ? want : 0;
+        s->team = t;
+    }
+    void *buf = s->buf;
+    pthread_mutex_unlock(&mm_stage_lock);
+    return buf;
+}
+
+void mm_msg_stage_release(struct meshmem_team *t)
+{
+    pthread_mutex_lock(&mm_stage_lock);
+    if (t->slot >= 0 && mm_stage_of[t->slot].team == t) {
+        if (mm_stage_of[t->slot].buf)
+            mm_heap_free(mm_stage_arena, mm_stage_of[t->slot].buf);
+        memset(&mm_stage_of[t->slot], 0, sizeof(mm_stage_of[0]));
+    }
+    pthread_mutex_unlock(&mm_stage_lock);
+}
+
+const void *mm_msg_expose(const void *buf, size_t len, void *stage, mm_desc_t *desc)
+{
+    if (mm_desc_of(buf, len, desc))
+        return buf;
+    memcpy(stage, buf, len);
+    mm_desc_of(stage, len, desc);
+    return stage;
+}
+
+bool mm_msg_send(struct meshmem_team *t, uint64_t seq, int dst, const void *buf, size_t n,
+                 const mm_desc_t *desc)
+{
+    uint64_t line[MM_FLAG_PAYLOAD];
+    int words;
+    bool by_desc = false;
+    mm_coll_room(t, dst, seq);
+    if (n <= MM_MSG_INLINE) {
+        line[0] = MM_MSG_HDR(MM_MSG_INLINED, n);
+        memcpy(&line[1], buf, n);
+        words = 1 + (int)((n + 7) / 8);
+    } else if (n <= mm_g.eager_bytes) {
+        memcpy(mm_team_eager(t, mm_team_world(t, dst), seq, t->my_rank), buf, n);
+        line[0] = MM_MSG_HDR(MM_MSG_EAGER, n);
+        words = 1;
+    } else {
+        line[0] = MM_MSG_HDR(MM_MSG_RNDV, n);
+        line[1] = desc->kind;
+        line[2] = desc->offset;
+        words = 3;
+        by_desc = true;
+    }
+    mm_coll_post(t, dst, MM_FLAG_DATA, seq, line, words);
+    return by_desc;
+}
+
+mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
+{
+    const mm_flag_t *f = mm_coll_wait(t, src, MM_FLAG_DATA, seq);
+    uint64_t h = f->payload[0];
+    mm_msg_t m = {.bytes = MM_MSG_BYTES(h), .by_desc = false};
+    switch (MM_MSG_PROTO(h)) {
+    case MM_MSG_INLINED:
+        m.data = &f->payload[1];
+        break;
+    case MM_MSG_EAGER:
+        m.data = mm_team_eager(t, mm_g.rank, seq, src);
+        break;
+    case MM_MSG_RNDV: {
+        mm_desc_t d = {f->payload[1], f->payload[2]};
+        m.data = mm_desc_resolve(&d, mm_team_world(t, src));
+        m.by_desc = true;
+        break;
+    }
+    default:
+        mm_fatal("collective: corrupt message header %#llx from team rank %d",
+                 (unsigned long long)h, src);
+    }
+    return m;
+}
+
+void mm_msg_release(struct meshmem_team *t, uint64_t seq, int src, const mm_msg_t *m)
+{
+    if (!m->by_desc)
+        return;
+    mm_coll_post(t, src, MM_FLAG_DONE, seq, NULL, 0);
+    mm_coll_wake(t, src);
+}
+
+size_t mm_msg_recv(const char *call, struct meshmem_team *t, uint64_t seq, int src, void *buf,
+                   size_t cap)
+{
+    mm_msg_t m = mm_msg_peek(t, seq, src);
+    if (m.bytes > cap)
+        mm_fatal("%s: team rank %d sent %zu bytes where %zu were expected (counts differ "
+                 "between ranks)",
+                 call, src, m.bytes, cap);
+    if (m.bytes)
+        memcpy(buf, m.data, m.bytes);
+    mm_msg_release(t, seq, src, &m);
+    return m.bytes;
+}
+
+void mm_msg_send_complete(struct meshmem_team *t, uint64_t seq, const uint8_t *sent_by_desc)
+{
+    for (int r = 0; r < t->size; r++)
+        if (sent_by_desc[r])
+            mm_coll_wait(t, r, MM_FLAG_DONE, seq);
+}

@@ -1,0 +1,103 @@
+/**
+ * @file mm_msg.h
+ * @brief Messages between team members inside a collective: the two protocols of OPTWEB.
+ *
+ * A message of collective s from member i to member j travels in one of three ways, chosen by
+ * the sender from its size; the receiver learns which from i's DATA flag line:
+ *   inline  (<= MM_MSG_INLINE bytes): in the DATA line itself, one cache line per message;
+ *   eager   (<= mm_g.eager_bytes): copied by i into its channel in j's slot (parity s&1), then
+ *           the DATA line; j copies it out. One step, no round trip.
+ *   rendezvous (larger): the DATA line carries a descriptor of i's buffer, which j can address
+ *           directly (symmetric heap, static data, or staging memory in i's segment); j copies
+ *           once, straight into its destination, then posts DONE to i. i must not touch the
+ *           buffer until every such DONE arrived (mm_msg_send_complete).
+ * Posting follows the room check of mm_team.h, so channels and lines are never overwritten
+ * before they are read.
+ *
+ * Buffers that are not in shared memory (a user's malloc or stack) are copied into this
+ * member's staging area before a rendezvous send (one local copy); staging lives in a private
+ * arena at the end of the segment, one growable buffer per team.
+ */
+#ifndef MM_MSG_H
+#define MM_MSG_H
+
+#include "mm_team.h"
+
+#define MM_MSG_INLINE 48 /* payload bytes that fit in a DATA line next to the header word */
+
+/** Where a peer finds one of this rank's buffers. */
+enum { MM_DESC_NONE = 0, MM_DESC_HEAP = 1, MM_DESC_DATA = 2, MM_DESC_SEG = 3 };
+
+typedef struct {
+    uint64_t kind;
+    uint64_t offset; /* from the start of the region named by kind */
+} mm_desc_t;
+
+/**
+ * @brief Describe [buf, buf+len) for peers. @return true when peers can address it directly
+ * (symmetric heap, static data or this rank's segment), false for private memory.
+ */
+bool mm_desc_of(const void *buf, size_t len, mm_desc_t *desc);
+
+/** @return @p desc of world rank @p owner, as addressable here. */
+void *mm_desc_resolve(const mm_desc_t *desc, int owner);
+
+/** @brief Set up the staging arena [base, base+bytes) of this rank (init). @return 0 or -1. */
+int mm_msg_init(void *base, size_t bytes);
+
+/** @brief Release the staging arena (finalize). */
+void mm_msg_fini(void);
+
+/** @return the bytes of the largest staging buffer a team can get. */
+size_t mm_msg_stage_capacity(void);
+
+/**
+ * @brief A staging buffer of at least @p bytes for team @p t (kept per team, grown on demand).
+ * @return it, or NULL when @p bytes exceed mm_msg_stage_capacity().
+ */
+void *mm_msg_stage(struct meshmem_team *t, size_t bytes);
+
+/** @brief Release team @p t's staging buffer (team destroy). */
+void mm_msg_stage_release(struct meshmem_team *t);
+
+/**
+ * @brief Make @p buf addressable for a rendezvous: its descriptor when it is in shared memory;
+ * otherwise copy it into @p stage (which must hold @p len bytes) and describe that.
+ * @return the buffer peers will read (buf or stage).
+ */
+const void *mm_msg_expose(const void *buf, size_t len, void *stage, mm_desc_t *desc);
+
+/**
+ * @brief Send @p n bytes to member @p dst in collective @p seq. Inline and eager messages are
+ * copied now; a larger one is sent by @p desc (describing exactly @p buf), and @p buf must stay
+ * unchanged until mm_msg_send_complete(). Does not wake @p dst (mm_coll_wake_all after a batch).
+ * @return true when sent by descriptor (a DONE will come back).
+ */
+bool mm_msg_send(struct meshmem_team *t, uint64_t seq, int dst, const void *buf, size_t n,
+                 const mm_desc_t *desc);
+
+/** A received message, before it is released. */
+typedef struct {
+    const void *data;   /* the bytes, wherever they are (line, channel, sender's buffer) */
+    size_t      bytes;
+    bool        by_desc; /* the sender waits for our DONE */
+} mm_msg_t;
+
+/** @brief Wait for member @p src's message of collective @p seq; @return it (not copied). */
+mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src);
+
+/** @brief Done with a peeked message: tell a rendezvous sender its buffer is free. */
+void mm_msg_release(struct meshmem_team *t, uint64_t seq, int src, const mm_msg_t *m);
+
+/**
+ * @brief Receive member @p src's message of collective @p seq into @p buf (at most @p cap
+ * bytes; a longer message ends the job with an error naming @p call).
+ * @return the bytes received.
+ */
+size_t mm_msg_recv(const char *call, struct meshmem_team *t, uint64_t seq, int src, void *buf,
+                   size_t cap);
+
+/** @brief Wait for the DONE of every member in @p sent_by_desc (a bitmap over members). */
+void mm_msg_send_complete(struct meshmem_team *t, uint64_t seq, const uint8_t *sent_by_desc);
+
+#endif /* MM_MSG_H */
