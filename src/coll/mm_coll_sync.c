@@ -16,7 +16,7 @@ void mm_team_heard_alloc(struct meshmem_team *t)
 static void mm_coll_wait_room(struct meshmem_team *t, int dst, uint64_t seq)
 {
     mm_flag_t *c = mm_team_completed(t, mm_team_world(t, dst));
-    MM_WAIT_UNTIL(mm_seq_reached(atomic_load_explicit(&c->seq, memory_order_acquire), seq - 2));
+    MM_WAIT_RUNTIME_UNTIL(mm_seq_reached(atomic_load_explicit(&c->seq, memory_order_acquire), seq - 2));
 }
 
 void mm_coll_room(struct meshmem_team *t, int dst, uint64_t seq)
@@ -39,7 +39,7 @@ void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
 void mm_coll_wake(struct meshmem_team *t, int dst)
 {
     atomic_thread_fence(memory_order_seq_cst); /* posts before the sleeper check (mm_wait.h) */
-    mm_wake(mm_team_world(t, dst));
+    mm_wake_runtime(mm_team_world(t, dst));
 }
 
 void mm_coll_wake_all(struct meshmem_team *t)
@@ -47,13 +47,13 @@ void mm_coll_wake_all(struct meshmem_team *t)
     atomic_thread_fence(memory_order_seq_cst);
     for (int r = 0; r < t->size; r++)
         if (r != t->my_rank)
-            mm_wake(mm_team_world(t, r));
+            mm_wake_runtime(mm_team_world(t, r));
 }
 
 const mm_flag_t *mm_coll_wait(struct meshmem_team *t, int src, int kind, uint64_t seq)
 {
     mm_flag_t *f = mm_team_flag(t, mm_g.rank, seq, kind, src);
-    MM_WAIT_UNTIL(mm_seq_reached(atomic_load_explicit(&f->seq, memory_order_acquire), seq));
+    MM_WAIT_RUNTIME_UNTIL(mm_seq_reached(atomic_load_explicit(&f->seq, memory_order_acquire), seq));
     if (mm_seq_reached(seq, t->heard[src]))
         t->heard[src] = seq;
     return f;

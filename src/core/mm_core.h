@@ -33,15 +33,21 @@
 /** Team sync slots per rank: the most teams that can exist at once (world and shared included). */
 #define MM_TEAM_SLOTS 64
 
+/** Classes of waits: on user memory (woken by puts, AMOs, signals), or inside the runtime
+ * (woken by flag posts). Separate counts spare a put the futex wake of a rank that sleeps in a
+ * barrier, where nothing the put writes can end its wait. */
+enum { MM_WAIT_USER = 0, MM_WAIT_RUNTIME = 1 };
+
 /**
  * The waiting word of a rank, on its own cache line in the rank's heap segment.
- * Writers: the owner increments/decrements @c sleepers around a futex sleep; any peer that
- * stores into this rank's memory reads @c sleepers and, when non-zero, bumps @c doorbell and
- * wakes it. The owner writes sleepers only when it is about to sleep, so in the fast path the
- * line stays shared-clean in every peer's cache and the check costs a cache hit.
+ * Writers: the owner increments/decrements @c sleepers[class] around a futex sleep; a peer that
+ * stores into this rank's memory reads the count of the class its store can wake and, when
+ * non-zero, bumps @c doorbell and wakes it. The owner writes the counts only when it is about
+ * to sleep, so in the fast path the line stays shared-clean in every peer's cache and the check
+ * costs a cache hit.
  */
 typedef struct {
-    MM_ALIGNED atomic_uint sleepers;
+    MM_ALIGNED atomic_uint sleepers[2];
     atomic_uint doorbell;
 } mm_waiter_t;
 
@@ -143,11 +149,21 @@ void *mm_xlate_checked(const char *call, const char *what, const void *addr, siz
 /* wake a peer that may sleep waiting for our stores (see mm_waiter_t) */
 void mm_wake_slow(mm_waiter_t *w);
 
-/** @brief After storing into @p rank's memory: wake it if it sleeps. Cheap when it does not. */
+/** @brief After storing into @p rank's memory (put, AMO, signal): wake it if it sleeps in a
+ * wait on user memory. Cheap when it does not. */
 static inline void mm_wake(int rank)
 {
     mm_waiter_t *w = &mm_seg_hdr(rank)->waiter;
-    if (MM_UNLIKELY(atomic_load_explicit(&w->sleepers, memory_order_relaxed) != 0))
+    if (MM_UNLIKELY(atomic_load_explicit(&w->sleepers[MM_WAIT_USER], memory_order_relaxed) != 0))
+        mm_wake_slow(w);
+}
+
+/** @brief After posting a runtime flag to @p rank: wake it if it sleeps in a runtime wait. */
+static inline void mm_wake_runtime(int rank)
+{
+    mm_waiter_t *w = &mm_seg_hdr(rank)->waiter;
+    if (MM_UNLIKELY(atomic_load_explicit(&w->sleepers[MM_WAIT_RUNTIME], memory_order_relaxed) !=
+                    0))
         mm_wake_slow(w);
 }
 

@@ -54,7 +54,7 @@ void mm_wait_step(mm_wait_t *w)
     if (!w->registered) {
         /* register, then let the caller re-check its condition before we sleep */
         w->doorbell = atomic_load(&me->doorbell);
-        atomic_fetch_add(&me->sleepers, 1);
+        atomic_fetch_add(&me->sleepers[w->cls], 1);
         w->registered = true;
         return;
     }
@@ -68,7 +68,7 @@ void mm_wait_step(mm_wait_t *w)
 void mm_wait_done(mm_wait_t *w)
 {
     if (w->registered) {
-        atomic_fetch_sub(&mm_seg_hdr(mm_g.rank)->waiter.sleepers, 1);
+        atomic_fetch_sub(&mm_seg_hdr(mm_g.rank)->waiter.sleepers[w->cls], 1);
         w->registered = false;
     }
 }

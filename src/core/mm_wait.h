@@ -27,16 +27,26 @@
 typedef struct {
     uint32_t polls;
     uint32_t doorbell;   /* doorbell value seen when we registered as a sleeper */
+    uint8_t  cls;        /* MM_WAIT_USER or MM_WAIT_RUNTIME (mm_core.h) */
     bool     registered; /* counted in our sleepers */
 } mm_wait_t;
 
 /** Hook run on every wait step (active-message progress); NULL when none. */
 extern void (*mm_progress_hook)(void);
 
-/** @brief Start a wait. */
+/** @brief Start a wait on user memory (woken by peers' puts, AMOs and signals). */
 static inline void mm_wait_init(mm_wait_t *w)
 {
     w->polls = 0;
+    w->cls = 0;
+    w->registered = false;
+}
+
+/** @brief Start a wait inside the runtime (woken by peers' flag posts). */
+static inline void mm_wait_init_runtime(mm_wait_t *w)
+{
+    w->polls = 0;
+    w->cls = 1;
     w->registered = false;
 }
 
@@ -61,16 +71,22 @@ static inline void mm_cpu_relax(void)
 #endif
 }
 
-/** Wait until the expression @p cond is true. */
-#define MM_WAIT_UNTIL(cond)                                                                        \
+/** Wait until the expression @p cond is true, with a wait started by @p init. */
+#define MM_WAIT_WITH(init, cond)                                                                   \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
             mm_wait_t mm_w_;                                                                       \
-            mm_wait_init(&mm_w_);                                                                  \
+            init(&mm_w_);                                                                          \
             while (!(cond))                                                                        \
                 mm_wait_step(&mm_w_);                                                              \
             mm_wait_done(&mm_w_);                                                                  \
         }                                                                                          \
     } while (0)
+
+/** Wait until @p cond, a condition on user memory, is true. */
+#define MM_WAIT_UNTIL(cond) MM_WAIT_WITH(mm_wait_init, cond)
+
+/** Wait until @p cond, a condition on runtime flags, is true. */
+#define MM_WAIT_RUNTIME_UNTIL(cond) MM_WAIT_WITH(mm_wait_init_runtime, cond)
 
 #endif /* MM_WAIT_H */
