@@ -30,6 +30,9 @@
 #define MM_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define MM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/** Alignment of every rank's symmetric heap base: the largest shmem_align alignment. */
+#define MM_HEAP_ALIGN ((size_t)2 << 20)
+
 /** Team sync slots per rank: the most teams that can exist at once (world and shared included). */
 #define MM_TEAM_SLOTS 64
 

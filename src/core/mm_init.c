@@ -193,8 +193,10 @@ static int mm_segments_create(void)
     if (mm_heap_fits(mm_g.stage_offset, n) != 0) /* staging is touched only when used */
         return -1;
     mm_shm_name(name, sizeof(name), mm_job, me, "heap");
+    /* the heap starts on an MM_HEAP_ALIGN boundary, so shmem_align can honour up to that */
     char *seg = mm_shm_create(name, mm_g.seg_bytes, mm_config.hugepages,
-                              mm_config.prefault ? mm_g.stage_offset : mm_g.sync_offset);
+                              mm_config.prefault ? mm_g.stage_offset : mm_g.sync_offset,
+                              MM_HEAP_ALIGN, mm_g.heap_offset);
     if (seg == NULL) {
         mm_error("meshmem_init: cannot create the symmetric heap (%zu bytes; set "
                  "SHMEM_SYMMETRIC_SIZE lower?)",

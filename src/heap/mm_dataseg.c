@@ -69,7 +69,7 @@ mm_dataseg_copy(uint64_t *dst, const uint64_t *src, size_t size)
 
 int mm_dataseg_remap(const char *name, void *start, size_t size)
 {
-    void *copy = mm_shm_create(name, size, false, 0);
+    void *copy = mm_shm_create(name, size, false, 0, 0, 0);
     if (copy == NULL)
         return -1;
     mm_dataseg_copy(copy, start, size); /* size is a multiple of the page size */

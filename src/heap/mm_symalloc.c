@@ -40,6 +40,10 @@ static void *mm_symalloc(const char *call, size_t size, size_t align)
     MM_CHECK_INIT(call);
     if (align == 0 || (align & (align - 1)) != 0)
         mm_fatal("%s: alignment argument (%zu) is not a power of two", call, align);
+    if (align > MM_HEAP_ALIGN)
+        mm_fatal("%s: alignment argument (%zu) exceeds the largest supported (%zu: the heap "
+                 "base alignment)",
+                 call, align, MM_HEAP_ALIGN);
     mm_symalloc_agree(call, MM_ALLOC_MALLOC, size, align, 0);
     if (size == 0)
         return NULL;

@@ -59,13 +59,24 @@ static size_t mm_strided_span(ptrdiff_t stride, size_t esize, size_t nelems)
     return (size_t)s * esize * (nelems - 1) + esize;
 }
 
+/* translate a strided remote range, checking every byte it touches (a negative stride
+ * reaches below its base address) */
+static char *mm_strided_xlate(const char *call, const char *what, const void *base,
+                              ptrdiff_t stride, size_t esize, size_t nelems, int rank)
+{
+    const char *lo = base;
+    if (stride < 0)
+        lo += (ptrdiff_t)(nelems - 1) * stride * (ptrdiff_t)esize;
+    char *t = mm_xlate_checked(call, what, lo, mm_strided_span(stride, esize, nelems), rank);
+    return t + ((const char *)base - lo);
+}
+
 void meshmem_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t esize,
                   size_t nelems, int rank)
 {
     if (nelems == 0)
         return;
-    char *d = mm_xlate_checked("meshmem_iput", "dest", dest, mm_strided_span(dst, esize, nelems),
-                               rank);
+    char *d = mm_strided_xlate("meshmem_iput", "dest", dest, dst, esize, nelems, rank);
     mm_strided_copy(d, src, dst, sst, esize, nelems);
     mm_wake(rank);
 }
@@ -75,8 +86,7 @@ void meshmem_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, siz
 {
     if (nelems == 0)
         return;
-    const char *s = mm_xlate_checked("meshmem_iget", "source", src,
-                                     mm_strided_span(sst, esize, nelems), rank);
+    const char *s = mm_strided_xlate("meshmem_iget", "source", src, sst, esize, nelems, rank);
     mm_strided_copy(dest, s, dst, sst, esize, nelems);
 }
 

@@ -65,8 +65,8 @@ int main(void)
     shmem_barrier_all();
     EXPECT(a[4] == -((me + npes - 1) % npes), "realloc'd block is symmetric");
 
-    /* up to a page: larger alignments need the heap mapped at aligned addresses (core) */
-    for (size_t align = 1; align <= 4096; align *= 4) {
+    /* every power of two up to the heap base alignment (2 MiB) */
+    for (size_t align = 1; align <= ((size_t)2 << 20); align *= 2) {
         char *p = shmem_align(align, 3);
         EXPECT(p != NULL && (uintptr_t)p % align == 0, "align %zu: %p", align, (void *)p);
         shmem_free(p);

@@ -41,6 +41,18 @@ int main(void)
     for (int i = 0; i < 37; i++)
         CHECK_EQ_LL(got[i], me * 100 + i);
 
+    /* strided, negative strides: reverse 5 elements into the neighbour's global_array */
+    int fwd[5] = {1, 2, 3, 4, 5};
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    meshmem_iput(&global_array[30], fwd, -2, 1, sizeof(int), 5, right);
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ_LL(global_array[30 - 2 * i], i + 1);
+    int back[5];
+    meshmem_iget(back, &global_array[30], 1, -2, sizeof(int), 5, left);
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ_LL(back[i], i + 1);
+
     /* atomics: everyone adds its rank+1 to rank 0's counter */
     int64_t one = me + 1;
     CHECK(meshmem_atomic(MESHMEM_AMO_ADD, MESHMEM_INT64, &global_counter, &one, NULL, NULL, 0) ==

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -39,6 +40,27 @@ static int mm_shm_populate(void *p, size_t bytes, bool write)
     return 0;
 }
 
+/* map at an address such that addr + @p offset is a multiple of @p align (a power of two):
+ * reserve a larger range, map inside it, give back the rest */
+static void *mm_shm_map_fd_aligned(int fd, size_t bytes, size_t align, size_t offset)
+{
+    size_t span = bytes + align;
+    char *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED)
+        return NULL;
+    uintptr_t want = ((uintptr_t)r + offset + align - 1) / align * align - offset;
+    char *p = mmap((void *)want, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+        munmap(r, span);
+        return NULL;
+    }
+    if (p > r)
+        munmap(r, (size_t)(p - r));
+    if (p + bytes < r + span)
+        munmap(p + bytes, (size_t)(r + span - (p + bytes)));
+    return p;
+}
+
 static void *mm_shm_map_fd(int fd, size_t bytes, void *fixed_addr)
 {
     int flags = MAP_SHARED;
@@ -48,7 +70,8 @@ static void *mm_shm_map_fd(int fd, size_t bytes, void *fixed_addr)
     return p == MAP_FAILED ? NULL : p;
 }
 
-void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t populate)
+void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t populate,
+                    size_t align, size_t align_offset)
 {
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
@@ -61,7 +84,8 @@ void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t popul
         shm_unlink(name);
         return NULL;
     }
-    void *p = mm_shm_map_fd(fd, bytes, NULL);
+    void *p = align > 1 ? mm_shm_map_fd_aligned(fd, bytes, align, align_offset)
+                        : mm_shm_map_fd(fd, bytes, NULL);
     if (p == NULL) {
         mm_error("mmap(%s, %zu bytes): %s", name, bytes, strerror(errno));
         close(fd);

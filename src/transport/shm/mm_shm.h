@@ -16,9 +16,12 @@
  * @brief Create object @p name of @p bytes and map it shared, read-write.
  * @param hugepages ask for transparent huge pages (where shmem THP is enabled)
  * @param populate  bytes at the start to fault in now (allocated and zeroed)
+ * @param align     when > 1 (a power of two), map so that addr + @p align_offset is a multiple
+ *                  of it (the symmetric heap's alignment)
  * @return the mapping, or NULL after logging why.
  */
-void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t populate);
+void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t populate,
+                    size_t align, size_t align_offset);
 
 /**
  * @brief Map existing object @p name (exactly @p bytes) shared, read-write; at @p fixed_addr
