@@ -41,32 +41,41 @@ static const char *mm_red_expose(const mm_coll_args_t *a, const void *buf, size_
     return p;
 }
 
-meshmem_status_t mm_coll_reduce_slices(const mm_coll_args_t *a, const void *sendbuf, void *out,
-                                       size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+/*
+ * One step of "send, then reduce what arrives in member order": member r gets piece r of
+ * every member's vector — slice r when @p slices, else the whole vector — and reduces the n
+ * pieces it receives, member 0 first, into @p out. The order is the same everywhere, so equal
+ * pieces give equal bits.
+ */
+static void mm_reduce_step(const mm_coll_args_t *a, const void *sendbuf, void *out, size_t count,
+                           meshmem_dtype_t dtype, meshmem_op_t op, bool slices)
 {
     struct meshmem_team *t = a->t;
     int n = t->size, me = t->my_rank;
     size_t es = a->esize;
     uint64_t seq = mm_coll_begin(t);
     mm_desc_t d;
-    const char *src = mm_red_expose(a, sendbuf, count * es, (count / (size_t)n + 1) * es, &d);
+    size_t largest = slices ? (count / (size_t)n + 1) * es : count * es;
+    const char *src = mm_red_expose(a, sendbuf, count * es, largest, &d);
     uint8_t small[256], *sent = n <= 256 ? small : mm_xalloc(a, (size_t)n);
     memset(sent, 0, (size_t)n);
     for (int k = 1; k < n; k++) {
         int r = (me + k) % n;
-        size_t lo = mm_slice_lo(count, n, r), hi = mm_slice_lo(count, n, r + 1);
+        size_t lo = slices ? mm_slice_lo(count, n, r) : 0;
+        size_t hi = slices ? mm_slice_lo(count, n, r + 1) : count;
         mm_desc_t dr = mm_desc_add(d, lo * es);
         sent[r] = mm_msg_send(t, seq, r, src + lo * es, (hi - lo) * es, &dr);
     }
     mm_coll_wake_all(t);
-    size_t lo = mm_slice_lo(count, n, me), cnt = mm_slice_lo(count, n, me + 1) - lo;
+    size_t lo = slices ? mm_slice_lo(count, n, me) : 0;
+    size_t cnt = (slices ? mm_slice_lo(count, n, me + 1) : count) - lo;
     const char *mine = (const char *)sendbuf + lo * es;
-    for (int r = 0; r < n; r++) { /* member order: the same bits on every member */
+    for (int r = 0; r < n; r++) {
         mm_msg_t m = {.data = mine, .bytes = cnt * es, .by_desc = false};
         if (r != me)
             m = mm_msg_peek(t, seq, r);
         if (m.bytes != cnt * es)
-            mm_fatal("%s: rank %d sent %zu bytes of slice %d, %zu expected (counts differ)",
+            mm_fatal("%s: rank %d sent %zu bytes for rank %d, %zu expected (counts differ)",
                      a->call, r, m.bytes, me, cnt * es);
         if (r == 0)
             memcpy(out, m.data, cnt * es);
@@ -79,6 +88,12 @@ meshmem_status_t mm_coll_reduce_slices(const mm_coll_args_t *a, const void *send
     mm_coll_end(t, seq);
     if (sent != small)
         free(sent);
+}
+
+meshmem_status_t mm_coll_reduce_slices(const mm_coll_args_t *a, const void *sendbuf, void *out,
+                                       size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    mm_reduce_step(a, sendbuf, out, count, dtype, op, true);
     return MESHMEM_OK;
 }
 
@@ -86,37 +101,7 @@ meshmem_status_t mm_coll_reduce_slices(const mm_coll_args_t *a, const void *send
 static void mm_allreduce_onestep(const mm_coll_args_t *a, const void *sendbuf, void *res,
                                  size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
 {
-    struct meshmem_team *t = a->t;
-    int n = t->size, me = t->my_rank;
-    size_t len = count * a->esize;
-    uint64_t seq = mm_coll_begin(t);
-    mm_desc_t d;
-    const char *src = mm_red_expose(a, sendbuf, len, len, &d);
-    uint8_t small[256], *sent = n <= 256 ? small : mm_xalloc(a, (size_t)n);
-    memset(sent, 0, (size_t)n);
-    for (int k = 1; k < n; k++) {
-        int r = (me + k) % n;
-        sent[r] = mm_msg_send(t, seq, r, src, len, &d);
-    }
-    mm_coll_wake_all(t);
-    for (int r = 0; r < n; r++) {
-        mm_msg_t m = {.data = sendbuf, .bytes = len, .by_desc = false};
-        if (r != me)
-            m = mm_msg_peek(t, seq, r);
-        if (m.bytes != len)
-            mm_fatal("%s: rank %d sent %zu bytes, %zu expected (counts differ)", a->call, r,
-                     m.bytes, len);
-        if (r == 0)
-            memcpy(res, m.data, len);
-        else
-            mm_reduce_apply(dtype, op, res, m.data, count);
-        if (r != me)
-            mm_msg_release(t, seq, r, &m);
-    }
-    mm_msg_send_complete(t, seq, sent);
-    mm_coll_end(t, seq);
-    if (sent != small)
-        free(sent);
+    mm_reduce_step(a, sendbuf, res, count, dtype, op, false);
 }
 
 /* all-gather of the reduced slices (slice r at its place in recvbuf, on member r) */
