@@ -157,6 +157,7 @@ static const char *rank_state_name(int s)
     case MM_RANK_FINALIZED: return "after shmem_finalize";
     case MM_RANK_GLOBAL_EXIT: return "in shmem_global_exit";
     case MM_RANK_FAILED: return "after a fatal error";
+    case MM_RANK_FINALIZING: return "inside shmem_finalize";
     }
     return "?";
 }
@@ -430,7 +431,7 @@ int main(int argc, char **argv)
             code = WEXITSTATUS(st);
             snprintf(why, sizeof(why), "exited with status %d (%s)", code,
                      rank_state_name(rstate));
-        } else if (rstate == MM_RANK_RUNNING) {
+        } else if (rstate == MM_RANK_RUNNING || rstate == MM_RANK_FINALIZING) {
             code = 1;
             snprintf(why, sizeof(why), "exited with status 0 after shmem_init without "
                                        "shmem_finalize");
@@ -457,5 +458,7 @@ int main(int argc, char **argv)
     if (own_tty)
         tcsetpgrp(STDIN_FILENO, getpgrp());
     remove_job_objects(ctl->job);
+    free(job.pids);
+    free(job.alive);
     return status;
 }
