@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void mm_team_heard_alloc(struct meshmem_team *t)
 {
@@ -12,11 +13,65 @@ void mm_team_heard_alloc(struct meshmem_team *t)
         mm_fatal("collective on a team of %d: out of memory", t->size);
 }
 
+static double mm_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/*
+ * A wait on member src that can never end: src has finalized (it posts nothing more), or sits
+ * in finalize while this rank, not finalizing, waits for it in something else (a rank that
+ * left main early, e.g. by exit(0), enters finalize from its exit handler). A peer in finalize
+ * can match only a barrier, which completes at once; so a wait that stays unsatisfied for a
+ * second is the deadlock, and the job ends with a message instead of hanging.
+ */
+static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t *word,
+                               uint64_t seq, double *since)
+{
+    int w = mm_team_world(t, src);
+    int st = atomic_load_explicit(&mm_g.ctl->ranks[w].state, memory_order_acquire);
+    if (st != MM_RANK_FINALIZED && (st != MM_RANK_FINALIZING || mm_g.finalizing)) {
+        *since = 0;
+        return;
+    }
+    /* src stores its state after its last post: re-check the word after reading the state */
+    if (mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq))
+        return;
+    if (st == MM_RANK_FINALIZING) {
+        double now = mm_now();
+        if (*since == 0)
+            *since = now;
+        if (now - *since < 1.0)
+            return;
+    }
+    mm_fatal("rank %d waits for rank %d in a collective, but rank %d %s (did it leave main or "
+             "call exit() while its peers still needed it?)",
+             mm_g.rank, w, w, st == MM_RANK_FINALIZED ? "has finalized" : "is in shmem_finalize");
+}
+
+/* wait until *word reaches seq, the word being written by member src */
+static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *word,
+                             uint64_t seq)
+{
+    if (mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq))
+        return;
+    mm_wait_t w;
+    double since = 0;
+    mm_wait_init_runtime(&w);
+    while (!mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq)) {
+        mm_wait_step(&w);
+        if ((w.polls & 255) == 0)
+            mm_coll_check_peer(t, src, word, seq, &since);
+    }
+    mm_wait_done(&w);
+}
+
 /* the room check of mm_team.h: member dst has completed seq-2 */
 static void mm_coll_wait_room(struct meshmem_team *t, int dst, uint64_t seq)
 {
-    mm_flag_t *c = mm_team_completed(t, mm_team_world(t, dst));
-    MM_WAIT_RUNTIME_UNTIL(mm_seq_reached(atomic_load_explicit(&c->seq, memory_order_acquire), seq - 2));
+    mm_coll_wait_seq(t, dst, &mm_team_completed(t, mm_team_world(t, dst))->seq, seq - 2);
 }
 
 void mm_coll_room(struct meshmem_team *t, int dst, uint64_t seq)
@@ -53,7 +108,7 @@ void mm_coll_wake_all(struct meshmem_team *t)
 const mm_flag_t *mm_coll_wait(struct meshmem_team *t, int src, int kind, uint64_t seq)
 {
     mm_flag_t *f = mm_team_flag(t, mm_g.rank, seq, kind, src);
-    MM_WAIT_RUNTIME_UNTIL(mm_seq_reached(atomic_load_explicit(&f->seq, memory_order_acquire), seq));
+    mm_coll_wait_seq(t, src, &f->seq, seq);
     if (mm_seq_reached(seq, t->heard[src]))
         t->heard[src] = seq;
     return f;

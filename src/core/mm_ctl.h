@@ -26,6 +26,7 @@ enum {
     MM_RANK_FINALIZED  = 2, /* finalize done: a clean exit may follow */
     MM_RANK_GLOBAL_EXIT = 3, /* called global_exit: the job ends with its status */
     MM_RANK_FAILED     = 4, /* reported a fatal error */
+    MM_RANK_FINALIZING = 5, /* inside finalize (its barrier): peers expect nothing else from it */
 };
 
 typedef struct {

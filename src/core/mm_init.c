@@ -325,6 +325,7 @@ void meshmem_finalize(void)
     if (!mm_g.initialized || mm_g.finalizing)
         return;
     mm_g.finalizing = true;
+    atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_FINALIZING);
     meshmem_barrier(MESHMEM_TEAM_WORLD);
     atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_FINALIZED);
     mm_g.initialized = false;

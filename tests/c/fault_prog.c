@@ -12,6 +12,9 @@
  *                    their segments in /dev/shm (launcher must remove them)
  *   exit-early       rank 1 calls _exit(0) after init; others in a barrier
  *   exit3            rank 1 calls exit(3) after init; others wait for a flag nobody sets
+ *   exit0-barrier    rank 1 calls exit(0) after init (its finalize's barrier meets the others'
+ *                    barrier); the others then wait for it in an all-reduce
+ *   exit0-coll       rank 1 calls exit(0) after init while the others wait in an all-reduce
  *   bad-pe           rank 0 puts to PE nranks; others in a barrier
  *   not-symmetric    rank 0 puts to a stack address; others in a barrier
  *   global-exit      the last rank (rank 2 from 3 ranks on) calls global_exit(7); others wait
@@ -145,6 +148,15 @@ int main(int argc, char **argv)
             _exit(0);
         meshmem_barrier(MESHMEM_TEAM_WORLD);
         wait_forever();
+    } else if (!strcmp(mode, "exit0-barrier") || !strcmp(mode, "exit0-coll")) {
+        static long src[4], dst[4];
+        if (me == 1)
+            exit(0); /* the exit handler finalizes: a barrier, and rank 1 is gone */
+        if (!strcmp(mode, "exit0-barrier"))
+            meshmem_barrier(MESHMEM_TEAM_WORLD);
+        meshmem_allreduce(MESHMEM_TEAM_WORLD, dst, src, 4, MESHMEM_INT64, MESHMEM_OP_SUM);
+        fprintf(stderr, "fault_prog: all-reduce without rank 1 returned\n");
+        return 99;
     } else if (!strcmp(mode, "exit3")) {
         if (me == 1)
             exit(3); /* atexit handlers run: they must not wait for the others */
