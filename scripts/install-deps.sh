@@ -6,12 +6,21 @@ set -euo pipefail
 
 need_apt=()
 have() { command -v "$1" >/dev/null 2>&1; }
+have make   || need_apt+=(make)
+# gcc's Debian package pulls libgcc-N-dev, which brings the ASan/UBSan/TSan runtimes that
+# `make sanitize` links; the C library headers come with libc6-dev, only a recommendation of
+# gcc (and apt-get below installs no recommendations)
 have cc     || need_apt+=(gcc)
+[ -e /usr/include/stdio.h ] || need_apt+=(libc6-dev)
 have cmake  || need_apt+=(cmake)
 have ninja  || need_apt+=(ninja-build)
 have mpicc  || need_apt+=(openmpi-bin libopenmpi-dev)
 have oshcc  || need_apt+=(openmpi-bin libopenmpi-dev)
-have python3 || need_apt+=(python3 python3-pip)
+have python3 || need_apt+=(python3)
+# the Python packages below are installed with pip: a python3 without pip needs Debian's
+if ! have python3 || ! python3 -m pip --version >/dev/null 2>&1; then
+  need_apt+=(python3-pip)
+fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""
@@ -26,7 +35,15 @@ python3 -c 'import numpy' 2>/dev/null      || need_pip+=(numpy)
 python3 -c 'import matplotlib' 2>/dev/null || need_pip+=(matplotlib)
 python3 -c 'import pytest' 2>/dev/null     || need_pip+=(pytest)
 if [ ${#need_pip[@]} -gt 0 ]; then
+  pip_args=(-q)
+  # Debian 12's own python3 is "externally managed" (PEP 668): pip refuses to install into it
+  # unless told to; it then installs into /usr/local (or ~/.local), not over Debian's files
+  if python3 -c 'import os, sys, sysconfig
+marker = os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")
+sys.exit(not (sys.prefix == sys.base_prefix and os.path.exists(marker)))' 2>/dev/null; then
+    pip_args+=(--break-system-packages)
+  fi
   echo "install-deps: pip install ${need_pip[*]}"
-  python3 -m pip install -q "${need_pip[@]}"
+  python3 -m pip install "${pip_args[@]}" "${need_pip[@]}"
 fi
 exit 0
