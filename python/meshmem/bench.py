@@ -14,12 +14,20 @@ than 2 ranks the lower half of the ranks each work with a partner in the upper h
 Twins: OpenMPI's OSHMEM (the same OpenSHMEM source compiled with oshcc) where it runs, otherwise
 MPI one-sided (MPI_Put + MPI_Win_flush, ...); pingpong is always against an MPI_Send/MPI_Recv
 ping-pong. Each row says which twin it was measured against.
+
+Collectives (bench/osu_coll.c on meshmem_coll.h, against MPI_* in bench/osu_coll_mpi.c): every
+call timed on its own, a barrier between iterations (OSU's osu_alltoall etc.); buffers in the
+symmetric heap (--private: malloc); --algo picks meshmem's algorithm (a comma list measures
+several against the same OpenMPI runs); --topology sets MESHMEM_TOPOLOGY for the meshmem side.
+Their memcpy reference copies the bytes a rank moves per call (N blocks for all-to-all and
+all-gather), so "% memcpy" is the memcpy's time over the collective's.
 """
 from __future__ import annotations
 
 import json
 import os
 import platform
+import re
 import statistics
 import sys
 import time
@@ -44,6 +52,8 @@ class BenchOp:
     sizes: tuple              # default sizes in bytes
     sized: bool = True        # False: the size is fixed (atomic: 8, barrier: 0)
     bandwidth: bool = False   # also report GB/s at sizes >= BANDWIDTH_MIN
+    program: str = "core"     # "core": osu_shmem & twins; "coll": osu_coll & osu_coll_mpi
+    algos: tuple = ()         # meshmem algorithms the collective implements (besides auto)
 
 
 OPS = {op.name: op for op in (
@@ -68,6 +78,46 @@ OPS = {op.name: op for op in (
     BenchOp("barrier", "barrier", "shmem_barrier_all",
             (("oshmem", "shmem_barrier_all"), ("mpi", "MPI_Barrier")), (0,), sized=False),
 )}
+
+CORE_OPS = tuple(OPS)
+
+# Collectives: 8 B to 16 MiB per rank (OSU's size: the block one rank sends to one peer)
+COLL_SIZES = (8, 64, 512, 1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB,
+              16 * MiB)
+_MESH_PAIR = ("onestep", "ring")
+for _op in (
+    BenchOp("coll_barrier", "barrier", "meshmem_coll_barrier",
+            (("mpi_coll", "MPI_Barrier"),), (0,), sized=False),
+    BenchOp("bcast", "bcast", "meshmem_coll_bcast (root 0)",
+            (("mpi_coll", "MPI_Bcast"),), COLL_SIZES, algos=("onestep",)),
+    BenchOp("scatter", "scatter", "meshmem_coll_scatter (root 0)",
+            (("mpi_coll", "MPI_Scatter"),), COLL_SIZES, algos=("onestep",)),
+    BenchOp("gather", "gather", "meshmem_coll_gather (root 0)",
+            (("mpi_coll", "MPI_Gather"),), COLL_SIZES, algos=("onestep",)),
+    BenchOp("allgather", "allgather", "meshmem_coll_allgather",
+            (("mpi_coll", "MPI_Allgather"),), COLL_SIZES, algos=_MESH_PAIR),
+    BenchOp("allgatherv", "allgatherv", "meshmem_coll_allgatherv (equal counts)",
+            (("mpi_coll", "MPI_Allgatherv"),), COLL_SIZES, algos=_MESH_PAIR),
+    BenchOp("alltoall", "alltoall", "meshmem_coll_alltoall",
+            (("mpi_coll", "MPI_Alltoall"),), COLL_SIZES, algos=_MESH_PAIR),
+    BenchOp("alltoallv", "alltoallv", "meshmem_coll_alltoallv (equal counts, known)",
+            (("mpi_coll", "MPI_Alltoallv"),), COLL_SIZES, algos=_MESH_PAIR),
+    BenchOp("reduce", "reduce", "meshmem_coll_reduce (SUM, root 0)",
+            (("mpi_coll", "MPI_Reduce (SUM)"),), COLL_SIZES, algos=("aggressive",)),
+    BenchOp("allreduce", "allreduce", "meshmem_coll_allreduce (SUM)",
+            (("mpi_coll", "MPI_Allreduce (SUM)"),), COLL_SIZES,
+            algos=("onestep", "naive", "aggressive", "ring", "recdbl")),
+    BenchOp("reduce_scatter", "reduce_scatter", "meshmem_coll_reduce_scatter (SUM, block)",
+            (("mpi_coll", "MPI_Reduce_scatter_block (SUM)"),), COLL_SIZES,
+            algos=("aggressive",)),
+):
+    OPS[_op.name] = BenchOp(**{**_op.__dict__, "program": "coll",
+                               "bandwidth": _op.sized})
+COLL_OPS = tuple(n for n in OPS if n not in CORE_OPS)
+GROUPS = {"core": CORE_OPS, "coll": COLL_OPS, "all": tuple(OPS)}
+ALGOS = ("auto", "onestep", "naive", "aggressive", "ring", "recdbl")
+DTYPES = ("float32", "float64", "int32", "int64")
+_GHC = re.compile(r"^ghc:(\d+)x(\d+)$")
 
 BANDWIDTH_MIN = 64 * KiB
 MEMCPY_MIN = 64 * KiB
@@ -107,9 +157,15 @@ def add_arguments(p):
                 + "\n\nexamples:\n"
                   "  meshmem bench put --ranks 2\n"
                   "  meshmem bench put get pingpong --ranks 2 --sizes 8,1K,1M --json out.json\n"
-                  "  meshmem bench all --ranks 2 --json r.json --plot r.png")
-    p.add_argument("ops", nargs="+", metavar="OP", choices=list(OPS) + ["all"],
-                   help="operation(s) to measure: " + ", ".join(OPS) + ", or all")
+                  "  meshmem bench core --ranks 2 --json r.json --plot r.png\n"
+                  "  meshmem bench alltoall allreduce --ranks 8 --sizes 8,1K,1M\n"
+                  "  meshmem bench allreduce --algo naive,aggressive,onestep,ring,recdbl\n"
+                  "  meshmem bench coll --ranks 8 --topology ghc:4x2\n\n"
+                  "groups: core (" + ", ".join(CORE_OPS) + "), coll (the collectives), "
+                  "all (both)")
+    p.add_argument("ops", nargs="+", metavar="OP", choices=list(OPS) + list(GROUPS),
+                   help="operation(s) to measure: " + ", ".join(OPS)
+                        + ", or a group: core, coll, all")
     p.add_argument("--ranks", "-n", type=int, default=2, help="number of ranks (default 2)")
     p.add_argument("--sizes", help="comma-separated message sizes, e.g. 8,1K,64K,1M "
                                    "(default: per operation; ignored by atomic and barrier)")
@@ -128,6 +184,20 @@ def add_arguments(p):
     p.add_argument("--bind", choices=("auto", "core", "none"), default="auto",
                    help="pin ranks to cores, the same for both sides (auto: core unless "
                         "oversubscribed)")
+    p.add_argument("--algo", default="auto",
+                   help="collectives: meshmem algorithm(s), comma-separated, each measured "
+                        "against the same OpenMPI runs: " + ", ".join(ALGOS) + " (default "
+                        "auto; an op that lacks one is an error when named, skipped when it "
+                        "comes from a group)")
+    p.add_argument("--topology", default="fullmesh",
+                   help="collectives: fullmesh (default) or ghc:KXxKY (KX*KY = ranks), set as "
+                        "MESHMEM_TOPOLOGY for the meshmem side")
+    p.add_argument("--private", action="store_true",
+                   help="collectives: buffers from malloc on both sides (default: the "
+                        "symmetric heap for meshmem, MPI_Alloc_mem for OpenMPI)")
+    p.add_argument("--dtype", choices=DTYPES, default="float32",
+                   help="collectives: element type of reduce/allreduce/reduce_scatter "
+                        "(default float32, as OSU)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="plot latency vs size, log-log")
     p.add_argument("--timeout", type=float, default=300, help="seconds allowed per run "
@@ -153,7 +223,7 @@ def choose_twin(op: BenchOp, vs: str, opts: LaunchOptions, notes: list) -> tuple
     """The (runtime key, description) of the baseline for @p op, or None for --vs none."""
     if vs == "none":
         return None
-    twins = [t for t in op.twins if vs == "openmpi" or t[0] == vs]
+    twins = [t for t in op.twins if vs == "openmpi" or t[0].split("_")[0] == vs]
     if not twins:
         notes.append(f"{op.name}: no {vs} twin; compared with {op.twins[0][0]} instead")
         twins = list(op.twins)
@@ -170,51 +240,69 @@ def choose_twin(op: BenchOp, vs: str, opts: LaunchOptions, notes: list) -> tuple
 
 
 def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, rounds: int,
-            iters: int, iters_large: int, warmup: int | None, log=print) -> list:
-    """Run @p op on meshmem and its twin alternately for @p rounds; return the result rows."""
-    sides = [("meshmem", RUNTIMES["meshmem"])]
+            iters: int, iters_large: int, warmup: int | None, log=print,
+            variants: list | None = None, twin_args=(), mesh_env: dict | None = None) -> list:
+    """Run @p op on meshmem and its twin alternately for @p rounds; return the result rows.
+
+    @p variants: meshmem runs measured against the same twin runs, as (algo or None, extra
+    program arguments); default one plain run. @p twin_args go to the twin's program,
+    @p mesh_env to the meshmem ranks' environment."""
+    variants = variants or [(None, [])]
+    mesh_rt = RUNTIMES["meshmem_coll" if op.program == "coll" else "meshmem"]
+    sides = [(("meshmem", algo), mesh_rt, list(args), mesh_env) for algo, args in variants]
     if twin:
-        sides.append(("baseline", RUNTIMES[twin[0]]))
-    per_side = {name: [] for name, _ in sides}
-    memcpy_all, memcpy_one = {}, {}
+        sides.append((("baseline", None), RUNTIMES[twin[0]], list(twin_args), None))
+    per_side = {name: [] for name, _, _, _ in sides}
+    memcpy_all, memcpy_one, moved = {}, {}, {}
     for r in range(rounds):
         order = sides if r % 2 == 0 else sides[::-1]
-        for name, rt in order:
-            out = osu.run(rt, opts, op.mode, sizes, iters, iters_large, warmup, MEMCPY_MIN)
+        for name, rt, args, env in order:
+            out = osu.run(rt, opts, op.mode, sizes, iters, iters_large, warmup, MEMCPY_MIN,
+                          extra_args=args, extra_env=env)
             per_side[name].append(out)
             for s, v in out.memcpy_all.items():
                 memcpy_all.setdefault(s, []).append(v)
             for s, v in out.memcpy_one.items():
                 memcpy_one.setdefault(s, []).append(v)
+            moved.update(out.moved)
         log(f"  {op.name}: round {r + 1}/{rounds} done", file=sys.stderr)
     rows = []
-    for s in sizes:
-        mm = [o.latency_us[s] for o in per_side["meshmem"]]
-        row = {"op": op.name, "ranks": opts.ranks, "bytes": s,
-               "meshmem_us": statistics.median(mm),
-               "baseline": RUNTIMES[twin[0]].label if twin else None,
-               "baseline_us": None,
-               "memcpy_GBps": statistics.median(memcpy_all[s]) if s in memcpy_all else None,
-               "ratio": None,
-               "iters": per_side["meshmem"][0].iters[s],
-               "meshmem_call": op.meshmem_call,
-               "baseline_call": twin[1] if twin else None,
-               "meshmem_rounds_us": mm,
-               "memcpy_one_rank_GBps": (statistics.median(memcpy_one[s])
-                                        if s in memcpy_one else None)}
-        if twin:
-            bl = [o.latency_us[s] for o in per_side["baseline"]]
-            row["baseline_us"] = statistics.median(bl)
-            row["baseline_rounds_us"] = bl
-            if row["baseline_us"] > 0:
-                row["ratio"] = row["meshmem_us"] / row["baseline_us"]
-        if op.bandwidth and s >= BANDWIDTH_MIN:
-            row["meshmem_GBps"] = s / row["meshmem_us"] * 1e-3
-            if row["baseline_us"]:
-                row["baseline_GBps"] = s / row["baseline_us"] * 1e-3
-            if row["memcpy_GBps"]:
-                row["meshmem_vs_memcpy"] = row["meshmem_GBps"] / row["memcpy_GBps"]
-        rows.append(row)
+    for algo, _ in variants:
+        mine = per_side[("meshmem", algo)]
+        for s in sizes:
+            mm = [o.latency_us[s] for o in mine]
+            row = {"op": op.name, "ranks": opts.ranks, "bytes": s,
+                   "meshmem_us": statistics.median(mm),
+                   "baseline": RUNTIMES[twin[0]].label if twin else None,
+                   "baseline_us": None,
+                   "memcpy_GBps": statistics.median(memcpy_all[s]) if s in memcpy_all else None,
+                   "ratio": None,
+                   "iters": mine[0].iters[s],
+                   "meshmem_call": op.meshmem_call,
+                   "baseline_call": twin[1] if twin else None,
+                   "meshmem_rounds_us": mm,
+                   "memcpy_one_rank_GBps": (statistics.median(memcpy_one[s])
+                                            if s in memcpy_one else None)}
+            if algo is not None:
+                row["algo"] = algo
+            if twin:
+                bl = [o.latency_us[s] for o in per_side[("baseline", None)]]
+                row["baseline_us"] = statistics.median(bl)
+                row["baseline_rounds_us"] = bl
+                if row["baseline_us"] > 0:
+                    row["ratio"] = row["meshmem_us"] / row["baseline_us"]
+            if op.bandwidth and s >= BANDWIDTH_MIN:
+                nbytes = moved.get(s, s)
+                if op.program == "coll":
+                    row["moved_bytes"] = nbytes
+                row["meshmem_GBps"] = nbytes / row["meshmem_us"] * 1e-3
+                if row["baseline_us"]:
+                    row["baseline_GBps"] = nbytes / row["baseline_us"] * 1e-3
+                if row["memcpy_GBps"]:
+                    row["meshmem_vs_memcpy"] = row["meshmem_GBps"] / row["memcpy_GBps"]
+                    if row.get("baseline_GBps"):
+                        row["baseline_vs_memcpy"] = row["baseline_GBps"] / row["memcpy_GBps"]
+            rows.append(row)
     return rows
 
 
@@ -222,16 +310,23 @@ def _fmt(v, spec):
     return "-" if v is None else format(v, spec)
 
 
-def print_table(rows: list, out=sys.stdout):
+def row_label(r: dict) -> str:
+    """op, with the algorithm when one was chosen: allreduce/ring."""
+    algo = r.get("algo")
+    return f"{r['op']}/{algo}" if algo and algo != "auto" else r["op"]
+
+
+def print_table(rows: list, out=None):
     """The OSU-style table: latency of both sides, their ratio, and bandwidths for large sizes."""
-    head = (f"{'op':<11}{'ranks':>6}{'bytes':>9}{'meshmem us':>12}{'baseline us':>13}"
+    out = out or sys.stdout
+    head = (f"{'op':<22}{'ranks':>6}{'bytes':>9}{'meshmem us':>12}{'baseline us':>13}"
             f"{'ratio':>8}{'meshmem GB/s':>14}{'memcpy GB/s':>13}{'% memcpy':>10}"
             f"{'1-rank memcpy':>15}  baseline")
     print(head, file=out)
     print("-" * len(head), file=out)
     for r in rows:
         pct = r.get("meshmem_vs_memcpy")
-        print(f"{r['op']:<11}{r['ranks']:>6}{format_size(r['bytes']):>9}"
+        print(f"{row_label(r):<22}{r['ranks']:>6}{format_size(r['bytes']):>9}"
               f"{r['meshmem_us']:>12.3f}{_fmt(r['baseline_us'], '.3f'):>13}"
               f"{_fmt(r['ratio'], '.2f'):>8}{_fmt(r.get('meshmem_GBps'), '.2f'):>14}"
               f"{_fmt(r['memcpy_GBps'], '.2f'):>13}"
@@ -240,9 +335,78 @@ def print_table(rows: list, out=sys.stdout):
               f"  {r['baseline'] or 'none'}", file=out)
 
 
+def topology_env(topology: str, ranks: int) -> dict:
+    """The environment that selects @p topology for the meshmem ranks (BenchError when it
+    is malformed, does not fit @p ranks, or this build of meshmem does not know topologies)."""
+    if topology == "fullmesh":
+        return {"MESHMEM_TOPOLOGY": None}  # the runtime's default, whatever the caller's env
+    m = _GHC.match(topology)
+    if not m:
+        raise BenchError(f"--topology {topology!r}: expected fullmesh or ghc:KXxKY "
+                         f"(e.g. ghc:4x2)")
+    kx, ky = int(m.group(1)), int(m.group(2))
+    if kx < 1 or ky < 1 or kx * ky != ranks:
+        raise BenchError(f"--topology {topology}: {kx} x {ky} = {kx * ky} ranks, but "
+                         f"--ranks is {ranks}")
+    lib = osu.build_dir() / "lib" / "libmeshmem.so"
+    try:
+        known = b"TOPOLOGY" in lib.read_bytes()
+    except OSError:
+        known = True  # cannot tell: let the runtime accept or reject it
+    if not known:
+        raise BenchError(f"--topology {topology}: this build of meshmem ({lib}) does not read "
+                         f"MESHMEM_TOPOLOGY (GHC is not in it yet): it would silently run the "
+                         f"full mesh, so nothing was measured")
+    return {"MESHMEM_TOPOLOGY": topology}
+
+
+def select_ops(requested: list, algos: list, notes: list) -> list:
+    """(op name, algorithms to run) for the operations asked for, groups expanded. An
+    algorithm the op lacks is an error for an op named alone and skips an op from a group."""
+    names, explicit = [], set()
+    for name in requested:
+        if name in GROUPS:
+            names += GROUPS[name]
+        else:
+            names.append(name)
+            explicit.add(name)
+    out = []
+    for name in dict.fromkeys(names):
+        op = OPS[name]
+        if algos == ["auto"] or (op.program == "coll" and not op.sized):
+            out.append((name, ["auto"] if op.program == "coll" else []))
+            continue
+        have = [a for a in algos if a == "auto" or a in op.algos]
+        lacking = [a for a in algos if a not in have]
+        if lacking:
+            offer = ", ".join(op.algos) or "no algorithm choice"
+            msg = f"{name} has no algorithm {', '.join(lacking)} (it offers: {offer})"
+            if name in explicit:
+                raise ValueError(msg)
+            notes.append(msg + "; " + ("skipped" if not have else
+                                       "measured with " + ", ".join(have)))
+        if have:
+            out.append((name, have))
+    return out
+
+
 def run(args) -> int:
     """Entry point of `meshmem bench`."""
-    names = list(OPS) if "all" in args.ops else list(dict.fromkeys(args.ops))
+    notes = []
+    algos = [a.strip() for a in args.algo.split(",") if a.strip()] or ["auto"]
+    bad = [a for a in algos if a not in ALGOS]
+    if bad:
+        print(f"meshmem bench: --algo {', '.join(bad)}: unknown algorithm (choose from "
+              f"{', '.join(ALGOS)})", file=sys.stderr)
+        return 2
+    try:
+        selected = select_ops(args.ops, list(dict.fromkeys(algos)), notes)
+    except ValueError as e:
+        print(f"meshmem bench: --algo: {e}", file=sys.stderr)
+        return 2
+    if not selected:
+        print(f"meshmem bench: no operation offers --algo {args.algo}", file=sys.stderr)
+        return 2
     if args.ranks < 1:
         print("meshmem bench: --ranks must be at least 1", file=sys.stderr)
         return 2
@@ -255,9 +419,13 @@ def run(args) -> int:
     except ValueError as e:
         print(f"meshmem bench: --sizes: {e}", file=sys.stderr)
         return 2
+    try:
+        mesh_env = topology_env(args.topology, args.ranks)
+    except BenchError as e:
+        print(f"meshmem bench: {e}", file=sys.stderr)
+        return 2
     ncpu = os.cpu_count() or 1
     oversub = args.ranks > ncpu
-    notes = []
     iters = args.iters or (OVERSUB_ITERS if oversub else 1000)
     iters_large = args.iters_large or (OVERSUB_ITERS_LARGE if oversub else 100)
     if oversub and not (args.iters and args.iters_large):
@@ -265,22 +433,41 @@ def run(args) -> int:
                      f"up to 8 KiB and {iters_large} above instead of OSU's 1000/100")
     bind = args.bind if args.bind != "auto" else ("none" if oversub else "core")
     info = machine_info()
+    coll_note = (f"; collectives: topology {args.topology}, "
+                 f"{'private (malloc)' if args.private else 'symmetric-heap'} buffers"
+                 if any(OPS[n].program == "coll" for n, _ in selected) else "")
     print(f"# meshmem bench: {args.ranks} ranks on {info['nproc']} cores ({info['cpu']}), "
           f"bind {bind}, {args.rounds} alternating rounds, median reported; "
-          f"load average {info['loadavg'][0]:.2f}")
+          f"load average {info['loadavg'][0]:.2f}{coll_note}")
     rows = []
     try:
-        for name in names:
+        for name, op_algos in selected:
             op = OPS[name]
-            if name != "barrier" and args.ranks < 2:
+            if op.sized and args.ranks < 2:
                 raise BenchError(f"{name} needs at least 2 ranks")
             sizes = list(user_sizes) if (user_sizes and op.sized) else list(op.sizes)
-            heap = max(64 * MiB, 2 * max(sizes) + 32 * MiB)
+            if op.program == "coll":
+                # send and receive buffers of N blocks each, and room for the runtime
+                heap = max(64 * MiB, 2 * args.ranks * max(sizes) + 32 * MiB)
+            else:
+                heap = max(64 * MiB, 2 * max(sizes) + 32 * MiB)
             opts = LaunchOptions(ranks=args.ranks, bind=bind, heap_bytes=heap,
                                  timeout_s=args.timeout)
             twin = choose_twin(op, args.vs, opts, notes)
-            rows += measure(op, sizes, opts, twin, args.rounds, iters, iters_large,
-                            args.warmup)
+            if op.program == "coll":
+                common = ["-p", "1" if args.private else "0", "-d", args.dtype]
+                variants = [(a, ["-a", a] + common) for a in op_algos]
+                rows += measure(op, sizes, opts, twin, args.rounds, iters, iters_large,
+                                args.warmup, variants=variants, twin_args=common,
+                                mesh_env=mesh_env)
+                for r in rows:
+                    if r["op"] == name:
+                        r.update(topology=args.topology, private=args.private,
+                                 dtype=args.dtype if name in ("reduce", "allreduce",
+                                                              "reduce_scatter") else None)
+            else:
+                rows += measure(op, sizes, opts, twin, args.rounds, iters, iters_large,
+                                args.warmup)
     except BenchError as e:
         print(f"meshmem bench: {e}", file=sys.stderr)
         return 1
@@ -294,10 +481,13 @@ def run(args) -> int:
     for n in notes:
         print(f"# note: {n}")
     print("# ratio = meshmem us / baseline us (below 1: meshmem faster); memcpy GB/s: a plain "
-          "memcpy of that size by every rank at once, in the same runs (1-rank: rank 0 alone)")
+          "memcpy of that size by every rank at once, in the same runs (1-rank: rank 0 alone); "
+          "collectives: of the bytes a rank moves per call (N blocks for alltoall/allgather)")
     info["loadavg_end"] = list(os.getloadavg())
     doc = {"results": rows, "machine": info,
            "settings": {"ranks": args.ranks, "rounds": args.rounds, "iters": iters,
+                        "algo": algos, "topology": args.topology, "private": args.private,
+                        "dtype": args.dtype,
                         "iters_large": iters_large, "bind": bind, "vs": args.vs,
                         "oversubscribed": oversub, "notes": notes,
                         "date": time.strftime("%Y-%m-%d %H:%M:%S")}}

@@ -1,11 +1,14 @@
 """Running the OSU-style benchmark programs of bench/ and reading what they print.
 
-Three programs share one command line and one output format (bench/osu_common.h):
+Five programs share one command line and one output format (bench/osu_common.h):
   osu_shmem         bench/osu_shmem.c on meshmem, started by meshrun
   osu_shmem_oshmem  the same source compiled by OpenMPI's oshcc, started by oshrun
   osu_mpi           bench/osu_mpi.c compiled by mpicc, started by mpirun
+  osu_coll          bench/osu_coll.c (collectives, meshmem_coll.h), started by meshrun
+  osu_coll_mpi      bench/osu_coll_mpi.c (its MPI_* twin) compiled by mpicc, started by mpirun
 Each prints, per size, `@osu op=.. pes=.. bytes=.. us=.. iters=..` and for large sizes
-`@memcpy bytes=.. all_GBps=.. one_GBps=..`.
+`@memcpy bytes=.. all_GBps=.. one_GBps=..` (the collectives add `moved=..`: the bytes one rank
+moves per call, which their reference copy copies).
 """
 from __future__ import annotations
 
@@ -46,6 +49,10 @@ RUNTIMES = {
     "oshmem": Runtime("oshmem", "openmpi-oshmem", "osu_shmem_oshmem", "osu_shmem.c", "oshcc",
                       "oshrun"),
     "mpi": Runtime("mpi", "openmpi-mpi", "osu_mpi", "osu_mpi.c", "mpicc", "mpirun"),
+    "meshmem_coll": Runtime("meshmem_coll", "meshmem", "osu_coll", "osu_coll.c", None,
+                            "meshrun"),
+    "mpi_coll": Runtime("mpi_coll", "openmpi-mpi", "osu_coll_mpi", "osu_coll_mpi.c", "mpicc",
+                        "mpirun"),
 }
 
 
@@ -90,7 +97,7 @@ class LaunchOptions:
 def command(rt: Runtime, exe: Path, opts: LaunchOptions, args: list[str]) -> tuple[list, dict]:
     """The command line and environment that run @p exe with @p args under @p rt's launcher."""
     env = dict(os.environ)
-    if rt.key == "meshmem":
+    if rt.launcher == "meshrun":
         cmd = [str(bin_path("meshrun")), "-n", str(opts.ranks), "--heap", str(opts.heap_bytes),
                "--bind-to", opts.bind, "--timeout", str(int(opts.timeout_s))]
         return cmd + [str(exe)] + args, env
@@ -115,6 +122,7 @@ class RunOutput:
     iters: dict = field(default_factory=dict)        # bytes -> timed iterations
     memcpy_all: dict = field(default_factory=dict)   # bytes -> GB/s, every rank at once
     memcpy_one: dict = field(default_factory=dict)   # bytes -> GB/s, rank 0 alone
+    moved: dict = field(default_factory=dict)        # bytes -> bytes a rank moves (collectives)
 
 
 def parse_output(text: str) -> RunOutput:
@@ -131,18 +139,28 @@ def parse_output(text: str) -> RunOutput:
         else:
             out.memcpy_all[size] = float(kv["all_GBps"])
             out.memcpy_one[size] = float(kv["one_GBps"])
+            if "moved" in kv:
+                out.moved[size] = int(kv["moved"])
     return out
 
 
 def run(rt: Runtime, opts: LaunchOptions, op: str, sizes: list[int], iters: int,
-        iters_large: int, warmup: int | None, memcpy_min: int) -> RunOutput:
-    """Run @p op of the benchmark under @p rt once for every size; raise BenchError on failure."""
+        iters_large: int, warmup: int | None, memcpy_min: int, extra_args=(),
+        extra_env: dict | None = None) -> RunOutput:
+    """Run @p op of the benchmark under @p rt once for every size; raise BenchError on failure.
+    @p extra_args go to the program (the collectives' -a/-p/-d), @p extra_env to its ranks
+    (None values remove a variable)."""
     exe = ensure_built(rt)
     args = ["-o", op, "-s", ",".join(str(s) for s in sizes), "-i", str(iters),
-            "-I", str(iters_large), "-m", str(memcpy_min)]
+            "-I", str(iters_large), "-m", str(memcpy_min)] + list(extra_args)
     if warmup is not None:
         args += ["-w", str(warmup), "-W", str(warmup)]
     cmd, env = command(rt, exe, opts, args)
+    for k, v in (extra_env or {}).items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = v
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, env=env,
                               timeout=opts.timeout_s + 30)

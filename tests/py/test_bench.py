@@ -45,7 +45,7 @@ def test_parse_output_ignores_other_lines():
 def test_every_op_is_known_to_both_programs():
     shmem_src = (REPO / "bench" / "osu_shmem.c").read_text()
     mpi_src = (REPO / "bench" / "osu_mpi.c").read_text()
-    for op in bench.OPS.values():
+    for op in (o for o in bench.OPS.values() if o.program == "core"):
         assert f'"{op.mode}"' in shmem_src, op.name
         assert f'"{op.mode}"' in mpi_src, op.name
         assert op.twins and all(k in osu.RUNTIMES for k, _ in op.twins)
@@ -128,3 +128,138 @@ def test_oversubscribed_run_finishes(tmp_path):
     assert rc == 0
     doc = json.loads((tmp_path / "o.json").read_text())
     assert doc["settings"]["oversubscribed"] == (ranks > (os.cpu_count() or 1))
+
+
+# ---- collectives (bench/osu_coll.c against bench/osu_coll_mpi.c) ----
+
+COLLECTIVES = {"barrier", "bcast", "scatter", "gather", "allgather", "allgatherv", "alltoall",
+               "alltoallv", "reduce", "allreduce", "reduce_scatter"}
+
+
+def test_every_collective_is_in_the_table_and_the_programs():
+    common = (REPO / "bench" / "osu_coll_common.h").read_text()
+    coll = [o for o in bench.OPS.values() if o.program == "coll"]
+    assert {o.mode for o in coll} == COLLECTIVES
+    for op in coll:
+        assert f'"{op.mode}"' in common, op.name
+        assert [k for k, _ in op.twins] == ["mpi_coll"]
+        assert set(op.algos) <= set(bench.ALGOS)
+        if op.sized:
+            assert min(op.sizes) == 8 and max(op.sizes) == 16 << 20
+    # groups: the core operations keep their names; "all" is both
+    assert set(bench.GROUPS["core"]) == set(bench.CORE_OPS)
+    assert set(bench.GROUPS["all"]) == set(bench.OPS)
+
+
+def test_select_ops_algorithms():
+    notes = []
+    sel = dict(bench.select_ops(["coll"], ["ring"], notes))
+    assert set(sel) == {"coll_barrier", "allgather", "allgatherv", "alltoall", "alltoallv",
+                        "allreduce"}
+    assert sel["allreduce"] == ["ring"] and sel["coll_barrier"] == ["auto"]
+    assert any(n.startswith("bcast has no algorithm ring") for n in notes)
+    sel = dict(bench.select_ops(["allreduce"], ["naive", "aggressive", "auto"], []))
+    assert sel["allreduce"] == ["naive", "aggressive", "auto"]
+    with pytest.raises(ValueError, match="bcast has no algorithm ring"):
+        bench.select_ops(["bcast"], ["ring"], [])
+    with pytest.raises(ValueError, match="put has no algorithm"):
+        bench.select_ops(["put"], ["ring"], [])
+
+
+def test_bad_algo_and_topology_are_clear_errors(capsys):
+    assert main(["bench", "allreduce", "--algo", "bogus"]) == 2
+    err = capsys.readouterr().err
+    assert "--algo bogus: unknown algorithm" in err and "aggressive" in err
+    assert main(["bench", "alltoall", "--algo", "naive"]) == 2
+    assert "alltoall has no algorithm naive (it offers: onestep, ring)" in capsys.readouterr().err
+    assert main(["bench", "alltoall", "--ranks", "2", "--topology", "ghc:4x2"]) == 2
+    assert "4 x 2 = 8 ranks, but --ranks is 2" in capsys.readouterr().err
+    assert main(["bench", "alltoall", "--topology", "torus"]) == 2
+    assert "expected fullmesh or ghc:KXxKY" in capsys.readouterr().err
+
+
+def test_plot_algorithms(tmp_path):
+    pytest.importorskip("matplotlib")
+    from meshmem.plot import plot_latency
+    rows = [{"op": "allreduce", "ranks": 2, "bytes": b, "meshmem_us": k * b, "algo": a,
+             "baseline": "openmpi-mpi", "baseline_us": 0.5 * b}
+            for k, a in ((1, "naive"), (2, "ring")) for b in (8, 1024)]
+    path = tmp_path / "a.png"
+    plot_latency(rows, str(path))
+    assert path.stat().st_size > 1000
+
+
+def _coll_available():
+    if not bin_path("meshrun").exists():
+        return False
+    try:
+        osu.ensure_built(osu.RUNTIMES["meshmem_coll"])
+    except osu.BenchError:
+        return False
+    return True
+
+
+needs_coll = pytest.mark.skipif(not _coll_available(),
+                                reason="build/bench/osu_coll or meshrun missing (run make first)")
+
+
+@needs_coll
+def test_coll_tiny_run_schema_and_algorithms(tmp_path, capsys):
+    path = tmp_path / "c.json"
+    vs = "openmpi" if _have_openmpi() else "none"
+    rc = main(["bench", "allreduce", "--algo", "onestep,ring", "--ranks", "2", "--sizes",
+               "8,64K", "--rounds", "2", "--iters", "20", "--iters-large", "5", "--vs", vs,
+               "--json", str(path)])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "allreduce/onestep" in printed and "allreduce/ring" in printed
+    doc = json.loads(path.read_text())
+    rows = doc["results"]
+    assert {(r["algo"], r["bytes"]) for r in rows} == {("onestep", 8), ("onestep", 65536),
+                                                      ("ring", 8), ("ring", 65536)}
+    for r in rows:
+        assert SCHEMA <= set(r), r
+        assert r["op"] == "allreduce" and r["ranks"] == 2 and r["meshmem_us"] > 0
+        assert r["topology"] == "fullmesh" and r["dtype"] == "float32"
+        if vs == "openmpi":
+            assert r["baseline"] == "openmpi-mpi" and r["baseline_us"] > 0
+            assert r["ratio"] == pytest.approx(r["meshmem_us"] / r["baseline_us"])
+        assert (r["memcpy_GBps"] is not None) == (r["bytes"] >= 65536)
+    # both algorithms were compared with the same OpenMPI runs
+    by = {(r["algo"], r["bytes"]): r for r in rows}
+    if vs == "openmpi":
+        assert by["onestep", 8]["baseline_rounds_us"] == by["ring", 8]["baseline_rounds_us"]
+    assert doc["settings"]["algo"] == ["onestep", "ring"]
+
+
+@needs_coll
+def test_coll_tiny_run_data_movement(tmp_path):
+    # N blocks: the memcpy reference and the bandwidth count every block a rank moves
+    path = tmp_path / "m.json"
+    vs = "openmpi" if _have_openmpi() else "none"
+    rc = main(["bench", "alltoall", "allgatherv", "coll_barrier", "--private", "--ranks", "2",
+               "--sizes", "8,64K", "--rounds", "1", "--iters", "10", "--iters-large", "3",
+               "--vs", vs, "--json", str(path)])
+    assert rc == 0
+    rows = json.loads(path.read_text())["results"]
+    assert {(r["op"], r["bytes"]) for r in rows} == {
+        ("alltoall", 8), ("alltoall", 65536), ("allgatherv", 8), ("allgatherv", 65536),
+        ("coll_barrier", 0)}
+    for r in rows:
+        assert SCHEMA <= set(r) and r["private"] is True
+        if r["bytes"] == 65536:
+            assert r["moved_bytes"] == 2 * 65536
+            assert r["meshmem_GBps"] == pytest.approx(2 * 65536 / r["meshmem_us"] * 1e-3)
+            assert r["meshmem_vs_memcpy"] > 0
+
+
+@needs_coll
+def test_coll_algo_reaches_the_runtime():
+    # the program passes -a to meshmem, whose refusal is the error the user sees
+    opts = osu.LaunchOptions(ranks=2, heap_bytes=64 << 20, timeout_s=60)
+    with pytest.raises(osu.BenchError, match="algorithm naive is not available"):
+        osu.run(osu.RUNTIMES["meshmem_coll"], opts, "alltoall", [8], 5, 5, 1, 0,
+                extra_args=["-a", "naive"])
+    out = osu.run(osu.RUNTIMES["meshmem_coll"], opts, "allreduce", [8, 4096], 5, 5, 1, 0,
+                  extra_args=["-a", "recdbl", "-d", "int64"])
+    assert set(out.latency_us) == {8, 4096}
