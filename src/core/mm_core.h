@@ -3,7 +3,8 @@
  * @brief Internal state of a meshmem rank and the inline helpers of the hot paths.
  *
  * Memory of a job on one node (the full mesh of direct access):
- *   - rank r owns one heap segment: [mm_seg_hdr_t | team sync slots | symmetric heap];
+ *   - rank r owns one heap segment: [mm_seg_hdr_t | team sync slots | active-message
+ *     channels | symmetric heap | staging];
  *     every rank maps every peer's heap segment at some address of its own;
  *   - rank r owns one data segment: a shared copy of its executable's data+bss, remapped in
  *     place at init (so globals are symmetric), also mapped by every peer.
@@ -77,6 +78,8 @@ typedef struct {
     size_t      sync_offset;    /* team sync slots start */
     size_t      slot_bytes;     /* bytes of one team sync slot */
     size_t      eager_bytes;    /* bytes of one eager channel (per slot, peer and parity) */
+    size_t      am_offset;      /* active-message channels (src/am/mm_am.h) */
+    size_t      am_bytes;
     size_t      heap_offset;    /* symmetric heap start within the segment */
     size_t      heap_size;
     size_t      stage_offset;   /* staging arena (private to the rank, addressable by peers) */
@@ -153,11 +156,14 @@ void *mm_xlate_checked(const char *call, const char *what, const void *addr, siz
 void mm_wake_slow(mm_waiter_t *w);
 
 /** @brief After storing into @p rank's memory (put, AMO, signal): wake it if it sleeps in a
- * wait on user memory. Cheap when it does not. */
+ * wait on user memory. Cheap when it does not.
+ * The load is seq_cst so that after a seq_cst store or RMW (signals, AMOs) it completes the
+ * Dekker pair with the waiter's registration (argument in mm_rma.h, mm_signal_post); on x86 a
+ * seq_cst load is a plain mov, as a relaxed one. */
 static inline void mm_wake(int rank)
 {
     mm_waiter_t *w = &mm_seg_hdr(rank)->waiter;
-    if (MM_UNLIKELY(atomic_load_explicit(&w->sleepers[MM_WAIT_USER], memory_order_relaxed) != 0))
+    if (MM_UNLIKELY(atomic_load_explicit(&w->sleepers[MM_WAIT_USER], memory_order_seq_cst) != 0))
         mm_wake_slow(w);
 }
 

@@ -11,6 +11,10 @@
 #include <unistd.h>
 
 void (*mm_progress_hook)(void);
+uint32_t mm_wait_inline_polls;
+
+/* inline polls at most: keeps the progress hook's first call within a few microseconds */
+#define MM_WAIT_INLINE_MAX 1024u
 
 static uint32_t mm_spin_polls;
 static uint32_t mm_yield_polls;
@@ -26,6 +30,7 @@ void mm_wait_setup(void)
     bool over = mm_g.oversubscribed;
     mm_spin_polls = mm_config.spin >= 0 ? (uint32_t)mm_config.spin : (over ? 64u : 20000u);
     mm_yield_polls = mm_config.yield >= 0 ? (uint32_t)mm_config.yield : (over ? 4u : 200u);
+    mm_wait_inline_polls = mm_spin_polls < MM_WAIT_INLINE_MAX ? mm_spin_polls : MM_WAIT_INLINE_MAX;
 }
 
 static void mm_check_job_alive(void)
@@ -55,6 +60,9 @@ void mm_wait_step(mm_wait_t *w)
         /* register, then let the caller re-check its condition before we sleep */
         w->doorbell = atomic_load(&me->doorbell);
         atomic_fetch_add(&me->sleepers[w->cls], 1);
+        /* the waiter's half of the Dekker pair (mm_rma.h, mm_signal_post): the caller's
+         * re-check, an acquire load, must not be satisfied before our count is visible */
+        atomic_thread_fence(memory_order_seq_cst);
         w->registered = true;
         return;
     }

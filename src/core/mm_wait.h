@@ -17,6 +17,12 @@
  *   mm_wait_t w; mm_wait_init(&w);
  *   while (!cond) mm_wait_step(&w);
  *   mm_wait_done(&w);
+ * or MM_WAIT_UNTIL(cond) / MM_WAIT_RUNTIME_UNTIL(cond), which first poll inline (no call, no
+ * progress hook) for up to mm_wait_inline_polls polls, the first part of the spin budget, and
+ * only then step: a condition that comes true within a few microseconds (a ping-pong, a
+ * barrier of ranks on their own cores) is seen by a tight loop of load, compare, pause. The
+ * progress hook (active messages) therefore runs from the first out-of-line step on, at most
+ * mm_wait_inline_polls pauses (a few microseconds) into a wait.
  */
 #ifndef MM_WAIT_H
 #define MM_WAIT_H
@@ -33,6 +39,10 @@ typedef struct {
 
 /** Hook run on every wait step (active-message progress); NULL when none. */
 extern void (*mm_progress_hook)(void);
+
+/** Polls a wait makes inline before its first mm_wait_step (set by mm_wait_setup: at most the
+ * spin budget, so oversubscribed ranks still yield as early as before). */
+extern uint32_t mm_wait_inline_polls;
 
 /** @brief Start a wait on user memory (woken by peers' puts, AMOs and signals). */
 static inline void mm_wait_init(mm_wait_t *w)
@@ -71,15 +81,28 @@ static inline void mm_cpu_relax(void)
 #endif
 }
 
-/** Wait until the expression @p cond is true, with a wait started by @p init. */
+/**
+ * Wait until the expression @p cond is true, with a wait started by @p init: an inline poll
+ * loop, then (when the condition is still false after mm_wait_inline_polls polls) the stepped
+ * wait, which counts the inline polls as spent spin budget. @p cond may be evaluated more than
+ * once after it became true; it must be idempotent (every caller's is).
+ */
 #define MM_WAIT_WITH(init, cond)                                                                   \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            mm_wait_t mm_w_;                                                                       \
-            init(&mm_w_);                                                                          \
-            while (!(cond))                                                                        \
-                mm_wait_step(&mm_w_);                                                              \
-            mm_wait_done(&mm_w_);                                                                  \
+            uint32_t mm_n_ = 0;                                                                    \
+            const uint32_t mm_lim_ = mm_wait_inline_polls;                                         \
+            do                                                                                     \
+                mm_cpu_relax();                                                                    \
+            while (!(cond) && ++mm_n_ < mm_lim_);                                                  \
+            if (mm_n_ >= mm_lim_) {                                                                \
+                mm_wait_t mm_w_;                                                                   \
+                init(&mm_w_);                                                                      \
+                mm_w_.polls = mm_n_;                                                               \
+                while (!(cond))                                                                    \
+                    mm_wait_step(&mm_w_);                                                          \
+                mm_wait_done(&mm_w_);                                                              \
+            }                                                                                      \
         }                                                                                          \
     } while (0)
 

@@ -2,28 +2,39 @@
  * One-sided operations over the node's full mesh: a put is a copy into the peer's mapping of
  * the destination, a get a copy out of it. Both are complete on return.
  *
- * Ordering: x86 keeps ordinary stores in order, but memcpy uses non-temporal stores for large
- * copies, which are weakly ordered; fence and quiet therefore issue a full fence (mfence orders
- * non-temporal stores too). A signal is an atomic store or add after such a fence.
+ * Copies go through mm_copy (mm_rma.h: rep movsb for large ones, glibc's memcpy otherwise),
+ * signals through mm_signal_post (one sequentially consistent RMW: data before signal, signal
+ * before the sleeper check). fence and quiet are one full fence.
  */
-#include "mm_core.h"
+#include "mm_rma.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <string.h>
 
-/* large copies may use non-temporal stores: order them before a following flag store */
-#define MM_NT_THRESHOLD 4096
+bool mm_copy_erms;
+
+__attribute__((constructor)) static void mm_copy_detect(void)
+{
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        mm_copy_erms = (b >> 9) & 1u; /* CPUID.(EAX=7,ECX=0):EBX.ERMS[bit 9] */
+#endif
+}
 
 void meshmem_put(void *dest, const void *src, size_t nbytes, int rank)
 {
     void *d = mm_xlate_checked("meshmem_put", "dest", dest, nbytes, rank);
-    memcpy(d, src, nbytes);
+    mm_copy(d, src, nbytes);
     mm_wake(rank);
 }
 
 void meshmem_get(void *dest, const void *src, size_t nbytes, int rank)
 {
     const void *s = mm_xlate_checked("meshmem_get", "source", src, nbytes, rank);
-    memcpy(dest, s, nbytes);
+    mm_copy(dest, s, nbytes);
 }
 
 /* strided copy: element i of src (stride sst) to element i of dest (stride dst) */
@@ -94,20 +105,14 @@ void meshmem_put_signal(void *dest, const void *src, size_t nbytes, uint64_t *si
                         uint64_t signal, int sig_op, int rank)
 {
     void *d = mm_xlate_checked("meshmem_put_signal", "dest", dest, nbytes, rank);
-    _Atomic uint64_t *sig =
+    uint64_t *sig =
         mm_xlate_checked("meshmem_put_signal", "sig_addr", sig_addr, sizeof(uint64_t), rank);
     if (MM_UNLIKELY(sig_op != MESHMEM_SIGNAL_SET && sig_op != MESHMEM_SIGNAL_ADD))
         mm_fatal("meshmem_put_signal: sig_op argument (%d) is neither SHMEM_SIGNAL_SET nor "
                  "SHMEM_SIGNAL_ADD",
                  sig_op);
-    memcpy(d, src, nbytes);
-    if (nbytes >= MM_NT_THRESHOLD)
-        atomic_thread_fence(memory_order_seq_cst);
-    /* seq_cst: the data is visible before the signal, and the signal before the sleeper check */
-    if (sig_op == MESHMEM_SIGNAL_SET)
-        atomic_store(sig, signal);
-    else
-        atomic_fetch_add(sig, signal);
+    mm_copy(d, src, nbytes);
+    mm_signal_post(sig, signal, sig_op);
     mm_wake(rank);
 }
 

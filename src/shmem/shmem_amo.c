@@ -10,7 +10,7 @@
 #include "shmem_internal.h"
 
 /* translate an AMO target: symmetric and naturally aligned (an unaligned atomic is not one) */
-static inline void *shmemi_amo_xlate(const char *call, const char *what, const void *addr,
+SHMEMI_INLINE void *shmemi_amo_xlate(const char *call, const char *what, const void *addr,
                                      size_t size, int pe)
 {
     void *p = shmemi_xlate(call, what, addr, size, pe);

@@ -78,26 +78,31 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
     return 0;
 }
 
+/* fence and quiet: every operation is complete on return, so both only order this PE's
+ * stores (copies, rep movsb included) before its later ones: one full fence, inline here
+ * rather than a call to meshmem_fence/meshmem_quiet through the PLT */
+#define SHMEMI_FULL_FENCE() atomic_thread_fence(memory_order_seq_cst)
+
 void shmem_fence(void)
 {
-    meshmem_fence();
+    SHMEMI_FULL_FENCE();
 }
 
 void shmem_quiet(void)
 {
-    meshmem_quiet();
+    SHMEMI_FULL_FENCE();
 }
 
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     if (MM_UNLIKELY(ctx == SHMEM_CTX_INVALID))
         shmemi_ctx_fatal("shmem_ctx_fence", ctx, 0);
-    meshmem_fence();
+    SHMEMI_FULL_FENCE();
 }
 
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     if (MM_UNLIKELY(ctx == SHMEM_CTX_INVALID))
         shmemi_ctx_fatal("shmem_ctx_quiet", ctx, 0);
-    meshmem_quiet();
+    SHMEMI_FULL_FENCE();
 }

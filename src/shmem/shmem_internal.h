@@ -4,10 +4,11 @@
  * contexts): the context object and the inline checks every entry point runs before its one
  * load, store, copy or atomic.
  *
- * Hot path: a checked translation is two compares (PE in range, address inside the heap) and
- * one add; everything else (static data, zero bytes, the error messages) is out of line in
- * shmemi_xlate_slow. Messages name the API call and the argument, as "shmem_int_put: PE
- * argument (9) is invalid".
+ * Hot path: a checked translation is three compares (PE in range, address inside the heap,
+ * the last byte too) and one add, for the heap and for global/static data alike (the OSU and
+ * most classic programs keep their flags in static data); only zero-byte transfers and errors
+ * go out of line, to shmemi_xlate_slow, which is cold. Messages name the API call and the
+ * argument, as "shmem_int_put: PE argument (9) is invalid".
  */
 #ifndef SHMEM_INTERNAL_H
 #define SHMEM_INTERNAL_H
@@ -32,38 +33,59 @@ struct shmem_ctx_s {
 /** @brief Set up SHMEM_CTX_DEFAULT on the world team (after meshmem_init). */
 void shmemi_ctx_default_init(void);
 
+#define SHMEMI_COLD __attribute__((cold, noinline))
+/* the hot paths: inlined into every typed routine even where GCC counts too many callers */
+#define SHMEMI_INLINE static inline __attribute__((always_inline))
+
 /**
- * @brief The slow path of shmemi_xlate: static data outside the heap and zero-byte transfers
- * come back translated; anything else ends the job with a message naming @p call and @p what.
+ * @brief The slow path of shmemi_xlate: zero-byte transfers come back translated (any non-NULL
+ * address); anything else ends the job with a message naming @p call and @p what.
  */
-void *shmemi_xlate_slow(const char *call, const char *what, const void *addr, size_t len, int pe);
+void *shmemi_xlate_slow(const char *call, const char *what, const void *addr, size_t len,
+                        int pe) SHMEMI_COLD;
 
 /** @brief End the job: @p call was given SHMEM_CTX_INVALID or a bad PE for its context. */
-void shmemi_ctx_fatal(const char *call, shmem_ctx_t ctx, int pe) __attribute__((noreturn));
+void shmemi_ctx_fatal(const char *call, shmem_ctx_t ctx, int pe) __attribute__((noreturn))
+SHMEMI_COLD;
 
 /** @brief End the job: @p nelems elements of @p size bytes overflow a size_t. */
-void shmemi_size_fatal(const char *call, size_t nelems, size_t size) __attribute__((noreturn));
+void shmemi_size_fatal(const char *call, size_t nelems, size_t size) __attribute__((noreturn))
+SHMEMI_COLD;
 
 /** @brief End the job: @p cmp is not a SHMEM_CMP_* value. */
-void shmemi_cmp_fatal(const char *call, int cmp) __attribute__((noreturn));
+void shmemi_cmp_fatal(const char *call, int cmp) __attribute__((noreturn)) SHMEMI_COLD;
+
+/** @return true when [a, a + len) lies in [base, base + size) and len != 0: two compares
+ * (off < size, then len - 1 < size - off, where len == 0 wraps to SIZE_MAX and fails). */
+SHMEMI_INLINE bool shmemi_within(uintptr_t a, size_t len, uintptr_t base, size_t size)
+{
+    uintptr_t off = a - base;
+    return off < size && len - 1 < size - off;
+}
 
 /**
  * @brief Translate symmetric @p addr (@p len bytes, the argument named @p what of @p call) to
  * its copy on world PE @p pe, ending the job with a clear message when it is not symmetric or
  * @p pe is invalid.
+ *
+ * Before init and after finalize nranks is 1 and heap_size = data_size = 0 (mm_init.c), so
+ * every call lands in the slow path, which reports the call.
  */
-static inline void *shmemi_xlate(const char *call, const char *what, const void *addr, size_t len,
+SHMEMI_INLINE void *shmemi_xlate(const char *call, const char *what, const void *addr, size_t len,
                                  int pe)
 {
-    uintptr_t off = (uintptr_t)addr - mm_g.heap_base;
-    if (MM_LIKELY((unsigned)pe < (unsigned)mm_g.nranks && off < mm_g.heap_size &&
-                  len <= mm_g.heap_size - off && len != 0))
-        return (char *)addr + mm_g.heap_delta[pe];
+    uintptr_t a = (uintptr_t)addr;
+    if (MM_LIKELY((unsigned)pe < (unsigned)mm_g.nranks)) {
+        if (MM_LIKELY(shmemi_within(a, len, mm_g.heap_base, mm_g.heap_size)))
+            return (void *)(a + (uintptr_t)mm_g.heap_delta[pe]);
+        if (shmemi_within(a, len, mm_g.data_base, mm_g.data_size))
+            return (void *)(a + (uintptr_t)mm_g.data_delta[pe]);
+    }
     return shmemi_xlate_slow(call, what, addr, len, pe);
 }
 
 /** @return the world PE of @p ctx's team PE @p pe; ends the job on a bad context or PE. */
-static inline int shmemi_ctx_pe(const char *call, shmem_ctx_t ctx, int pe)
+SHMEMI_INLINE int shmemi_ctx_pe(const char *call, shmem_ctx_t ctx, int pe)
 {
     if (MM_UNLIKELY(ctx == SHMEM_CTX_INVALID || (unsigned)pe >= (unsigned)ctx->size))
         shmemi_ctx_fatal(call, ctx, pe);
@@ -71,7 +93,7 @@ static inline int shmemi_ctx_pe(const char *call, shmem_ctx_t ctx, int pe)
 }
 
 /** @return @p nelems * @p size, ending the job when it overflows (a negative count). */
-static inline size_t shmemi_bytes(const char *call, size_t nelems, size_t size)
+SHMEMI_INLINE size_t shmemi_bytes(const char *call, size_t nelems, size_t size)
 {
     if (MM_UNLIKELY(nelems > SIZE_MAX / size))
         shmemi_size_fatal(call, nelems, size);
@@ -93,6 +115,21 @@ static inline void shmemi_check_cmp(const char *call, int cmp)
      : (cmp) == SHMEM_CMP_LE ? (a) <= (b)                                                          \
      : (cmp) == SHMEM_CMP_LT ? (a) < (b)                                                           \
                              : (a) >= (b))
+
+/**
+ * Wait until the value of @p LOAD (an atomic load, evaluated once per poll and assigned to
+ * @p V) compares @p CMP (validated) to @p C: one wait loop per comparison, so that a poll is a
+ * load, one compare and a pause (MM_WAIT_UNTIL polls inline before it steps).
+ */
+#define SHMEMI_WAIT_CMP(V, LOAD, CMP, C)                                                           \
+    switch (CMP) {                                                                                 \
+    case SHMEM_CMP_EQ: MM_WAIT_UNTIL(((V) = (LOAD)) == (C)); break;                                \
+    case SHMEM_CMP_NE: MM_WAIT_UNTIL(((V) = (LOAD)) != (C)); break;                                \
+    case SHMEM_CMP_GT: MM_WAIT_UNTIL(((V) = (LOAD)) > (C)); break;                                 \
+    case SHMEM_CMP_LE: MM_WAIT_UNTIL(((V) = (LOAD)) <= (C)); break;                                \
+    case SHMEM_CMP_LT: MM_WAIT_UNTIL(((V) = (LOAD)) < (C)); break;                                 \
+    default: MM_WAIT_UNTIL(((V) = (LOAD)) >= (C)); break;                                          \
+    }
 
 /*
  * Defining a routine and its context form from one body. BODY(CALL, T, PE) is a macro that

@@ -145,12 +145,14 @@ static size_t shmemi_wait_some(const shmemi_p2p_t *a, size_t *indices)
     {                                                                                              \
         MM_CHECK_INIT("shmem_" #N "_wait_until");                                                  \
         shmemi_check_cmp("shmem_" #N "_wait_until", cmp);                                          \
-        MM_WAIT_UNTIL(shmemi_reached_##N(ivar, cmp, cmp_value));                                   \
+        T seen_;                                                                                   \
+        SHMEMI_WAIT_CMP(seen_, __atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, cmp_value);           \
+        (void)seen_;                                                                               \
     }                                                                                              \
     void shmem_##N##_wait(T *ivar, T cmp_value)                                                    \
     {                                                                                              \
         MM_CHECK_INIT("shmem_" #N "_wait");                                                        \
-        MM_WAIT_UNTIL(shmemi_reached_##N(ivar, SHMEM_CMP_NE, cmp_value));                          \
+        MM_WAIT_UNTIL(__atomic_load_n(ivar, __ATOMIC_ACQUIRE) != cmp_value);                       \
     }                                                                                              \
     int shmem_##N##_test(T *ivar, int cmp, T cmp_value)                                            \
     {                                                                                              \

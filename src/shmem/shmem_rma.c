@@ -7,27 +7,28 @@
  * store into a peer, mm_wake rings its doorbell if it sleeps in a wait (cheap when it does
  * not). p and g of one element are a single translated store or load.
  */
+#include "mm_rma.h"
 #include "shmem_internal.h"
 
 /* put / get of nelems elements of esize bytes */
-static inline void shmemi_put_elems(const char *call, void *dest, const void *source,
+SHMEMI_INLINE void shmemi_put_elems(const char *call, void *dest, const void *source,
                                     size_t nelems, size_t esize, int pe)
 {
     size_t nbytes = shmemi_bytes(call, nelems, esize);
     void *d = shmemi_xlate(call, "dest", dest, nbytes, pe);
     if (MM_LIKELY(nbytes != 0)) { /* source may be NULL when there is nothing to copy */
-        memcpy(d, source, nbytes);
+        mm_copy(d, source, nbytes);
         mm_wake(pe);
     }
 }
 
-static inline void shmemi_get_elems(const char *call, void *dest, const void *source,
+SHMEMI_INLINE void shmemi_get_elems(const char *call, void *dest, const void *source,
                                     size_t nelems, size_t esize, int pe)
 {
     size_t nbytes = shmemi_bytes(call, nelems, esize);
     const void *s = shmemi_xlate(call, "source", source, nbytes, pe);
     if (MM_LIKELY(nbytes != 0))
-        memcpy(dest, s, nbytes);
+        mm_copy(dest, s, nbytes);
 }
 
 /*

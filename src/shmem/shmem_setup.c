@@ -20,7 +20,7 @@ void *shmemi_xlate_slow(const char *call, const char *what, const void *addr, si
         mm_fatal("%s: %zu bytes for %s is larger than any symmetric object (a negative or "
                  "overflowing element count?)",
                  call, len, what);
-    return mm_xlate_checked(call, what, addr, len, pe); /* static data, or the message */
+    return mm_xlate_checked(call, what, addr, len, pe); /* the message (or a translation) */
 }
 
 void shmemi_ctx_fatal(const char *call, shmem_ctx_t ctx, int pe)

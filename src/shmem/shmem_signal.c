@@ -1,28 +1,40 @@
 /*
  * OpenSHMEM signaling operations (1.5 section 9.7): put with signal, signal fetch, signal wait.
  *
- * The data goes first, then the 64-bit signal is set or added atomically (sequentially
- * consistent, after a fence for large copies: meshmem_put_signal), so a PE that sees the signal
- * sees the data; the signal's store is also the full fence that lets mm_wake see a sleeper.
- * The _nbi forms complete immediately.
+ * A put with signal is, inline: the checks (PE, both ranges, sig_addr alignment, sig_op: a
+ * few compares, errors out of line), one copy into the peer's mapping, one locked
+ * read-modify-write of the peer's signal word, and the sleeper check. The RMW orders the data
+ * before the signal and the signal before the sleeper check (the argument is in mm_rma.h,
+ * mm_signal_post). The _nbi forms complete immediately.
  */
+#include "mm_rma.h"
 #include "shmem_internal.h"
 
-static inline void shmemi_put_signal(const char *call, void *dest, const void *source,
+/* the message of a misaligned sig_addr or an unknown sig_op */
+static void shmemi_signal_fatal(const char *call, const uint64_t *sig_addr, int sig_op)
+    __attribute__((noreturn)) SHMEMI_COLD;
+static void shmemi_signal_fatal(const char *call, const uint64_t *sig_addr, int sig_op)
+{
+    if (((uintptr_t)sig_addr & (sizeof(uint64_t) - 1)) != 0)
+        mm_fatal("%s: sig_addr argument (%p) is not aligned to 8 bytes", call,
+                 (const void *)sig_addr);
+    mm_fatal("%s: sig_op argument (%d) is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", call,
+             sig_op);
+}
+
+SHMEMI_INLINE void shmemi_put_signal(const char *call, void *dest, const void *source,
                                      size_t nelems, size_t esize, uint64_t *sig_addr,
                                      uint64_t signal, int sig_op, int pe)
 {
     size_t nbytes = shmemi_bytes(call, nelems, esize);
-    shmemi_xlate(call, "dest", dest, nbytes, pe);
-    shmemi_xlate(call, "sig_addr", sig_addr, sizeof(uint64_t), pe);
-    if (MM_UNLIKELY(((uintptr_t)sig_addr & (sizeof(uint64_t) - 1)) != 0))
-        mm_fatal("%s: sig_addr argument (%p) is not aligned to 8 bytes", call, (void *)sig_addr);
-    if (MM_UNLIKELY(sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD))
-        mm_fatal("%s: sig_op argument (%d) is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", call,
-                 sig_op);
-    if (nbytes == 0) /* a signal alone: dest and source need not be valid addresses */
-        dest = sig_addr, source = sig_addr;
-    meshmem_put_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe);
+    uint64_t *sig = shmemi_xlate(call, "sig_addr", sig_addr, sizeof(uint64_t), pe);
+    _Static_assert(SHMEM_SIGNAL_SET == 0 && SHMEM_SIGNAL_ADD == 1, "sig_op check");
+    if (MM_UNLIKELY((((uintptr_t)sig_addr & (sizeof(uint64_t) - 1)) | (unsigned)sig_op) > 1))
+        shmemi_signal_fatal(call, sig_addr, sig_op);
+    if (MM_LIKELY(nbytes != 0)) /* a signal alone: dest and source need not be valid */
+        mm_copy(shmemi_xlate(call, "dest", dest, nbytes, pe), source, nbytes);
+    mm_signal_post(sig, signal, sig_op);
+    mm_wake(pe);
 }
 
 #define SHMEMI_PUT_SIGNAL_BODY(CALL, T, PE)                                                        \
@@ -58,20 +70,11 @@ uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 
-/* load the signal into *seen; true when it satisfies the comparison */
-static inline bool shmemi_signal_reached(const uint64_t *sig_addr, int cmp, uint64_t cmp_value,
-                                         uint64_t *seen)
-{
-    uint64_t v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
-    *seen = v;
-    return SHMEMI_COMPARE(v, cmp, cmp_value);
-}
-
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
     MM_CHECK_INIT("shmem_signal_wait_until");
     shmemi_check_cmp("shmem_signal_wait_until", cmp);
     uint64_t seen;
-    MM_WAIT_UNTIL(shmemi_signal_reached(sig_addr, cmp, cmp_value, &seen));
+    SHMEMI_WAIT_CMP(seen, __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE), cmp, cmp_value);
     return seen;
 }
