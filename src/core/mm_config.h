@@ -34,6 +34,14 @@
       "Longest futex sleep of a waiting rank (a safety net: peers wake sleepers directly).")        \
     X(DATA_REMAP, data_remap, BOOL, "1",                                                           \
       "Remap the executable's data and bss into shared memory so globals are symmetric.")          \
+    X(AM_SLOTS, am_slots, INT, "16",                                                           \
+      "Slots of each active-message ring (one ring per sender and receiver, one for replies): "  \
+      "requests a sender may have in flight to one rank.")                                        \
+    X(AM_MEDIUM_SIZE, am_medium_size, SIZE, "4K",                                              \
+      "Largest MEDIUM active-message payload; sets the ring slot size (plus 160 header bytes)."  \
+      " LONG payloads up to it travel in the slot.")                                              \
+    X(PROGRESS_THREAD, progress_thread, BOOL, "0",                                             \
+      "Start a thread that runs active-message handlers while the application computes.")       \
     X(DEBUG, debug, INT, "0", "Log level: 0 errors, 1 warnings, 2 info, 3 debug.")
 
 typedef struct {

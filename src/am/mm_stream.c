@@ -1,0 +1,177 @@
+/*
+ * Streams: a producer's elements bound for a consumer's symmetric buffer, made visible N at a
+ * time with one signal (FSHMEM's Automatic Result Transfer, ACCL's streaming calls).
+ *
+ * Writers: the producer alone writes the consumer's buffer (element i at byte i * elem_size,
+ * each element once) and the consumer's signal word; the consumer only reads them.
+ * Order: push copies elements straight into the consumer's mapping (the put of the batch, done
+ * as the elements come, so the copy overlaps the producer's compute); when a batch of N is
+ * complete the producer stores signal = elements visible (seq_cst: release makes the batch's
+ * data visible before the count; seq_cst orders it before the sleeper check of mm_wake). A
+ * fence first when the batch was large enough for memcpy's non-temporal stores, which release
+ * does not order (as mm_rma.c). Close stores count | MESHMEM_STREAM_END the same way.
+ * The consumer acquire-loads the signal and reads only elements below the count: never an
+ * element the producer may still be writing. The signal only grows (a count), so no sequence
+ * wrap; nothing flows back to the producer: no round trip.
+ */
+#include "meshmem_am.h"
+#include "mm_core.h"
+#include "mm_wait.h"
+
+#include <string.h>
+
+#define MM_STREAM_NT_BYTES 4096
+
+meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem_size,
+                                     size_t capacity, uint64_t *signal, size_t batch,
+                                     int producer, int consumer)
+{
+    if (!mm_g.initialized) {
+        mm_error("meshmem_stream_open: called before meshmem_init");
+        return MESHMEM_ERR_STATE;
+    }
+    if (s == NULL || elem_size == 0 || batch == 0 || capacity == 0 || signal == NULL ||
+        capacity > (SIZE_MAX / elem_size)) {
+        mm_error("meshmem_stream_open: stream, elem_size, capacity, signal and batch must be "
+                 "non-zero (elem_size %zu, capacity %zu, batch %zu)",
+                 elem_size, capacity, batch);
+        return MESHMEM_ERR_ARG;
+    }
+    if ((unsigned)producer >= (unsigned)mm_g.nranks ||
+        (unsigned)consumer >= (unsigned)mm_g.nranks) {
+        mm_error("meshmem_stream_open: producer (%d) or consumer (%d) argument is not a rank "
+                 "of the job (0..%d)",
+                 producer, consumer, mm_g.nranks - 1);
+        return MESHMEM_ERR_RANK;
+    }
+    if (producer == consumer) {
+        mm_error("meshmem_stream_open: producer and consumer are the same rank (%d)", producer);
+        return MESHMEM_ERR_ARG;
+    }
+    if (!mm_is_symmetric(buf, capacity * elem_size) ||
+        !mm_is_symmetric(signal, sizeof(uint64_t))) {
+        mm_error("meshmem_stream_open: buf (%p, %zu bytes) or signal (%p) argument is not in "
+                 "symmetric memory",
+                 buf, capacity * elem_size, (void *)signal);
+        return MESHMEM_ERR_NOT_SYMMETRIC;
+    }
+    memset(s, 0, sizeof *s);
+    s->buf = buf;
+    s->signal = signal;
+    s->elem_size = elem_size;
+    s->capacity = capacity;
+    s->batch = batch;
+    s->producer = producer;
+    s->consumer = consumer;
+    s->role = mm_g.rank == producer ? 0 : mm_g.rank == consumer ? 1 : -1;
+    if (s->role == 0) {
+        s->remote = mm_xlate(buf, consumer);
+        s->remote_signal = mm_xlate(signal, consumer);
+    }
+    return MESHMEM_OK;
+}
+
+/* make @p count elements visible at the consumer (@p end: and close) */
+static void mm_stream_publish(meshmem_stream_t *s, uint64_t count, bool end)
+{
+    if ((count - s->signalled) * s->elem_size >= MM_STREAM_NT_BYTES)
+        atomic_thread_fence(memory_order_seq_cst);
+    s->signalled = count;
+    atomic_store(s->remote_signal, count | (end ? MESHMEM_STREAM_END : 0)); /* seq_cst */
+    mm_wake(s->consumer);
+}
+
+static meshmem_status_t mm_stream_producer(const char *call, const meshmem_stream_t *s)
+{
+    if (s == NULL || s->role != 0) {
+        mm_error("%s: this rank is not the stream's producer", call);
+        return MESHMEM_ERR_STATE;
+    }
+    if (s->closed) {
+        mm_error("%s: the stream is closed", call);
+        return MESHMEM_ERR_STATE;
+    }
+    return MESHMEM_OK;
+}
+
+meshmem_status_t meshmem_stream_push(meshmem_stream_t *s, const void *elems, size_t count)
+{
+    meshmem_status_t st = mm_stream_producer("meshmem_stream_push", s);
+    if (st != MESHMEM_OK)
+        return st;
+    if (count > s->capacity - s->pushed) {
+        mm_error("meshmem_stream_push: %zu more elements exceed the stream's capacity (%zu, "
+                 "%llu pushed)",
+                 count, s->capacity, (unsigned long long)s->pushed);
+        return MESHMEM_ERR_ARG;
+    }
+    size_t es = s->elem_size;
+    if (es == 4 && count == 1) /* the element-at-a-time case of a compute loop */
+        memcpy(s->remote + s->pushed * 4, elems, 4);
+    else
+        memcpy(s->remote + s->pushed * es, elems, count * es);
+    s->pushed += count;
+    uint64_t pending = s->pushed - s->signalled;
+    if (pending >= s->batch)
+        mm_stream_publish(s, s->signalled + pending - pending % s->batch, false);
+    return MESHMEM_OK;
+}
+
+meshmem_status_t meshmem_stream_flush(meshmem_stream_t *s)
+{
+    meshmem_status_t st = mm_stream_producer("meshmem_stream_flush", s);
+    if (st == MESHMEM_OK && s->pushed != s->signalled)
+        mm_stream_publish(s, s->pushed, false);
+    return st;
+}
+
+meshmem_status_t meshmem_stream_close(meshmem_stream_t *s)
+{
+    if (s != NULL && s->role == 0 && s->closed)
+        return MESHMEM_OK;
+    meshmem_status_t st = mm_stream_producer("meshmem_stream_close", s);
+    if (st != MESHMEM_OK)
+        return st;
+    mm_stream_publish(s, s->pushed, true);
+    s->closed = 1;
+    return MESHMEM_OK;
+}
+
+static inline uint64_t mm_stream_signal(const meshmem_stream_t *s)
+{
+    return atomic_load_explicit((_Atomic uint64_t *)s->signal, memory_order_acquire);
+}
+
+size_t meshmem_stream_wait(meshmem_stream_t *s, size_t count)
+{
+    if (s == NULL || s->role != 1) {
+        mm_error("meshmem_stream_wait: this rank is not the stream's consumer");
+        return 0;
+    }
+    uint64_t v;
+    MM_WAIT_UNTIL((v = mm_stream_signal(s), (v & MESHMEM_STREAM_END) ||
+                                                (v & ~MESHMEM_STREAM_END) >= count));
+    return (size_t)(v & ~MESHMEM_STREAM_END);
+}
+
+size_t meshmem_stream_pop(meshmem_stream_t *s, void *out, size_t max)
+{
+    if (s == NULL || s->role != 1) {
+        mm_error("meshmem_stream_pop: this rank is not the stream's consumer");
+        return 0;
+    }
+    if (max == 0)
+        return 0;
+    size_t have = meshmem_stream_wait(s, (size_t)s->popped + 1);
+    size_t n = have - (size_t)s->popped;
+    if (n > max)
+        n = max;
+    memcpy(out, s->buf + s->popped * s->elem_size, n * s->elem_size);
+    s->popped += n;
+    return n;
+}
+
+int meshmem_stream_ended(const meshmem_stream_t *s)
+{
+    return s != NULL && s->role == 1 && (mm_stream_signal(s) & MESHMEM_STREAM_END) != 0;
+}
