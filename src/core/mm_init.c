@@ -1,4 +1,5 @@
 /* Init and finalize: the control block, every rank's segments mapped by every peer. */
+#include "mm_am.h"
 #include "mm_core.h"
 #include "mm_dataseg.h"
 #include "mm_heap.h"
@@ -178,7 +179,11 @@ static int mm_segments_create(void)
                        ~(size_t)63;
     mm_g.slot_bytes = mm_team_slot_bytes(n, mm_g.eager_bytes);
     mm_g.sync_offset = mm_round_page(sizeof(mm_seg_hdr_t));
-    mm_g.heap_offset = mm_round_page(mm_g.sync_offset + MM_TEAM_SLOTS * mm_g.slot_bytes);
+    /* active-message rings (src/am/mm_am.h) between the sync slots and the heap, so that
+     * they are pre-faulted with it; their size follows MESHMEM_AM_SLOTS / _AM_MEDIUM_SIZE */
+    mm_g.am_offset = mm_round_page(mm_g.sync_offset + MM_TEAM_SLOTS * mm_g.slot_bytes);
+    mm_g.am_bytes = mm_am_region_bytes(n);
+    mm_g.heap_offset = mm_round_page(mm_g.am_offset + mm_g.am_bytes);
     mm_g.stage_offset = mm_g.heap_offset + mm_g.heap_size;
     mm_g.stage_size = mm_round_page((size_t)(mm_config.stage_size > 0 ? mm_config.stage_size : 0));
     mm_g.seg_bytes = mm_g.stage_offset + mm_g.stage_size;
@@ -302,7 +307,7 @@ meshmem_status_t meshmem_init(int requested, int *provided)
     }
     if (mm_heap_init(mm_symheap, (void *)mm_g.heap_base, mm_g.heap_size) != 0 ||
         mm_msg_init(mm_g.seg_base[mm_g.rank] + mm_g.stage_offset, mm_g.stage_size) != 0 ||
-        mm_team_init() != 0)
+        mm_team_init() != 0 || mm_am_init() != 0)
         goto fail;
     static bool atexit_done;
     if (!atexit_done) {
@@ -326,7 +331,9 @@ void meshmem_finalize(void)
         return;
     mm_g.finalizing = true;
     atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_FINALIZING);
+    mm_am_quiesce(); /* every active message this rank sent is handled before the barrier */
     meshmem_barrier(MESHMEM_TEAM_WORLD);
+    mm_am_fini();
     atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_FINALIZED);
     mm_g.initialized = false;
     mm_team_fini();
