@@ -277,6 +277,34 @@ void meshmem_team_destroy(meshmem_team_t team);
 /** @return the world rank of member @p team_rank of @p team, or -1. */
 int meshmem_team_world_rank(meshmem_team_t team, int team_rank);
 
+/**
+ * @brief Choose the topology @p team's collectives run on (collective over @p team).
+ *
+ * @p kx = @p ky = 0: the full mesh (the default: every member writes every other directly).
+ * @p kx * @p ky == team size: a 2-D generalized hypercube (GHC, r = 2; OPTWEB §2.D): member r
+ * is (x, y) = (r % kx, r / kx), linked only to the members of its row (same y) and of its
+ * column (same x). Collectives then run per dimension, each phase one step over a row or a
+ * column (along x, then along y), with results bit-for-bit equal to the full mesh's. The row
+ * and column teams are built (two team slots) at the first collective after the call; -1, -1
+ * picks the most square grid (meshmem_topology_square). MESHMEM_TOPOLOGY sets the world
+ * team's topology at init. Algorithm hints RING and RECDBL still run over the whole team.
+ * @return MESHMEM_OK; MESHMEM_ERR_ARG (with a line naming the shape) when kx * ky is not the
+ * team size; MESHMEM_ERR_TEAM for an invalid team.
+ */
+meshmem_status_t meshmem_team_set_topology(meshmem_team_t team, int kx, int ky);
+
+/**
+ * @brief The topology of @p team: *kx = *ky = 0 for the full mesh, else the GHC grid.
+ * @return MESHMEM_OK, or MESHMEM_ERR_TEAM for an invalid team.
+ */
+meshmem_status_t meshmem_team_get_topology(meshmem_team_t team, int *kx, int *ky);
+
+/**
+ * @brief The most square GHC grid of @p n ranks: the largest ky <= sqrt(n) dividing n, and
+ * kx = n / ky (so kx >= ky; a prime n gives n x 1). Nothing for n < 1.
+ */
+void meshmem_topology_square(int n, int *kx, int *ky);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Collectives on symmetric buffers                                                            */
 /* ------------------------------------------------------------------------------------------ */

@@ -89,4 +89,79 @@ meshmem_status_t mm_coll_allgather_run(mm_coll_args_t *a, const void *sendbuf, s
 meshmem_status_t mm_coll_reduce_slices(const mm_coll_args_t *a, const void *sendbuf, void *out,
                                        size_t count, meshmem_dtype_t dtype, meshmem_op_t op);
 
+/* ---- mm_coll_basic.c: the reference symmetric collectives (two steps, full mesh) ---- */
+
+/*
+ * The first implementations of meshmem_broadcast / collect / fcollect / alltoall / alltoalls /
+ * allreduce (same arguments and results): an arrive step, then every member writes straight
+ * into every peer's dest, then a done step. Kept to test the engine-based ones against.
+ */
+
+/** @brief Reference meshmem_broadcast. */
+meshmem_status_t mm_ref_broadcast(meshmem_team_t team, void *dest, const void *src,
+                                  size_t nbytes, int root);
+/** @brief Reference meshmem_collect. */
+meshmem_status_t mm_ref_collect(meshmem_team_t team, void *dest, const void *src, size_t nbytes);
+/** @brief Reference meshmem_fcollect. */
+meshmem_status_t mm_ref_fcollect(meshmem_team_t team, void *dest, const void *src, size_t nbytes);
+/** @brief Reference meshmem_alltoall. */
+meshmem_status_t mm_ref_alltoall(meshmem_team_t team, void *dest, const void *src, size_t nbytes);
+/** @brief Reference meshmem_alltoalls. */
+meshmem_status_t mm_ref_alltoalls(meshmem_team_t team, void *dest, const void *src,
+                                  ptrdiff_t dst, ptrdiff_t sst, size_t esize, size_t nelems);
+/** @brief Reference meshmem_allreduce. */
+meshmem_status_t mm_ref_allreduce(meshmem_team_t team, void *dest, const void *src,
+                                  size_t count, meshmem_dtype_t dtype, meshmem_op_t op);
+
+/* ---- mm_coll_ghc.c: the GHC (r = 2) algorithms, per dimension (see that file) ---- */
+
+/**
+ * @return true when @p a's call runs per dimension: its team is a GHC and the hint names no
+ * whole-team baseline (RING and RECDBL run over the whole team as named).
+ */
+static inline bool mm_ghc_for(const mm_coll_args_t *a)
+{
+    return mm_topo_ghc(a->t) && a->algo != MESHMEM_ALGO_RING && a->algo != MESHMEM_ALGO_RECDBL;
+}
+
+/** @brief All-to-all of @p len bytes per block (block j at j * len), in place when equal. */
+void mm_ghc_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len);
+
+/** @brief All-to-all-v in bytes (as mm_coll_a2a_step; sizes travel with the blocks). */
+void mm_ghc_alltoallv(const mm_coll_args_t *a, const char *sbuf, const size_t *soff,
+                      const size_t *slen, char *rbuf, const size_t *roff, const size_t *rcap,
+                      size_t *rlen);
+
+/** @brief All-gather(v) in bytes (as mm_coll_allgather_run). */
+meshmem_status_t mm_ghc_allgatherv(const mm_coll_args_t *a, const void *sendbuf, size_t mylen,
+                                   void *recvbuf, const size_t *roff, const size_t *rcap);
+
+/** @brief Broadcast @p len bytes from team rank @p root. */
+meshmem_status_t mm_ghc_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root);
+
+/** @brief Scatter blocks of @p len bytes from @p root. */
+meshmem_status_t mm_ghc_scatter(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                                size_t len, int root);
+
+/** @brief Gather blocks of @p len bytes at @p root (sendbuf may be MESHMEM_IN_PLACE there). */
+meshmem_status_t mm_ghc_gather(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                               size_t len, int root);
+
+/** @brief Barrier: along x, then along y. */
+void mm_ghc_barrier(struct meshmem_team *t);
+
+/** @brief Reduce-scatter: slice me (mm_slice_lo of @p count) of the reduction into recvbuf. */
+meshmem_status_t mm_ghc_reduce_scatter(const mm_coll_args_t *a, const void *sendbuf,
+                                       void *recvbuf, size_t count, meshmem_dtype_t dtype,
+                                       meshmem_op_t op);
+
+/** @brief All-reduce (@p algo ONESTEP or AUTO at most the eager size: all-gather and fold). */
+meshmem_status_t mm_ghc_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                                  size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
+                                  meshmem_algo_t algo);
+
+/** @brief Reduce to @p root (reduce-scatter, then a gather of the slices). */
+meshmem_status_t mm_ghc_reduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                               size_t count, meshmem_dtype_t dtype, meshmem_op_t op, int root);
+
 #endif /* MM_COLL_H */

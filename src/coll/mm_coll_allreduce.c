@@ -308,6 +308,8 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
         return st;
     size_t len = mm_coll_bytes(&a, count);
     const void *src = sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf;
+    if (mm_ghc_for(&a)) /* per dimension on a GHC team (mm_coll_ghc.c) */
+        return mm_ghc_allreduce(&a, src, recvbuf, count, dtype, op, algo);
     if (algo == MESHMEM_ALGO_AUTO)
         algo = len <= mm_g.eager_bytes ? MESHMEM_ALGO_ONESTEP : MESHMEM_ALGO_AGGRESSIVE;
     a.algo = algo;
@@ -357,6 +359,8 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
     int n = t->size, me = t->my_rank;
     size_t es = a.esize, len = mm_coll_bytes(&a, count);
     const void *src = sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf;
+    if (mm_ghc_for(&a))
+        return mm_ghc_reduce(&a, src, recvbuf, count, dtype, op, root);
     /* reduce-scatter the slices, then gather them at the root */
     size_t lo = mm_slice_lo(count, n, me), cnt = mm_slice_lo(count, n, me + 1) - lo;
     char *slice = mm_xalloc(&a, cnt * es);
@@ -398,6 +402,9 @@ meshmem_status_t meshmem_coll_reduce_scatter(meshmem_team_t team, const void *se
         return mm_coll_no_algo(&a);
     size_t count = recvcount * (size_t)a.t->size;
     mm_coll_bytes(&a, count);
+    if (mm_ghc_for(&a))
+        return mm_ghc_reduce_scatter(&a, sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf,
+                                     recvbuf, count, dtype, op);
     if (sendbuf == MESHMEM_IN_PLACE || sendbuf == recvbuf) {
         /* the source is recvbuf (size x recvcount): reduce into a temporary first */
         char *tmp = mm_xalloc(&a, recvcount * a.esize);

@@ -173,6 +173,10 @@ meshmem_status_t meshmem_coll_alltoall(meshmem_team_t team, const void *sendbuf,
     size_t len = mm_coll_bytes(&a, count);
     bool in_place = sendbuf == MESHMEM_IN_PLACE;
     const char *sbuf = in_place ? recvbuf : sendbuf;
+    if (mm_ghc_for(&a)) { /* per dimension on a GHC team (mm_coll_ghc.c) */
+        mm_ghc_alltoall(&a, sbuf, recvbuf, len);
+        return MESHMEM_OK;
+    }
     size_t *v = malloc(sizeof(size_t) * 4 * (size_t)n);
     if (v == NULL)
         return MESHMEM_ERR_NOMEM;
@@ -248,7 +252,10 @@ meshmem_status_t meshmem_coll_alltoallv(meshmem_team_t team, const void *sendbuf
             rcap[j] = mm_coll_bytes(&a, end - rdispls[j]);
         }
     }
-    fn(&a, sendbuf, soff, slen, recvbuf, roff, rcap, rlen, false);
+    if (mm_ghc_for(&a))
+        mm_ghc_alltoallv(&a, sendbuf, soff, slen, recvbuf, roff, rcap, rlen);
+    else
+        fn(&a, sendbuf, soff, slen, recvbuf, roff, rcap, rlen, false);
     for (int j = 0; j < n; j++) {
         if (rlen[j] % a.esize)
             mm_fatal("%s: %zu bytes from rank %d are not whole elements", a.call, rlen[j], j);

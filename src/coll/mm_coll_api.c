@@ -81,7 +81,9 @@ meshmem_status_t meshmem_coll_barrier(meshmem_team_t team)
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_barrier", team, MESHMEM_BYTE,
                                         MESHMEM_ALGO_AUTO);
-    if (st == MESHMEM_OK)
+    if (st == MESHMEM_OK && mm_topo_ghc(a.t))
+        mm_ghc_barrier(a.t);
+    else if (st == MESHMEM_OK)
         mm_coll_sync(a.t);
     return st;
 }

@@ -80,6 +80,8 @@ meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count
     if (algo != MESHMEM_ALGO_AUTO && algo != MESHMEM_ALGO_ONESTEP)
         return mm_coll_no_algo(&a);
     size_t len = mm_coll_bytes(&a, count);
+    if (mm_ghc_for(&a))
+        return mm_ghc_bcast(&a, buf, len, root);
     size_t chunk = a.t->my_rank == root ? mm_root_chunk(&a, buf, len, len, 1) : len;
     /* every member must cut the same rounds: the root tells its chunk size in the first */
     if (len > mm_g.eager_bytes) {
@@ -109,6 +111,8 @@ meshmem_status_t meshmem_coll_scatter(meshmem_team_t team, const void *sendbuf, 
     if (algo != MESHMEM_ALGO_AUTO && algo != MESHMEM_ALGO_ONESTEP)
         return mm_coll_no_algo(&a);
     size_t len = mm_coll_bytes(&a, count);
+    if (mm_ghc_for(&a))
+        return mm_ghc_scatter(&a, sendbuf, recvbuf, len, root);
     int n = a.t->size;
     bool is_root = a.t->my_rank == root;
     const char *sbuf = is_root ? sendbuf : NULL;

@@ -40,6 +40,8 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
     struct meshmem_team *t = a.t;
     int n = t->size, me = t->my_rank;
     size_t len = mm_coll_bytes(&a, count);
+    if (mm_ghc_for(&a))
+        return mm_ghc_gather(&a, sendbuf, recvbuf, len, root);
     uint64_t seq = mm_coll_begin(t);
     if (me != root) {
         mm_desc_t d;
@@ -125,6 +127,8 @@ meshmem_status_t mm_coll_allgather_run(mm_coll_args_t *a, const void *sendbuf, s
     switch (a->algo) {
     case MESHMEM_ALGO_AUTO:
     case MESHMEM_ALGO_ONESTEP:
+        if (mm_ghc_for(a))
+            return mm_ghc_allgatherv(a, sendbuf, mylen, recvbuf, roff, rcap);
         mm_allgather_step(a, blk, mylen, recvbuf, roff, rcap, in_place);
         return MESHMEM_OK;
     case MESHMEM_ALGO_RING:

@@ -20,11 +20,12 @@ int mm_team_init(void)
         .predefined = true};
     mm_team_shared_obj = mm_team_world_obj;
     mm_team_shared_obj.slot = 1;
-    return 0;
+    return mm_topo_world_init(&mm_team_world_obj);
 }
 
 void mm_team_fini(void)
 {
+    mm_topo_fini(&mm_team_world_obj);
     mm_team_world_obj.seq = mm_team_shared_obj.seq = 0;
 }
 
@@ -190,6 +191,7 @@ void meshmem_team_destroy(meshmem_team_t team)
     if (team == MESHMEM_TEAM_INVALID || team->predefined)
         return;
     MM_CHECK_INIT("shmem_team_destroy");
+    mm_topo_release(team);
     mm_coll_sync(team);
     /* nobody writes into our copy of the slot any more (mm_team.h): zero it and free it */
     memset(mm_g.seg_base[mm_g.rank] + mm_g.sync_offset + (size_t)team->slot * mm_g.slot_bytes, 0,

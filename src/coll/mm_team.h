@@ -51,6 +51,8 @@ struct meshmem_team {
     uint64_t *heard;              /* [size] last collective each member was heard from */
     int      num_contexts;        /* from the team config */
     bool     predefined;          /* world / shared: never destroyed by the user */
+    int      ghc_kx, ghc_ky;      /* GHC grid, kx * ky == size; 0 x 0: full mesh (mm_topo.c) */
+    struct meshmem_team *ghc_x, *ghc_y; /* this member's row and column teams (built on use) */
 };
 
 /*
@@ -171,5 +173,28 @@ uint64_t mm_coll_exchange_open(struct meshmem_team *t, int kind, const uint64_t 
 
 /** @brief Barrier over @p t without completing RMA (exchange with no payload). */
 void mm_coll_sync(struct meshmem_team *t);
+
+/* ---- topology (mm_topo.c) ---- */
+
+/** @brief Set the world team's topology from MESHMEM_TOPOLOGY (init). @return 0 or -1. */
+int mm_topo_world_init(struct meshmem_team *world);
+
+/** @brief Destroy @p t's row and column teams, if built (collective over @p t). */
+void mm_topo_release(struct meshmem_team *t);
+
+/** @brief Forget the world's row and column teams without communicating (finalize). */
+void mm_topo_fini(struct meshmem_team *world);
+
+/** @return true when @p t runs its collectives per dimension (GHC). */
+static inline bool mm_topo_ghc(const struct meshmem_team *t)
+{
+    return t->ghc_kx > 0;
+}
+
+/**
+ * @brief This member's row (x-axis, kx members) and column (y-axis, ky members) teams of a GHC
+ * team, built by a 2-D split at the first call (collective over @p t).
+ */
+void mm_topo_axes(struct meshmem_team *t, struct meshmem_team **row, struct meshmem_team **col);
 
 #endif /* MM_TEAM_H */

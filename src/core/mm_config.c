@@ -10,7 +10,7 @@
 
 mm_config_t mm_config;
 
-enum { MM_KIND_SIZE, MM_KIND_INT, MM_KIND_BOOL };
+enum { MM_KIND_SIZE, MM_KIND_INT, MM_KIND_BOOL, MM_KIND_TOPO };
 
 typedef struct {
     const char *name;
@@ -57,6 +57,30 @@ int mm_parse_size(const char *text, int64_t *out)
     return 0;
 }
 
+int mm_parse_topology(const char *text, int64_t *out)
+{
+    if (!strcasecmp(text, "fullmesh")) {
+        *out = MM_TOPO_FULLMESH;
+        return 0;
+    }
+    if (!strcasecmp(text, "ghc")) {
+        *out = MM_TOPO_GHC_AUTO;
+        return 0;
+    }
+    if (strncasecmp(text, "ghc:", 4) != 0 || !isdigit((unsigned char)text[4]))
+        return -1;
+    char *end;
+    errno = 0;
+    long kx = strtol(text + 4, &end, 10);
+    if (errno || (*end != 'x' && *end != 'X') || !isdigit((unsigned char)end[1]))
+        return -1;
+    long ky = strtol(end + 1, &end, 10);
+    if (errno || *end != '\0' || kx < 1 || ky < 1 || kx > INT32_MAX || ky > INT32_MAX)
+        return -1;
+    *out = MM_TOPO_GHC(kx, ky);
+    return 0;
+}
+
 static int mm_config_parse(const mm_config_entry_t *e, const char *text, int64_t *out)
 {
     char *end;
@@ -79,6 +103,8 @@ static int mm_config_parse(const mm_config_entry_t *e, const char *text, int64_t
             return 0;
         }
         return -1;
+    case MM_KIND_TOPO:
+        return mm_parse_topology(text, out);
     }
     return -1;
 }
@@ -101,8 +127,10 @@ int mm_config_load(void)
             text = e->def;
         if (mm_config_parse(e, text, field) != 0) {
             mm_error("%s=\"%s\" is not a valid %s", var, text,
-                     e->kind == MM_KIND_SIZE ? "size" : e->kind == MM_KIND_INT ? "integer"
-                                                                                 : "boolean");
+                     e->kind == MM_KIND_SIZE   ? "size"
+                     : e->kind == MM_KIND_INT  ? "integer"
+                     : e->kind == MM_KIND_TOPO ? "topology (fullmesh, ghc or ghc:KXxKY)"
+                                               : "boolean");
             return -1;
         }
     }

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* kinds: SIZE (bytes, K/M/G suffixes), INT, BOOL (0/1/yes/no) */
+/* kinds: SIZE (bytes, K/M/G suffixes), INT, BOOL (0/1/yes/no), TOPO (see mm_parse_topology) */
 #define MM_CONFIG_TABLE(X)                                                                         \
     X(HEAP_SIZE, heap_size, SIZE, "256M",                                                          \
       "Symmetric heap bytes per rank (SHMEM_SYMMETRIC_SIZE is read too and wins).")                \
@@ -34,6 +34,9 @@
       "Longest futex sleep of a waiting rank (a safety net: peers wake sleepers directly).")        \
     X(DATA_REMAP, data_remap, BOOL, "1",                                                           \
       "Remap the executable's data and bss into shared memory so globals are symmetric.")          \
+    X(TOPOLOGY, topology, TOPO, "fullmesh",                                                     \
+      "Topology of the world team's collectives: fullmesh, ghc:KXxKY (2-D generalized "           \
+      "hypercube, KX * KY ranks) or ghc (the most square KX x KY, KX >= KY).")                     \
     X(AM_SLOTS, am_slots, INT, "16",                                                           \
       "Slots of each active-message ring (one ring per sender and receiver, one for replies): "  \
       "requests a sender may have in flight to one rank.")                                        \
@@ -64,6 +67,19 @@ int mm_config_load(void);
  * @return 0 and *out, or -1 when @p text is not a size.
  */
 int mm_parse_size(const char *text, int64_t *out);
+
+/** Topology values of MESHMEM_TOPOLOGY, as mm_parse_topology stores them. */
+#define MM_TOPO_FULLMESH 0
+#define MM_TOPO_GHC_AUTO (-1)
+/** @return the value of an explicit ghc:KXxKY. */
+#define MM_TOPO_GHC(kx, ky) (((int64_t)(kx) << 32) | (int64_t)(ky))
+
+/**
+ * @brief Parse a topology: "fullmesh" (MM_TOPO_FULLMESH), "ghc" (MM_TOPO_GHC_AUTO) or
+ * "ghc:KXxKY" with KX, KY >= 1 (MM_TOPO_GHC(KX, KY)); case-insensitive.
+ * @return 0 and *out, or -1 when @p text is none of these.
+ */
+int mm_parse_topology(const char *text, int64_t *out);
 
 /** @brief Print the table (name, value, default, doc) to @p out. */
 void mm_config_print(FILE *out);
