@@ -684,6 +684,7 @@ static void mm_am_h_get(meshmem_am_token_t t, void *buf, size_t n, const meshmem
                  t->src);
     const char *src = (region ? (char *)mm_g.data_base : (char *)mm_g.heap_base) + off;
     mm_am_out_t o = {.nargs = 1, .args = &a[MM_GET_COUNTER], .buf = src, .nbytes = len};
+    const meshmem_am_arg_t medium_args[2] = {a[MM_GET_DEST], a[MM_GET_COUNTER]};
     if (a[MM_GET_MODE] == 1) {
         o.handler = MM_AM_H_GET_REPLY_LONG;
         o.kind = MM_AM_LONG;
@@ -699,7 +700,7 @@ static void mm_am_h_get(meshmem_am_token_t t, void *buf, size_t n, const meshmem
         o.handler = MM_AM_H_GET_REPLY_MEDIUM;
         o.kind = MM_AM_MEDIUM;
         o.nargs = 2;
-        o.args = &a[MM_GET_DEST];
+        o.args = medium_args;
         if (len > mm_am.max_medium)
             mm_fatal("meshmem_am_get: GET request from rank %d too large for a MEDIUM reply "
                      "(corrupt message)",

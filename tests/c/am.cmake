@@ -1,15 +1,52 @@
 # Active messages, put/get carried by them, streams (src/am/). Each multi-rank test also runs
 # with the progress thread on (MESHMEM_PROGRESS_THREAD=1): cases NAME.thread.nN.
 set(AM_RANKS 1 2 3 4 5 8)
-function(am_test name)
-  mm_rank_test(${name} SOURCES ${name}.c RANKS ${AM_RANKS} LABELS am ${ARGN})
+
+# add a case NAME.TAG.nN for every rank count, with the environment ENV
+function(am_case name tag env)
   foreach(n ${AM_RANKS})
-    add_test(NAME ${name}.thread.n${n}
+    add_test(NAME ${name}.${tag}.n${n}
              COMMAND ${MESHRUN} -n ${n} --heap ${MESHMEM_TEST_HEAP} --timeout 120
                      $<TARGET_FILE:${name}>)
-    set_tests_properties(${name}.thread.n${n} PROPERTIES LABELS "sanitize;am" TIMEOUT 120
-                         PROCESSORS 1 ENVIRONMENT "MESHMEM_PROGRESS_THREAD=1")
+    set_tests_properties(${name}.${tag}.n${n} PROPERTIES LABELS "sanitize;am" TIMEOUT 120
+                         PROCESSORS 1 ENVIRONMENT "${env}")
   endforeach()
 endfunction()
 
+function(am_test name)
+  mm_rank_test(${name} SOURCES ${name}.c RANKS ${AM_RANKS} LABELS am)
+  am_case(${name} thread "MESHMEM_PROGRESS_THREAD=1")
+endfunction()
+
 am_test(am_kinds)
+am_test(am_flood)
+am_test(am_errors)
+am_test(am_rma)
+am_test(am_stream)
+# rings of one and two slots: every sender finds them full (nested progress all the time)
+am_case(am_flood slots1 "MESHMEM_AM_SLOTS=1")
+am_case(am_flood slots2 "MESHMEM_AM_SLOTS=2;MESHMEM_PROGRESS_THREAD=1")
+am_case(am_rma slots1 "MESHMEM_AM_SLOTS=1;MESHMEM_AM_MEDIUM_SIZE=1K")
+# the progress thread alone serves a rank that computes without calling meshmem
+mm_rank_test(am_thread SOURCES am_thread.c RANKS LABELS am)
+am_case(am_thread thread "MESHMEM_PROGRESS_THREAD=1")
+
+# the header decoder: deterministic random headers here; the libFuzzer target with clang
+mm_unit_test(am_decode SOURCES am_decode.c LABELS am)
+find_program(MESHMEM_CLANG clang)
+if(MESHMEM_CLANG)
+  set(AM_FUZZ ${CMAKE_BINARY_DIR}/tests/am_fuzz)
+  add_custom_command(
+    OUTPUT ${AM_FUZZ}
+    COMMAND ${MESHMEM_CLANG} -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=fuzzer,address
+            -I${PROJECT_SOURCE_DIR}/src/am ${CMAKE_CURRENT_LIST_DIR}/am_fuzz.c
+            ${PROJECT_SOURCE_DIR}/src/am/mm_am_wire.c -o ${AM_FUZZ}
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/am_fuzz.c ${CMAKE_CURRENT_LIST_DIR}/am_fuzz_check.h
+            ${PROJECT_SOURCE_DIR}/src/am/mm_am_wire.c ${PROJECT_SOURCE_DIR}/src/am/mm_am_wire.h
+    COMMENT "clang -fsanitize=fuzzer am_fuzz.c (active-message decoder fuzz target)")
+  add_custom_target(am_fuzz_target ALL DEPENDS ${AM_FUZZ})
+  add_test(NAME am_fuzz COMMAND ${AM_FUZZ} -runs=200000 -seed=1)
+  set_tests_properties(am_fuzz PROPERTIES LABELS "am" TIMEOUT 120)
+else()
+  message(STATUS "tests: clang not found, the decoder fuzz target am_fuzz is not built")
+endif()

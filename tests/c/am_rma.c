@@ -1,0 +1,62 @@
+/*
+ * put and get carried by active messages (the runtime's PUT and GET handlers): every fragment
+ * size (128, 256, 512, 1024 B, larger than a slot, unfragmented) with sizes around the
+ * fragment and slot boundaries, to every rank (this one included); gets into symmetric memory
+ * (LONG replies) and into private memory (MEDIUM replies).
+ */
+#include "am_test.h"
+
+#include <stdlib.h>
+
+int mm_test_rank_hint = -1;
+
+#define MAXB (3 << 16)
+
+int main(void)
+{
+    CHECK(meshmem_init(MESHMEM_THREAD_MULTIPLE, NULL) == MESHMEM_OK);
+    int me = meshmem_rank(), n = meshmem_nranks();
+    mm_test_rank_hint = me;
+    unsigned char *area = meshmem_malloc((size_t)n * MAXB); /* [src][MAXB]: what src put here */
+    unsigned char *mine = meshmem_malloc(MAXB);             /* what others get from me */
+    unsigned char *got = meshmem_malloc(MAXB);              /* symmetric get destination */
+    unsigned char *priv = malloc(MAXB), *src = malloc(MAXB);
+    CHECK(area && mine && got && priv && src);
+    am_fill(mine, me, MAXB);
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    size_t mm = meshmem_am_max_medium();
+    size_t frags[] = {0, 128, 256, 512, 1024, mm + 8};
+    size_t sizes[] = {0, 1, 4, 127, 128, 129, 1000, mm, mm + 1, 5000, 100000, MAXB};
+    for (int k = 0; k < n; k++) {
+        int dst = (me + k) % n;
+        for (size_t f = 0; f < sizeof frags / sizeof frags[0]; f++)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                size_t len = sizes[s];
+                am_fill(src, me, len);
+                unsigned char *d = area + (size_t)me * MAXB;
+                CHECK(meshmem_am_put(d, src, len, dst, frags[f]) == MESHMEM_OK);
+                CHECK(meshmem_am_quiet() == MESHMEM_OK);
+                /* read it back with a direct get: the PUT handlers have run */
+                meshmem_get(priv, d, len, dst);
+                CHECK(am_check_payload(priv, me, len));
+                /* get: symmetric destination (LONG replies), then private (MEDIUM) */
+                memset(got, 0, len);
+                CHECK(meshmem_am_get(got, mine, len, dst, frags[f]) == MESHMEM_OK);
+                CHECK(memcmp(got, priv, 0) == 0);
+                for (size_t j = 0; j < len; j++)
+                    CHECK(got[j] == am_byte(dst, MAXB, j));
+                memset(priv, 0, len);
+                CHECK(meshmem_am_get(priv, mine, len, dst, frags[f]) == MESHMEM_OK);
+                for (size_t j = 0; j < len; j++)
+                    CHECK(priv[j] == am_byte(dst, MAXB, j));
+            }
+    }
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    free(src);
+    free(priv);
+    meshmem_free(got);
+    meshmem_free(mine);
+    meshmem_free(area);
+    meshmem_finalize();
+    return 0;
+}

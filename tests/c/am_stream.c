@@ -1,0 +1,86 @@
+/*
+ * Streams from each rank to its right neighbour: N = 1, odd N, N larger than the data, N equal
+ * to the data; pushes of one element and of odd-sized groups; the consumer pops in odd chunks
+ * and waits on counts; the end is seen after the last element. Also: misuse gives errors.
+ */
+#include "am_test.h"
+
+int mm_test_rank_hint = -1;
+
+#define CAP 1000
+
+static uint64_t sig[4];
+
+int main(void)
+{
+    CHECK(meshmem_init(MESHMEM_THREAD_MULTIPLE, NULL) == MESHMEM_OK);
+    int me = meshmem_rank(), n = meshmem_nranks();
+    mm_test_rank_hint = me;
+    float *buf = meshmem_malloc(4 * CAP * sizeof(float));
+    CHECK(buf != NULL);
+    meshmem_stream_t s;
+    if (n == 1) {
+        CHECK(meshmem_stream_open(&s, buf, 4, CAP, &sig[0], 4, 0, 0) == MESHMEM_ERR_ARG);
+        meshmem_finalize();
+        return 0;
+    }
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    size_t batches[4] = {1, 7, CAP + 5, 100};
+    size_t counts[4] = {CAP, 999, 100, 100};
+    memset(sig, 0, sizeof sig);
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    for (int t = 0; t < 4; t++) {
+        float *b = buf + (size_t)t * CAP;
+        size_t cnt = counts[t];
+        /* produce to the right */
+        meshmem_stream_t out, in;
+        CHECK(meshmem_stream_open(&out, b, sizeof(float), CAP, &sig[t], batches[t], me, right) ==
+              MESHMEM_OK);
+        CHECK(meshmem_stream_open(&in, b, sizeof(float), CAP, &sig[t], batches[t], left, me) ==
+              MESHMEM_OK);
+        CHECK(meshmem_stream_pop(&out, b, 1) == 0); /* not the consumer */
+        size_t i = 0;
+        while (i < cnt) {
+            size_t g = (t & 1) ? 1 : (i % 3) + 1;
+            if (g > cnt - i)
+                g = cnt - i;
+            float v[3];
+            for (size_t j = 0; j < g; j++)
+                v[j] = (float)(me * 100000 + (int)(i + j));
+            CHECK(meshmem_stream_push(&out, v, g) == MESHMEM_OK);
+            i += g;
+        }
+        CHECK(meshmem_stream_push(&in, buf, 1) == MESHMEM_ERR_STATE); /* not the producer */
+        if (t == 3)
+            CHECK(meshmem_stream_flush(&out) == MESHMEM_OK);
+        CHECK(meshmem_stream_close(&out) == MESHMEM_OK);
+        CHECK(meshmem_stream_close(&out) == MESHMEM_OK);
+        CHECK(meshmem_stream_push(&out, buf, 1) == MESHMEM_ERR_STATE); /* closed */
+        /* consume from the left */
+        size_t have = meshmem_stream_wait(&in, cnt / 2);
+        CHECK(have >= cnt / 2 && have <= cnt);
+        float got[13];
+        size_t total = 0, k;
+        while ((k = meshmem_stream_pop(&in, got, 1 + total % 13)) > 0) {
+            for (size_t j = 0; j < k; j++)
+                CHECK(got[j] == (float)(left * 100000 + (int)(total + j)));
+            total += k;
+        }
+        CHECK_EQ_LL(total, cnt);
+        CHECK(meshmem_stream_ended(&in));
+        CHECK_EQ_LL(meshmem_stream_wait(&in, CAP), cnt);
+    }
+    /* capacity */
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    CHECK(meshmem_stream_open(&s, buf, sizeof(float), 2, &sig[0], 1, me, right) == MESHMEM_OK);
+    float three[3] = {1, 2, 3};
+    CHECK(meshmem_stream_push(&s, three, 3) == MESHMEM_ERR_ARG);
+    float local[4];
+    CHECK(meshmem_stream_open(&s, local, 4, 4, &sig[0], 1, me, right) ==
+          MESHMEM_ERR_NOT_SYMMETRIC);
+    CHECK(meshmem_stream_open(&s, buf, 4, 4, &sig[0], 0, me, right) == MESHMEM_ERR_ARG);
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    meshmem_free(buf);
+    meshmem_finalize();
+    return 0;
+}
