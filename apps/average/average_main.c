@@ -1,0 +1,118 @@
+/**
+ * @file average_main.c
+ * @brief `average`: sharing averaged parameters (seed 000 §3.C) on meshmem, naive or
+ * aggressive, on the full mesh or a GHC. For each size: warm-up, then timed runs (each from a
+ * barrier; the rank's mean time, the slowest rank reported), then the result verified against
+ * the float64 reference. One line per size:
+ *   @average algo=aggressive topo=full ranks=4 bytes=1024 us=... GBps=... verified=1 iters=...
+ * Throughput as the paper's Fig. 17: bytes per rank / time. Exit status 1 if any size fails.
+ */
+#include "average.h"
+#include "average_data.h"
+
+#include <getopt.h>
+#include <meshmem_coll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(void)
+{
+    printf("usage: average [options]   (start with meshrun -n RANKS)\n"
+           "  -a ALGO   naive or aggressive (default aggressive)\n"
+           "  -S SIZES  bytes per rank, comma-separated (default 1K,64K,1M)\n"
+           "  -g X      GHC with X columns (default: full mesh)\n"
+           "  -i ITERS  timed runs up to 64 KiB (default 1000); -I above (default 100)\n"
+           "  -w WARMUP untimed runs first (default 10%% of the timed, at least 2)\n"
+           "  -s SEED   input seed (default 1)\n"
+           "  -C        corrupt the result before verifying (tests that the verifier fails)\n");
+}
+
+int main(int argc, char **argv)
+{
+    avg_algo_t algo = AVG_AGGRESSIVE;
+    size_t sizes[64];
+    int nsizes = avg_parse_sizes("1K,64K,1M", sizes, 64);
+    int ghc_x = 0, iters = 1000, iters_large = 100, warmup = -1, corrupt = 0;
+    uint64_t seed = 1;
+    int c;
+    while ((c = getopt(argc, argv, "a:S:g:i:I:w:s:Ch")) != -1) {
+        switch (c) {
+        case 'a':
+            if (!strcmp(optarg, "naive"))
+                algo = AVG_NAIVE;
+            else if (!strcmp(optarg, "aggressive"))
+                algo = AVG_AGGRESSIVE;
+            else
+                APP_DIE("average", "unknown algorithm %s (naive, aggressive)", optarg);
+            break;
+        case 'S':
+            if ((nsizes = avg_parse_sizes(optarg, sizes, 64)) <= 0)
+                APP_DIE("average", "-S %s: sizes are byte counts of at least 4, e.g. 1K,1M", optarg);
+            break;
+        case 'g': ghc_x = atoi(optarg); break;
+        case 'i': iters = atoi(optarg); break;
+        case 'I': iters_large = atoi(optarg); break;
+        case 'w': warmup = atoi(optarg); break;
+        case 's': seed = strtoull(optarg, NULL, 0); break;
+        case 'C': corrupt = 1; break;
+        case 'h': usage(); return 0;
+        default: usage(); return 2;
+        }
+    }
+    if (iters < 1 || iters_large < 1)
+        APP_DIE("average", "-i and -I must be at least 1");
+    if (meshmem_init(MESHMEM_THREAD_SINGLE, NULL) != MESHMEM_OK)
+        return 1;
+    int me = meshmem_rank(), n = meshmem_nranks(), failed = 0;
+    for (int si = 0; si < nsizes; si++) {
+        size_t count = sizes[si] / sizeof(float);
+        avg_job_t a;
+        if (avg_setup(&a, count, ghc_x) != 0) {
+            if (me == 0)
+                fprintf(stderr, "average: -g %d: a GHC needs columns that divide %d ranks\n",
+                        ghc_x, n);
+            meshmem_finalize();
+            return 2;
+        }
+        avg_fill(a.x, count, seed, me);
+        int it_n = sizes[si] <= 65536 ? iters : iters_large;
+        int wu = warmup >= 0 ? warmup : (it_n / 10 > 2 ? it_n / 10 : 2);
+        double sum = 0;
+        for (int it = 0; it < wu + it_n; it++) {
+            meshmem_barrier(MESHMEM_TEAM_WORLD);
+            double t0 = app_now();
+            avg_run(&a, algo);
+            if (it >= wu)
+                sum += app_now() - t0;
+        }
+        double mine = sum / it_n, worst_t = 0;
+        meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, &mine, &worst_t, 1, MESHMEM_FLOAT64,
+                               MESHMEM_OP_MAX, MESHMEM_ALGO_AUTO);
+        if (corrupt && count)
+            a.res[count / 2] += 0.5f;
+        double worst_err;
+        size_t bad = avg_check(a.res, count, seed, n, &worst_err);
+        uint64_t bad_all = 0, b64 = bad;
+        meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, &b64, &bad_all, 1, MESHMEM_UINT64,
+                               MESHMEM_OP_SUM, MESHMEM_ALGO_AUTO);
+        if (bad_all)
+            failed = 1;
+        if (me == 0) {
+            printf("@average algo=%s topo=%s ranks=%d bytes=%zu us=%.3f GBps=%.4f verified=%d "
+                   "iters=%d max_err=%.3g\n",
+                   algo == AVG_NAIVE ? "naive" : "aggressive", a.nteams == 2 ? "ghc" : "full", n,
+                   count * sizeof(float), worst_t * 1e6,
+                   worst_t > 0 ? (double)(count * sizeof(float)) / worst_t * 1e-9 : 0.0,
+                   bad_all == 0, it_n, worst_err);
+            if (bad_all)
+                fprintf(stderr, "average: verification FAILED at %zu bytes: %llu elements off "
+                        "the float64 reference by more than %g\n", count * sizeof(float),
+                        (unsigned long long)bad_all, AVG_TOL);
+            fflush(stdout);
+        }
+        avg_free(&a);
+    }
+    meshmem_finalize();
+    return failed;
+}

@@ -1,0 +1,96 @@
+/**
+ * @file app_common.h
+ * @brief Small helpers shared by the case-study applications and their OpenMPI twins: a
+ * monotonic clock, a deterministic counter-based generator (the same input on every runtime and
+ * rank count), median of a few timings, and fatal errors. Header-only and runtime-independent,
+ * so that the meshmem programs and the mpicc-built twins include the very same code.
+ */
+#ifndef APP_COMMON_H
+#define APP_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/** @return seconds on a monotonic clock. */
+static inline double app_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/** @brief splitmix64: a 64-bit mix of @p x; input i of a stream is app_mix(seed ^ i * golden). */
+static inline uint64_t app_mix(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
+/** @return the @p i-th value of the random stream @p seed: independent of who computes it. */
+static inline uint64_t app_rand_at(uint64_t seed, uint64_t i)
+{
+    return app_mix(app_mix(seed) ^ (i * UINT64_C(0xd1b54a32d192ed03)));
+}
+
+/** @return a double in [0, 1) from the top 53 bits of @p r. */
+static inline double app_unit(uint64_t r)
+{
+    return (double)(r >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int app_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/** @return the median of @p n values (sorts them in place); 0 for n == 0. */
+static inline double app_median(double *v, int n)
+{
+    if (n <= 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof(double), app_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/** @brief Print "PROG: message" on stderr and exit(2): bad arguments, before any rank work. */
+#define APP_DIE(prog, ...)                                                                         \
+    do {                                                                                           \
+        fprintf(stderr, "%s: ", prog);                                                             \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fputc('\n', stderr);                                                                       \
+        exit(2);                                                                                   \
+    } while (0)
+
+/** @return @p s parsed as a count with an optional K/M/G suffix (powers of 2), or -1. */
+static inline long long app_parse_count(const char *s)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || v < 0)
+        return -1;
+    if (*end == '^') { /* 2^24 */
+        long long e = strtoll(end + 1, &end, 10);
+        if (v != 2 || e < 0 || e > 40)
+            return -1;
+        v = 1LL << e;
+    }
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'I')
+        end++;
+    if (*end == 'b' || *end == 'B')
+        end++;
+    return *end ? -1 : v;
+}
+
+#endif /* APP_COMMON_H */

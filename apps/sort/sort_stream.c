@@ -1,0 +1,290 @@
+/*
+ * The streaming stages of seed 004 (sort_engine.h): A=2 (classify straight into the
+ * destination's receive region, end-of-data marks, then place) and A=1 (the single pass:
+ * classify straight into the destination's key regions), and the LSD radix sort, one A=1 pass
+ * per digit. The regions are chains of blocks in each rank's symmetric pool (sort_stream.h).
+ */
+#include "sort_stream.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sort_backoff(unsigned *polls)
+{
+    if (++*polls < 64)
+        __builtin_ia32_pause();
+    else
+        sched_yield();
+}
+
+/* blocks that @p total records can need at one rank: all of them, plus a partly filled block
+ * per (region, source) */
+static size_t pool_blocks(uint64_t total, int nranks, uint32_t regions)
+{
+    return (size_t)(total / SORT_BLOCK) + (size_t)regions * (size_t)nranks + 2;
+}
+
+size_t sort_pool_bytes(uint64_t total, int nranks, uint32_t regions, int keybytes, int has_vals)
+{
+    size_t nb = pool_blocks(total, nranks, regions);
+    size_t rec = (size_t)keybytes + (has_vals ? 4 : 0);
+    return nb * SORT_BLOCK * rec + nb * 4 + (size_t)regions * (size_t)nranks * sizeof(sort_desc_t) +
+           6 * 4096;
+}
+
+size_t sort_stream_heap_bytes(const sort_params_t *p, int nranks, uint64_t ndigits, int keybytes)
+{
+    uint32_t regions = (uint32_t)((ndigits + (uint64_t)nranks - 1) / (uint64_t)nranks);
+    size_t eod = (size_t)nranks * SORT_LINE * sizeof(uint64_t) + 4096;
+    if (p->variant == SORT_A1 || p->variant == SORT_A2)
+        return eod + sort_pool_bytes(p->total, nranks, regions, keybytes, p->has_vals);
+    if (p->variant == SORT_RADIX)
+        return eod + 2 * sort_pool_bytes(p->total, nranks, regions, keybytes, p->has_vals);
+    return eod;
+}
+
+static void pool_init(sort_pool_t *p, const sort_job_t *j, uint32_t regions)
+{
+    p->nblocks = pool_blocks(j->total, j->nranks, regions);
+    p->keys = sort_symalloc(p->nblocks * SORT_BLOCK * (size_t)j->keybytes);
+    p->vals = j->has_vals ? sort_symalloc(p->nblocks * SORT_BLOCK * 4) : NULL;
+    p->next = sort_symalloc(p->nblocks * sizeof(uint32_t));
+    p->desc = sort_symalloc((size_t)regions * (size_t)j->nranks * sizeof(sort_desc_t));
+    p->used = sort_symalloc(SORT_LINE * sizeof(uint64_t));
+    *p->used = 0;
+}
+
+static void pool_free(sort_pool_t *p)
+{
+    if (p->keys == NULL)
+        return;
+    meshmem_free(p->used);
+    meshmem_free(p->desc);
+    meshmem_free(p->next);
+    meshmem_free(p->vals);
+    meshmem_free(p->keys);
+    memset(p, 0, sizeof(*p));
+}
+
+void sort_cursor_grow(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *c, int d)
+{
+    uint64_t one = 1, id64 = 0;
+    meshmem_atomic(MESHMEM_AMO_ADD, MESHMEM_UINT64, pool->used, &one, NULL, &id64, d);
+    if (id64 >= pool->nblocks) {
+        fprintf(stderr, "sort: rank %d's region pool is exhausted (%zu blocks)\n", d,
+                pool->nblocks);
+        meshmem_global_exit(1);
+    }
+    uint32_t id = (uint32_t)id64;
+    if (c->first == SORT_NONE) {
+        c->first = id;
+    } else { /* link the full block to the new one, in d's memory */
+        uint32_t *next = meshmem_ptr(pool->next, d);
+        next[c->last] = id;
+    }
+    c->last = id;
+    c->k = (char *)meshmem_ptr(pool->keys, d) + (size_t)id * SORT_BLOCK * (size_t)j->keybytes;
+    c->v = pool->vals ? (uint32_t *)meshmem_ptr(pool->vals, d) + (size_t)id * SORT_BLOCK : NULL;
+    c->left = SORT_BLOCK;
+}
+
+#define KEY_T uint32_t
+#define SFX _32
+#include "sort_stream_tmpl.h"
+#undef KEY_T
+#undef SFX
+#define KEY_T uint64_t
+#define SFX _64
+#include "sort_stream_tmpl.h"
+#undef KEY_T
+#undef SFX
+
+void sort_stream_setup(sort_job_t *j)
+{
+    struct sort_stream *st = calloc(1, sizeof(*st));
+    if (st == NULL)
+        meshmem_global_exit(1);
+    j->w->stream = st;
+    int n = j->nranks;
+    st->regions = j->map.max_local ? j->map.max_local : 1;
+    st->eod = sort_symalloc((size_t)n * SORT_LINE * sizeof(uint64_t));
+    memset(st->eod, 0, (size_t)n * SORT_LINE * sizeof(uint64_t));
+    st->cur = sort_xmalloc((size_t)n * st->regions * sizeof(sort_cursor_t));
+    pool_init(&st->pool[0], j, st->regions);
+    if (j->variant == SORT_RADIX)
+        pool_init(&st->pool[1], j, st->regions);
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+}
+
+void sort_stream_free(sort_job_t *j)
+{
+    struct sort_stream *st = j->w->stream;
+    pool_free(&st->pool[1]);
+    pool_free(&st->pool[0]);
+    meshmem_free(st->eod);
+    free(st->cur);
+    free(st->seq_in.seg);
+    free(st);
+    j->w->stream = NULL;
+}
+
+/*
+ * Open a pass that writes into @p pool: this rank's pool is emptied (its previous contents were
+ * the input of the pass that just ended everywhere before it), then a barrier, so that no source
+ * takes a block before its owner has emptied the pool.
+ */
+static void pass_open(sort_job_t *j, sort_pool_t *pool)
+{
+    struct sort_stream *st = j->w->stream;
+    size_t nd = (size_t)st->regions * (size_t)j->nranks;
+    *pool->used = 0;
+    for (size_t i = 0; i < nd; i++)
+        pool->desc[i] = (sort_desc_t){SORT_NONE, SORT_NONE, 0};
+    for (size_t i = 0; i < nd; i++)
+        st->cur[i] = (sort_cursor_t){NULL, NULL, 0, SORT_NONE, SORT_NONE};
+    st->epoch++;
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+}
+
+/* end of data: each destination gets this source's region descriptors, then its mark */
+static void pass_close(sort_job_t *j, sort_pool_t *pool, int to_self)
+{
+    struct sort_stream *st = j->w->stream;
+    int n = j->nranks, me = j->me;
+    for (int d = 0; d < n; d++) {
+        if (to_self && d != me)
+            continue;
+        sort_desc_t *desc = meshmem_ptr(pool->desc, d);
+        const sort_cursor_t *c = st->cur + (size_t)d * st->regions;
+        for (uint32_t r = 0; r < st->regions; r++)
+            if (c[r].first != SORT_NONE)
+                desc[(size_t)r * (size_t)n + (size_t)me] =
+                    (sort_desc_t){c[r].first, c[r].last, SORT_BLOCK - c[r].left};
+    }
+    if (to_self) /* A=2: the marks were sent with the data */
+        return;
+    uint64_t mark = st->epoch;
+    for (int d = 0; d < n; d++)
+        meshmem_put_signal(&st->eod[(size_t)me * SORT_LINE], &mark, 0,
+                           &st->eod[(size_t)me * SORT_LINE], mark, MESHMEM_SIGNAL_SET, d);
+}
+
+/* wait for every source's end-of-data mark of this pass */
+static void wait_marks(sort_job_t *j)
+{
+    struct sort_stream *st = j->w->stream;
+    for (int s = 0; s < j->nranks; s++) {
+        unsigned polls = 0;
+        while (__atomic_load_n(&st->eod[(size_t)s * SORT_LINE], __ATOMIC_ACQUIRE) != st->epoch)
+            sort_backoff(&polls);
+    }
+}
+
+/* this rank's regions in order: region-major, then source (stable) */
+static void pool_output(const sort_job_t *j, const sort_pool_t *p, sort_seq_t *q)
+{
+    const struct sort_stream *st = j->w->stream;
+    size_t kb = (size_t)j->keybytes, nd = (size_t)st->regions * (size_t)j->nranks;
+    q->nseg = 0;
+    for (size_t i = 0; i < nd; i++) {
+        sort_desc_t d = p->desc[i];
+        for (uint32_t id = d.first; id != SORT_NONE; id = id == d.last ? SORT_NONE : p->next[id])
+            sort_seq_push(q, p->keys + (size_t)id * SORT_BLOCK * kb,
+                          p->vals ? p->vals + (size_t)id * SORT_BLOCK : NULL,
+                          id == d.last ? d.last_count : SORT_BLOCK);
+    }
+}
+
+static void place_pass(sort_job_t *j, const sort_seq_t *in, int shift, sort_pool_t *pool,
+                       int to_self)
+{
+    if (j->keybytes == 8)
+        sort_place_pass_64(j, in, shift, pool, to_self);
+    else
+        sort_place_pass_32(j, in, shift, pool, to_self);
+}
+
+/* A=2: pass 1 writes each record into the destination's receive area for this source */
+static void stream_to_receive_areas(sort_job_t *j)
+{
+    struct sort_work *w = j->w;
+    struct sort_stream *st = w->stream;
+    int n = j->nranks, me = j->me;
+    uint64_t mask = j->map.mask, base = sort_share_lo(j->total, n, me);
+    const uint32_t *dest = j->map.dest;
+    uint32_t *rk[n], *rv[n];
+    size_t fill[n];
+    for (int d = 0; d < n; d++) {
+        rk[d] = meshmem_ptr((uint32_t *)w->recv_keys + base, d);
+        rv[d] = j->has_vals ? meshmem_ptr(w->recv_vals + base, d) : NULL;
+        fill[d] = 0;
+    }
+    const uint32_t *keys = j->in_keys, *vals = j->in_vals;
+    if (vals) {
+        for (size_t i = 0; i < j->nlocal; i++) {
+            uint32_t k = keys[i], d = dest[k & mask];
+            rk[d][fill[d]] = k;
+            rv[d][fill[d]++] = vals[i];
+        }
+    } else {
+        for (size_t i = 0; i < j->nlocal; i++) {
+            uint32_t k = keys[i], d = dest[k & mask];
+            rk[d][fill[d]++] = k;
+        }
+    }
+    /* end of data: the count, tagged with the pass, after the data (put_signal orders them) */
+    for (int d = 0; d < n; d++) {
+        uint64_t mark = (st->epoch << 40) | (uint64_t)fill[d];
+        meshmem_put_signal(&st->eod[(size_t)me * SORT_LINE], &mark, 0,
+                           &st->eod[(size_t)me * SORT_LINE], mark, MESHMEM_SIGNAL_SET, d);
+    }
+}
+
+static void run_a2(sort_job_t *j)
+{
+    struct sort_work *w = j->w;
+    struct sort_stream *st = w->stream;
+    sort_pool_t *pool = &st->pool[0];
+    int n = j->nranks;
+    pass_open(j, pool);
+    stream_to_receive_areas(j);
+    /* pass 2: as each source's mark arrives, place its records by the key's lower part */
+    sort_seq_t *q = &st->seq_in;
+    for (int s = 0; s < n; s++) {
+        unsigned polls = 0;
+        uint64_t mark;
+        while (((mark = __atomic_load_n(&st->eod[(size_t)s * SORT_LINE], __ATOMIC_ACQUIRE)) >>
+                40) != st->epoch)
+            sort_backoff(&polls);
+        size_t at = (size_t)sort_share_lo(j->total, n, s);
+        q->nseg = 0;
+        sort_seq_push(q, (uint32_t *)w->recv_keys + at, w->recv_vals ? w->recv_vals + at : NULL,
+                      (size_t)(mark & ((UINT64_C(1) << 40) - 1)));
+        place_pass(j, q, 0, pool, 1);
+    }
+    pass_close(j, pool, 1);
+    pool_output(j, pool, &j->out);
+}
+
+void sort_run_stream(sort_job_t *j)
+{
+    struct sort_stream *st = j->w->stream;
+    if (j->variant == SORT_A2) {
+        run_a2(j);
+        return;
+    }
+    /* A=1, and the radix sort: one A=1 pass per digit, least significant first */
+    st->seq_in.nseg = 0;
+    sort_seq_push(&st->seq_in, j->in_keys, j->in_vals, j->nlocal);
+    sort_pool_t *out = &st->pool[0];
+    for (int p = 0; p < j->ndigit_passes; p++) {
+        out = &st->pool[p % 2];
+        pass_open(j, out);
+        place_pass(j, &st->seq_in, p * j->digit_bits, out, 0);
+        pass_close(j, out, 0);
+        wait_marks(j);
+        pool_output(j, out, p + 1 < j->ndigit_passes ? &st->seq_in : &j->out);
+    }
+}
