@@ -574,6 +574,17 @@ meshmem_status_t mm_ghc_reduce_scatter(const mm_coll_args_t *a, const void *send
     return MESHMEM_OK;
 }
 
+/* elements per round of the slice path: the packed slices of one round fit in staging (the
+ * cut does not change a single bit: every element is still folded over members 0..n-1) */
+static size_t mm_ghc_round(const mm_coll_args_t *a)
+{
+    size_t hdr = 16 * (size_t)a->t->size * sizeof(uint64_t);
+    size_t cap = mm_msg_stage_capacity() / 2;
+    if (cap <= hdr + a->esize)
+        mm_fatal("%s: no staging memory for the GHC phases (MESHMEM_STAGE_SIZE)", a->call);
+    return (cap - hdr) / a->esize;
+}
+
 meshmem_status_t mm_ghc_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
                                   size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
                                   meshmem_algo_t algo)
@@ -581,7 +592,7 @@ meshmem_status_t mm_ghc_allreduce(const mm_coll_args_t *a, const void *sendbuf, 
     int n = a->t->size, me = a->t->my_rank;
     size_t es = a->esize, len = count * es;
     size_t *v = mm_ghc_sizes(a, 2 * (size_t)n);
-    meshmem_status_t st;
+    meshmem_status_t st = MESHMEM_OK;
     if (algo == MESHMEM_ALGO_ONESTEP || (algo == MESHMEM_ALGO_AUTO && len <= mm_g.eager_bytes)) {
         /* every whole vector to every member (all-gather), each folds all n in member order */
         for (int r = 0; r < n; r++) {
@@ -595,16 +606,26 @@ meshmem_status_t mm_ghc_allreduce(const mm_coll_args_t *a, const void *sendbuf, 
         for (int r = 1; r < n; r++)
             mm_reduce_apply(dtype, op, recvbuf, all + (size_t)r * len, count);
         free(all);
-    } else {
-        /* reduce-scatter of the slices, then all-gather of the reduced slices */
-        for (int r = 0; r < n; r++) {
-            v[r] = mm_slice_lo(count, n, r) * es;
-            v[n + r] = mm_slice_lo(count, n, r + 1) * es - v[r];
-        }
-        st = mm_ghc_reduce_scatter(a, sendbuf, (char *)recvbuf + v[me], count, dtype, op);
-        if (st == MESHMEM_OK)
-            st = mm_ghc_allgatherv(a, (char *)recvbuf + v[me], v[n + me], recvbuf, v, v + n);
+        free(v);
+        return st;
     }
+    /* reduce-scatter of the slices, then all-gather of the reduced slices; in rounds over
+     * pieces of the vector when it does not fit in staging (in place: a round reads its
+     * piece before it writes it) */
+    size_t round = mm_ghc_round(a), at = 0;
+    do {
+        size_t pc = count - at < round ? count - at : round;
+        const char *src = (const char *)sendbuf + at * es;
+        char *dst = (char *)recvbuf + at * es;
+        for (int r = 0; r < n; r++) {
+            v[r] = mm_slice_lo(pc, n, r) * es;
+            v[n + r] = mm_slice_lo(pc, n, r + 1) * es - v[r];
+        }
+        st = mm_ghc_reduce_scatter(a, src, dst + v[me], pc, dtype, op);
+        if (st == MESHMEM_OK)
+            st = mm_ghc_allgatherv(a, dst + v[me], v[n + me], dst, v, v + n);
+        at += pc;
+    } while (at < count && st == MESHMEM_OK);
     free(v);
     return st;
 }
@@ -613,20 +634,25 @@ meshmem_status_t mm_ghc_reduce(const mm_coll_args_t *a, const void *sendbuf, voi
                                size_t count, meshmem_dtype_t dtype, meshmem_op_t op, int root)
 {
     int n = a->t->size, me = a->t->my_rank;
-    size_t es = a->esize;
-    /* slices differ by at most one element: gather them padded to the first (largest) */
-    size_t big = mm_slice_lo(count, n, 1) * es;
-    char *mine = mm_ghc_alloc(a, big);
-    memset(mine, 0, big);
-    mm_ghc_reduce_slices(a, sendbuf, mine, count, dtype, op);
-    char *all = me == root ? mm_ghc_alloc(a, big * (size_t)n) : NULL;
-    meshmem_status_t st = mm_ghc_gather(a, mine, all, big, root);
-    if (me == root && st == MESHMEM_OK)
-        for (int r = 0; r < n; r++) {
-            size_t lo = mm_slice_lo(count, n, r), hi = mm_slice_lo(count, n, r + 1);
-            memcpy((char *)recvbuf + lo * es, all + (size_t)r * big, (hi - lo) * es);
-        }
-    free(all);
-    free(mine);
+    size_t es = a->esize, round = mm_ghc_round(a), at = 0;
+    meshmem_status_t st = MESHMEM_OK;
+    do { /* rounds over pieces, as the all-reduce */
+        size_t pc = count - at < round ? count - at : round;
+        /* slices differ by at most one element: gather them padded to the first (largest) */
+        size_t big = mm_slice_lo(pc, n, 1) * es;
+        char *mine = mm_ghc_alloc(a, big);
+        memset(mine, 0, big);
+        mm_ghc_reduce_slices(a, (const char *)sendbuf + at * es, mine, pc, dtype, op);
+        char *all = me == root ? mm_ghc_alloc(a, big * (size_t)n) : NULL;
+        st = mm_ghc_gather(a, mine, all, big, root);
+        if (me == root && st == MESHMEM_OK)
+            for (int r = 0; r < n; r++) {
+                size_t lo = mm_slice_lo(pc, n, r), hi = mm_slice_lo(pc, n, r + 1);
+                memcpy((char *)recvbuf + (at + lo) * es, all + (size_t)r * big, (hi - lo) * es);
+            }
+        free(all);
+        free(mine);
+        at += pc;
+    } while (at < count && st == MESHMEM_OK);
     return st;
 }
