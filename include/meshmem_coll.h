@@ -8,7 +8,9 @@
  * memory". Counts are in elements of @c dtype (MESHMEM_BYTE for raw bytes). Every call is
  * collective over @p team and blocking: on return the send buffers may be reused and the
  * receive buffers hold the result. Each call takes an algorithm hint; MESHMEM_ALGO_AUTO picks
- * the fastest known for the size and topology.
+ * the fastest known for the size and topology. On a team with a GHC topology
+ * (meshmem_team_set_topology, MESHMEM_TOPOLOGY) every hint but RING and RECDBL runs per
+ * dimension, along x then along y, with the same results bit for bit (docs/collectives.md).
  *
  * Errors (bad team, root, type, operator, algorithm) return a negative status after one line
  * naming the call and the argument; mismatched counts between ranks end the job with a message.
