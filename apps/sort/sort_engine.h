@@ -22,12 +22,13 @@
  *        straight into the destination's symmetric receive region (a per-source area) and ends
  *        with one put_signal per destination carrying the count; receivers then place the
  *        records by the key's lower part (seed 004 Fig. 6).                        m = 1
- *  A=1   single pass (seed 004 Fig. 7): senders stream records into a small per-source ring in
- *        the destination's symmetric heap (put_signal per chunk, credits back), receivers drain
- *        the rings as the data arrives and write each record into its key's region: the ring
- *        stays in cache, so each record is read from memory once and written once. End-of-data
- *        marks complete the all-to-all-v; no histogram. Stable (regions per key and source).
- *                                                                                   m = 1
+ *  A=1   single pass (seed 004 Fig. 7): each record is read once and written once, straight
+ *        into its key's region in the destination's symmetric heap (the region chosen by the
+ *        key's lower part: the receiver-side write distribution, done by the sender's store
+ *        into the receiver's memory, as the full mesh lets it). Regions grow by blocks taken
+ *        with one remote fetch-add per 2048 records; each source ends with its regions'
+ *        descriptors and an end-of-data put_signal per destination; no histogram. Stable
+ *        (a region per key and source).                                            m = 1
  *  GHC   5 steps (seed 000 §3.B): classify by destination column, all-to-all-v along x,
  *        classify by row, all-to-all-v along y, place: A = 5, m = 2.
  *  radix LSD radix sort of 32/64-bit keys: one A=1 pass per digit of log2(ranks x channels)
