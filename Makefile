@@ -21,20 +21,26 @@ $(BUILD)/build.ninja:
 build: $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
+# --no-tests=error: a label or a configuration that selects no test fails instead of passing
 test: deps build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300
+	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS) --timeout 300
 	MESHMEM_BUILD=$(abspath $(BUILD)) python3 -m pytest -q tests/py
 
 demo: deps build
 	$(BUILD)/bin/meshmem demo
 
+# The sanitizer suites: the tests labelled "sanitize" (tests/CMakeLists.txt chooses them and
+# sets the sanitizers' options), then a check that they left no process and nothing in /dev/shm.
+SANITIZE_CTEST = tests/sanitizers/ctest-checked.sh
+SANITIZE_ARGS  = --output-on-failure --no-tests=error -j $(JOBS) --timeout 300 -L sanitize
+
 asan:
 	$(MAKE) build BUILD=build-asan BUILD_TYPE=Debug CMAKE_ARGS=-DMESHMEM_SANITIZE=address
-	cd build-asan && ctest --output-on-failure -j $(JOBS) --timeout 300 -L sanitize
+	$(SANITIZE_CTEST) build-asan $(SANITIZE_ARGS)
 
 tsan:
 	$(MAKE) build BUILD=build-tsan BUILD_TYPE=Debug CMAKE_ARGS=-DMESHMEM_SANITIZE=thread
-	cd build-tsan && ctest --output-on-failure -j $(JOBS) --timeout 300 -L sanitize
+	$(SANITIZE_CTEST) build-tsan $(SANITIZE_ARGS)
 
 sanitize: deps asan tsan
 

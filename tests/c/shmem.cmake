@@ -12,10 +12,10 @@ add_test(NAME shmem_classic.meshcc
          COMMAND ${CMAKE_BINARY_DIR}/bin/meshcc ${CMAKE_CURRENT_LIST_DIR}/shmem_classic.c
                  -o ${SHMEM_CLASSIC_EXE})
 set_tests_properties(shmem_classic.meshcc PROPERTIES FIXTURES_SETUP shmem_classic
-                     LABELS "shmem" TIMEOUT 120)
+                     LABELS "sanitize;shmem" TIMEOUT 120)
 foreach(n 1 4)
   add_test(NAME shmem_classic.meshrun.n${n}
            COMMAND ${MESHRUN} -n ${n} --heap ${MESHMEM_TEST_HEAP} --timeout 120 ${SHMEM_CLASSIC_EXE})
   set_tests_properties(shmem_classic.meshrun.n${n} PROPERTIES FIXTURES_REQUIRED shmem_classic
-                       LABELS "shmem" TIMEOUT 120 PASS_REGULAR_EXPRESSION "classic: ok on ${n} PEs")
+                       LABELS "sanitize;shmem" TIMEOUT 120 PASS_REGULAR_EXPRESSION "classic: ok on ${n} PEs")
 endforeach()
