@@ -73,16 +73,25 @@ meshmem_status_t meshmem_team_sync(meshmem_team_t team)
     return MESHMEM_OK;
 }
 
-meshmem_status_t mm_ref_broadcast(meshmem_team_t team, void *dest, const void *src,
-                                   size_t nbytes, int root)
+/* the team of a broadcast, NULL (after a line) when @p root is not one of its members */
+static struct meshmem_team *mm_basic_rooted(meshmem_team_t team, int root)
 {
-    MM_CHECK_INIT("mm_ref_broadcast");
     struct meshmem_team *t = mm_team_checked("shmem_broadcast", team);
     if (root < 0 || root >= t->size) {
         mm_error("shmem_broadcast: PE_root argument (%d) is not in the team (size %d)", root,
                  t->size);
-        return MESHMEM_ERR_RANK;
+        return NULL;
     }
+    return t;
+}
+
+meshmem_status_t mm_ref_broadcast(meshmem_team_t team, void *dest, const void *src,
+                                   size_t nbytes, int root)
+{
+    MM_CHECK_INIT("mm_ref_broadcast");
+    struct meshmem_team *t = mm_basic_rooted(team, root);
+    if (t == NULL)
+        return MESHMEM_ERR_RANK;
     uint64_t seq = mm_coll_begin(t);
     if (t->my_rank != root) {
         mm_coll_post(t, root, MM_FLAG_ARRIVE, seq, NULL, 0);
@@ -253,12 +262,9 @@ meshmem_status_t meshmem_broadcast(meshmem_team_t team, void *dest, const void *
                                    size_t nbytes, int root)
 {
     MM_CHECK_INIT("meshmem_broadcast");
-    struct meshmem_team *t = mm_team_checked("shmem_broadcast", team);
-    if (root < 0 || root >= t->size) {
-        mm_error("shmem_broadcast: PE_root argument (%d) is not in the team (size %d)", root,
-                 t->size);
+    struct meshmem_team *t = mm_basic_rooted(team, root);
+    if (t == NULL)
         return MESHMEM_ERR_RANK;
-    }
     mm_basic_dest("shmem_broadcast", dest, nbytes);
     void *buf = dest;
     bool copy_after = false;

@@ -477,6 +477,20 @@ meshmem_status_t mm_ghc_bcast(const mm_coll_args_t *a, void *buf, size_t len, in
     return st;
 }
 
+/* where the root column's member of row y keeps its row's kx blocks of @p len (scatter,
+ * gather): at the root, their place in the root's own buffer @p rootbuf; at another member of
+ * the root's column, a temporary (freed by the caller); elsewhere none */
+static char *mm_ghc_bundle(const mm_coll_args_t *a, const mm_ghc_t *g, int root,
+                           const void *rootbuf, size_t len)
+{
+    if (g->x != root % g->kx)
+        return NULL;
+    size_t rowb = (size_t)g->kx * len;
+    if (a->t->my_rank == root)
+        return rootbuf ? (char *)rootbuf + (size_t)(root / g->kx) * rowb : NULL;
+    return mm_ghc_alloc(a, rowb);
+}
+
 meshmem_status_t mm_ghc_scatter(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
                                 size_t len, int root)
 {
@@ -484,10 +498,9 @@ meshmem_status_t mm_ghc_scatter(const mm_coll_args_t *a, const void *sendbuf, vo
     int xr = root % g.kx, yr = root / g.kx;
     size_t rowb = (size_t)g.kx * len;
     bool is_root = a->t->my_rank == root;
-    char *bundle = NULL;
+    char *bundle = mm_ghc_bundle(a, &g, root, sendbuf, len);
     meshmem_status_t st = MESHMEM_OK;
     if (g.x == xr) { /* column xr: the root sends each row its kx blocks */
-        bundle = is_root ? (char *)sendbuf + (size_t)yr * rowb : mm_ghc_alloc(a, rowb);
         st = meshmem_coll_scatter(g.col, sendbuf, bundle, rowb, MESHMEM_BYTE, yr,
                                   MESHMEM_ALGO_ONESTEP);
     }
@@ -507,9 +520,7 @@ meshmem_status_t mm_ghc_gather(const mm_coll_args_t *a, const void *sendbuf, voi
     size_t rowb = (size_t)g.kx * len;
     bool is_root = a->t->my_rank == root;
     /* the row's blocks gather at (xr, y); at the root, straight into its place in recvbuf */
-    char *bundle = NULL;
-    if (g.x == xr)
-        bundle = is_root ? (char *)recvbuf + (size_t)yr * rowb : mm_ghc_alloc(a, rowb);
+    char *bundle = mm_ghc_bundle(a, &g, root, recvbuf, len);
     meshmem_status_t st = meshmem_coll_gather(g.row, sendbuf, bundle, len, MESHMEM_BYTE, xr,
                                               MESHMEM_ALGO_ONESTEP);
     if (st == MESHMEM_OK && g.x == xr) /* column xr: the rows' bundles to the root */
