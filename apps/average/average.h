@@ -37,6 +37,7 @@ typedef struct {
     int nteams;
     uint64_t *flags;       /**< symmetric [kind][world rank][8]: block signals (sequence numbers) */
     uint64_t seq;          /**< runs so far: the value of this run's signals */
+    unsigned spin;         /**< polls before a wait starts yielding the core */
 } avg_job_t;
 
 /**

@@ -10,10 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void sort_backoff(unsigned *polls)
 {
-    if (++*polls < 64)
+    /* ranks outnumbering cores: yield at once, the peer needs this core */
+    static long cpus;
+    if (cpus == 0)
+        cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (++*polls < 64 && meshmem_nranks() <= cpus)
         __builtin_ia32_pause();
     else
         sched_yield();

@@ -11,6 +11,8 @@ COMMANDS = {
     "info": ("meshmem.info", "print the version, the machine and every tunable (--config)"),
     "bench": ("meshmem.bench", "OSU-style benchmarks, meshmem against OpenMPI in the same run"),
     "demo": ("meshmem.demo", "build-free demonstration of meshmem on this machine"),
+    "sort": ("meshmem.sort_cli", "distributed counting sort and LSD radix sort vs OpenMPI and serial"),
+    "average": ("meshmem.average_cli", "sharing averaged parameters, naive vs aggressive vs OpenMPI"),
     "model": ("meshmem.model_cli", "fabric model: validate against the papers, predict, sweep designs"),
 }
 

@@ -1,0 +1,112 @@
+"""Running the case-study programs of apps/ (sort, average) and their OpenMPI twins.
+
+Programs live in <build>/apps/bin/: `sort` and `average` (meshmem, started by meshrun) and
+`sort_mpi`, `average_mpi` (built by mpicc, started by mpirun). Each prints one line per result,
+`@sort key=value ...` or `@average key=value ...`, which parse_lines() turns into dicts. Launch
+lines and OpenMPI's environment come from meshmem.osu, as for `meshmem bench`.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from meshmem import osu
+from meshmem.osu import BenchError, LaunchOptions
+from meshmem.paths import REPO, build_dir
+
+# twin -> the sources mpicc builds it from (the same runtime-independent files as CMake uses)
+TWIN_SOURCES = {
+    "sort_mpi": ["apps/sort/sort_mpi.c", "apps/sort/sort_data.c", "apps/sort/sort_local.c"],
+    "average_mpi": ["apps/average/average_mpi.c"],
+}
+
+
+def app_path(name: str) -> Path:
+    """The program @p name in the build tree's apps/bin."""
+    return build_dir() / "apps" / "bin" / name
+
+
+def ensure_app(name: str) -> Path:
+    """The executable of @p name; an OpenMPI twin missing from the build is compiled on demand
+    (a tree configured before OpenMPI was installed). Raises BenchError with the reason."""
+    exe = app_path(name)
+    if exe.exists():
+        return exe
+    if name not in TWIN_SOURCES:
+        raise BenchError(f"{exe} is missing: build first (make, or make BUILD=...)")
+    cc = shutil.which("mpicc")
+    if cc is None:
+        raise BenchError("mpicc not found: OpenMPI is not installed (scripts/install-deps.sh)")
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [cc, "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror",
+           *[str(REPO / s) for s in TWIN_SOURCES[name]], "-lm", "-o", str(exe)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BenchError(f"building {name} failed:\n{done.stderr.strip()}")
+    return exe
+
+
+def openmpi_available() -> tuple[bool, str]:
+    """Whether the OpenMPI twins can be built and started here, with the reason if not."""
+    for tool in ("mpicc", "mpirun"):
+        if shutil.which(tool) is None:
+            return False, f"{tool} not found (OpenMPI is not installed)"
+    return True, ""
+
+
+def parse_value(text: str):
+    """'12' -> 12, '0.5' -> 0.5, anything else stays a string."""
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_lines(text: str, tag: str) -> list[dict]:
+    """Every `@tag key=value ...` line of @p text as a dict."""
+    rows = []
+    for line in text.splitlines():
+        if line.startswith(f"@{tag} "):
+            rows.append({k: parse_value(v) for k, v in
+                         (item.split("=", 1) for item in line.split()[1:] if "=" in item)})
+    return rows
+
+
+def run_app(runtime: str, name: str, ranks: int, args: list[str], tag: str,
+            heap_bytes: int = 64 << 20, bind: str = "none", timeout_s: float = 300,
+            expect_fail: bool = False) -> list[dict]:
+    """Run app @p name (runtime "meshmem" or "openmpi") on @p ranks ranks; return its result
+    lines. A failed run (or a verifier's rejection) raises BenchError with the output's tail,
+    unless @p expect_fail (then the rows are returned and the exit status is in row 'rc')."""
+    exe = ensure_app(name)
+    rt = osu.RUNTIMES["meshmem" if runtime == "meshmem" else "mpi"]
+    opts = LaunchOptions(ranks=ranks, bind=bind, heap_bytes=heap_bytes, timeout_s=timeout_s)
+    cmd, env = osu.command(rt, exe, opts, [str(a) for a in args])
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                              timeout=timeout_s + 30)
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"{name}: no result within {timeout_s + 30:.0f} s "
+                         f"({' '.join(cmd)})") from None
+    rows = parse_lines(done.stdout, tag)
+    if expect_fail:
+        for r in rows:
+            r["rc"] = done.returncode
+        return rows or [{"rc": done.returncode}]
+    if done.returncode != 0 or not rows:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-12:])
+        raise BenchError(f"{name} on {ranks} ranks failed (exit {done.returncode}): "
+                         f"{' '.join(cmd)}\n{tail}")
+    return rows
+
+
+def cores() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1

@@ -1,0 +1,258 @@
+"""`meshmem sort`: the distributed counting sort of seeds 000/004 and the LSD radix sort, each
+against the same algorithm on OpenMPI and a serial sort of the same data, in the same run.
+
+Variants (see apps/sort/sort_engine.h; A = memory passes, m = all-to-all passes, seed 004 eq. 1):
+  a11  key+value, every step a pass (seed 004 Fig. 2)          A=11 m=2
+  a6   keys only, the same flow (Fig. 4)                        A=6  m=1
+  a3   3-step: classify (histogram fused), all-to-all-v, place  A=3  m=1   (alias 3step)
+  a2   end-of-data marks: classify into the receiver, place     A=2  m=1
+  a1   single pass into the destination's key regions           A=1  m=1   (alias single)
+  ghc  5-step on a GHC (x then y)                               A=5  m=2
+  radix  LSD radix sort of --keybits 32|64 keys, one a1 pass per digit
+Baselines: OpenMPI runs the a3 flow (MPI_Alltoallv; radix: once per digit) - the single pass
+has no MPI form, since MPI_Alltoallv needs every count first; the serial baseline is a counting
+sort (histogram + scatter) for K key types, an 11-bit LSD radix sort for full-width keys.
+meshmem and OpenMPI run alternately (--rounds); medians are reported. Throughput is the total
+key bytes / time, as seed 004.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+
+from meshmem import apps_run, bench
+from meshmem.osu import BenchError
+
+VARIANTS = ("a11", "a6", "a3", "a2", "a1", "ghc", "radix")
+ALIASES = {"3step": "a3", "single": "a1", "singlepass": "a1"}
+
+
+def parse_records(text: str) -> int:
+    """'2^24', '16M', '1000' -> a record count."""
+    t = text.strip()
+    if t.startswith("2^"):
+        return 1 << int(t[2:])
+    return bench.parse_size(t)
+
+
+def add_arguments(p):
+    """The `meshmem sort` command line."""
+    p.formatter_class = __import__("argparse").RawDescriptionHelpFormatter
+    p.description = (__doc__ or "").strip()
+    p.epilog = ("examples:\n  meshmem sort --ranks 2 --records 2^24 --variant a1 --vs openmpi\n"
+                "  meshmem sort --variant all --records 1M --json s.json --plot s.png\n"
+                "  meshmem sort --variant radix --keybits 64 --records 4M")
+    p.add_argument("--ranks", "-n", type=int, default=2, help="ranks (default 2)")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--records", default="1M", help="records in the job: 2^24, 16M, ... "
+                                                       "(default 1M)")
+    size.add_argument("--bytes", help="total key bytes instead of --records (e.g. 64M)")
+    p.add_argument("--variant", "-v", default="a1",
+                   help="comma-separated: " + ", ".join(VARIANTS) + ", or all (default a1)")
+    p.add_argument("--keys-only", action="store_true", help="keys without values (a6 always)")
+    p.add_argument("--K", type=int, help="key types (default ranks x channels)")
+    p.add_argument("--channels", type=int, default=128, help="key regions per rank (default 128)")
+    p.add_argument("--keybits", type=int, default=32, choices=(32, 64),
+                   help="key width of the radix sort (default 32)")
+    p.add_argument("--dist", default="uniform",
+                   choices=("uniform", "skew", "equal", "sorted", "reverse", "top"))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--ghc", type=int, default=0, help="GHC columns (default: near square)")
+    p.add_argument("--iters", type=int, default=3, help="timed runs per program (median)")
+    p.add_argument("--rounds", type=int, default=3, help="alternating meshmem/baseline rounds")
+    p.add_argument("--vs", choices=("openmpi", "none"), default="openmpi")
+    p.add_argument("--no-serial", action="store_true", help="skip the serial baseline")
+    p.add_argument("--bind", choices=("auto", "core", "none"), default="auto")
+    p.add_argument("--json", metavar="FILE")
+    p.add_argument("--plot", metavar="FILE.png")
+    p.add_argument("--timeout", type=float, default=300)
+
+
+def variant_list(text: str) -> list[str]:
+    """The variants named by --variant, in order, aliases resolved."""
+    out = []
+    for v in (t.strip() for t in text.split(",") if t.strip()):
+        if v == "all":
+            out += [x for x in VARIANTS if x not in out]
+            continue
+        v = ALIASES.get(v, v)
+        if v not in VARIANTS:
+            raise ValueError(f"unknown variant {v!r} (choose from {', '.join(VARIANTS)})")
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def program_args(v: str, records: int, a, form_keys: bool) -> list[str]:
+    """The command line shared by the meshmem program and its twin for variant @p v."""
+    args = ["-v", v, "-n", records, "-c", a.channels, "-d", a.dist, "-s", a.seed,
+            "-i", a.iters, "-w", 1]
+    if v == "radix":
+        args += ["-b", a.keybits]
+    elif a.K:
+        args += ["-K", a.K]
+    if form_keys:
+        args.append("-k")
+    if v == "ghc" and a.ghc:
+        args += ["-g", a.ghc]
+    return args
+
+
+def heap_for(args: list, ranks: int) -> int:
+    """Ask the sort program how much symmetric heap these arguments need."""
+    import subprocess
+    exe = apps_run.ensure_app("sort")
+    done = subprocess.run([str(exe), *map(str, args), "-H", str(ranks)], capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise BenchError(f"sort: {done.stderr.strip() or done.stdout.strip()}")
+    return int(done.stdout.strip())
+
+
+def measure(a, variants: list[str], records: int, log=print) -> tuple[list, list]:
+    """Run every variant with its baselines; returns (result rows, notes)."""
+    notes = []
+    ncpu = apps_run.cores()
+    bind = a.bind if a.bind != "auto" else ("none" if a.ranks > ncpu else "core")
+    mpi_ok, why = apps_run.openmpi_available()
+    if a.vs == "openmpi" and not mpi_ok:
+        notes.append(f"OpenMPI baseline skipped: {why}")
+    rows = []
+    serial_done = {}
+    for v in variants:
+        keys_only = v == "a6" or (a.keys_only and v != "a11")
+        args = program_args(v, records, a, keys_only)
+        heap = heap_for(args, a.ranks)
+        twin = None
+        if a.vs == "openmpi" and mpi_ok:
+            twin = program_args("radix" if v == "radix" else "a3", records, a, keys_only)
+        mm, mp = [], []
+        for r in range(a.rounds):
+            order = ["meshmem", "openmpi"] if r % 2 == 0 else ["openmpi", "meshmem"]
+            for side in order:
+                if side == "meshmem":
+                    mm += apps_run.run_app("meshmem", "sort", a.ranks, args, "sort",
+                                           heap_bytes=heap, bind=bind, timeout_s=a.timeout)
+                elif twin:
+                    mp += apps_run.run_app("openmpi", "sort_mpi", a.ranks, twin, "sort",
+                                           bind=bind, timeout_s=a.timeout)
+        log(f"  sort {v}: {a.rounds} rounds done", file=sys.stderr)
+        row = dict(mm[0])
+        row.update(runtime="meshmem", seconds=statistics.median(x["seconds"] for x in mm),
+                   rounds_s=[x["seconds"] for x in mm],
+                   verified=int(all(x["verified"] == 1 for x in mm)))
+        row["GBps"] = records * (8 if row.get("keybits") == 64 else 4) / row["seconds"] * 1e-9
+        if mp:
+            row["mpi_variant"] = mp[0]["variant"]
+            row["mpi_seconds"] = statistics.median(x["seconds"] for x in mp)
+            row["mpi_rounds_s"] = [x["seconds"] for x in mp]
+            row["mpi_verified"] = int(all(x["verified"] == 1 for x in mp))
+            row["speedup_vs_mpi"] = row["mpi_seconds"] / row["seconds"]
+        if not a.no_serial:
+            skey = ("radix" if v == "radix" else "counting", keys_only)
+            if skey not in serial_done:
+                sargs = ["-v", "serial", "-n", records, "-d", a.dist, "-s", a.seed, "-i",
+                         max(a.iters, 3), "-w", 1, "-p", a.ranks]
+                sargs += ["-b", a.keybits] if v == "radix" else ["-K", row["K"]]
+                if keys_only:
+                    sargs.append("-k")
+                sr = apps_run.run_app("meshmem", "sort", 1, sargs, "sort",
+                                      heap_bytes=heap_for(sargs, 1), bind=bind,
+                                      timeout_s=a.timeout)[0]
+                serial_done[skey] = sr
+            sr = serial_done[skey]
+            row["serial_seconds"] = sr["seconds"]
+            row["serial_sort"] = ("LSD radix, 11-bit digits" if v == "radix"
+                                  else "counting sort (histogram + scatter)")
+            row["speedup_vs_serial"] = sr["seconds"] / row["seconds"]
+        rows.append(row)
+    return rows, notes
+
+
+def _f(v, spec):
+    return "-" if v is None else format(v, spec)
+
+
+def print_table(rows: list, out=sys.stdout):
+    """One line per variant: passes, times, throughput, ratios."""
+    head = (f"{'variant':<8}{'form':>5}{'ranks':>6}{'records':>10}{'A':>4}{'m':>3}"
+            f"{'meshmem s':>11}{'GB/s':>7}{'MPI s':>9}{'vs MPI':>8}{'serial s':>10}"
+            f"{'vs serial':>10}{'ok':>4}")
+    print(head, file=out)
+    print("-" * len(head), file=out)
+    for r in rows:
+        ok = r["verified"] and r.get("mpi_verified", 1)
+        print(f"{r['variant']:<8}{r['form']:>5}{r['ranks']:>6}{r['records']:>10}{r['A']:>4}"
+              f"{r['m']:>3}{r['seconds']:>11.4f}{r['GBps']:>7.2f}"
+              f"{_f(r.get('mpi_seconds'), '.4f'):>9}{_f(r.get('speedup_vs_mpi'), '.2f'):>8}"
+              f"{_f(r.get('serial_seconds'), '.4f'):>10}"
+              f"{_f(r.get('speedup_vs_serial'), '.2f'):>10}{'yes' if ok else 'NO':>4}", file=out)
+
+
+def plot(rows: list, path: str, title: str = ""):
+    """Throughput (key GB/s) of every variant, with the MPI and serial baselines."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(max(5, 1.3 * len(rows) + 2), 3.8))
+    names = [f"{r['variant']}\nA={r['A']}" for r in rows]
+    x = range(len(rows))
+    kb = [r["records"] * (8 if r.get("keybits") == 64 else 4) * 1e-9 for r in rows]
+    ax.bar([i - 0.27 for i in x], [r["GBps"] for r in rows], 0.27, label="meshmem")
+    ax.bar(list(x), [k / r["mpi_seconds"] if r.get("mpi_seconds") else 0
+                     for k, r in zip(kb, rows)], 0.27, label="OpenMPI (a3 flow)")
+    ax.bar([i + 0.27 for i in x], [k / r["serial_seconds"] if r.get("serial_seconds") else 0
+                                   for k, r in zip(kb, rows)], 0.27, label="serial")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(names, fontsize=8)
+    ax.set_ylabel("sort throughput (key GB/s)")
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    if title:
+        ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def run(args) -> int:
+    """Entry point of `meshmem sort`."""
+    try:
+        variants = variant_list(args.variant)
+        records = (bench.parse_size(args.bytes) // (8 if "radix" in variants and
+                                                     args.keybits == 64 else 4)
+                   if args.bytes else parse_records(args.records))
+    except ValueError as e:
+        print(f"meshmem sort: {e}", file=sys.stderr)
+        return 2
+    if args.ranks < 1 or args.rounds < 1 or args.iters < 1:
+        print("meshmem sort: --ranks, --rounds and --iters must be at least 1", file=sys.stderr)
+        return 2
+    info = bench.machine_info()
+    print(f"# meshmem sort: {args.ranks} ranks on {info['nproc']} cores ({info['cpu']}), "
+          f"{records} records, {args.dist} keys; load average {info['loadavg'][0]:.2f}")
+    try:
+        rows, notes = measure(args, variants, records)
+    except BenchError as e:
+        print(f"meshmem sort: {e}", file=sys.stderr)
+        return 1
+    print_table(rows)
+    for n in notes:
+        print(f"# note: {n}")
+    print("# vs MPI = OpenMPI time / meshmem time (above 1: meshmem faster); vs serial likewise")
+    info["loadavg_end"] = list(__import__("os").getloadavg())
+    doc = {"results": rows, "machine": info,
+           "settings": {"ranks": args.ranks, "records": records, "variants": variants,
+                        "rounds": args.rounds, "iters": args.iters, "vs": args.vs,
+                        "dist": args.dist, "notes": notes,
+                        "date": time.strftime("%Y-%m-%d %H:%M:%S")}}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(doc, f, indent=1)
+        print(f"# wrote {args.json}")
+    if args.plot:
+        plot(rows, args.plot, f"sort, {args.ranks} ranks, {records} records")
+        print(f"# wrote {args.plot}")
+    return 0 if all(r["verified"] and r.get("mpi_verified", 1) for r in rows) else 1
