@@ -51,9 +51,15 @@ static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t
              mm_g.rank, w, w, st == MM_RANK_FINALIZED ? "has finalized" : "is in shmem_finalize");
 }
 
-/* wait until *word reaches seq, the word being written by member src */
+/*
+ * Wait until *word reaches seq, the word being written by member src. With @p may_sleep the
+ * wait ends in a futex sleep, for words whose writer wakes sleepers after storing them (flag
+ * posts: mm_coll_wake). Without, it spins and yields but never sleeps: for the "completed"
+ * word, which mm_coll_end stores without a wake (a wake there would put a fence on every
+ * collective's path), so a sleeper would only wake at its futex timeout (MESHMEM_SLEEP_US).
+ */
 static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *word,
-                             uint64_t seq)
+                             uint64_t seq, bool may_sleep)
 {
     if (mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq))
         return;
@@ -62,6 +68,11 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
     mm_wait_init_runtime(&w);
     while (!mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq)) {
         mm_wait_step(&w);
+        if (!may_sleep && w.registered) {
+            /* mm_wait_step registers one step before it sleeps: start over instead */
+            mm_wait_done(&w);
+            w.polls = 0;
+        }
         if ((w.polls & 255) == 0)
             mm_coll_check_peer(t, src, word, seq, &since);
     }
@@ -71,7 +82,8 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
 /* the room check of mm_team.h: member dst has completed seq-2 */
 static void mm_coll_wait_room(struct meshmem_team *t, int dst, uint64_t seq)
 {
-    mm_coll_wait_seq(t, dst, &mm_team_completed(t, mm_team_world(t, dst))->seq, seq - 2);
+    mm_coll_wait_seq(t, dst, &mm_team_completed(t, mm_team_world(t, dst))->seq, seq - 2,
+                     false);
 }
 
 void mm_coll_room(struct meshmem_team *t, int dst, uint64_t seq)
@@ -108,7 +120,7 @@ void mm_coll_wake_all(struct meshmem_team *t)
 const mm_flag_t *mm_coll_wait(struct meshmem_team *t, int src, int kind, uint64_t seq)
 {
     mm_flag_t *f = mm_team_flag(t, mm_g.rank, seq, kind, src);
-    mm_coll_wait_seq(t, src, &f->seq, seq);
+    mm_coll_wait_seq(t, src, &f->seq, seq, true);
     if (mm_seq_reached(seq, t->heard[src]))
         t->heard[src] = seq;
     return f;
