@@ -190,8 +190,9 @@ def add_arguments(p):
                         "auto; an op that lacks one is an error when named, skipped when it "
                         "comes from a group)")
     p.add_argument("--topology", default="fullmesh",
-                   help="collectives: fullmesh (default) or ghc:KXxKY (KX*KY = ranks), set as "
-                        "MESHMEM_TOPOLOGY for the meshmem side")
+                   help="collectives: fullmesh (default), ghc:KXxKY (KX*KY = ranks) or ghc "
+                        "(the runtime's most square grid), set as MESHMEM_TOPOLOGY for the "
+                        "meshmem side")
     p.add_argument("--private", action="store_true",
                    help="collectives: buffers from malloc on both sides (default: the "
                         "symmetric heap for meshmem, MPI_Alloc_mem for OpenMPI)")
@@ -291,6 +292,10 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
                 row["baseline_rounds_us"] = bl
                 if row["baseline_us"] > 0:
                     row["ratio"] = row["meshmem_us"] / row["baseline_us"]
+                # each round's pair ran back to back: the median of their ratios is less
+                # sensitive to the machine's load drifting between rounds
+                if all(b > 0 for b in bl):
+                    row["paired_ratio"] = statistics.median(m / b for m, b in zip(mm, bl))
             if op.bandwidth and s >= BANDWIDTH_MIN:
                 nbytes = moved.get(s, s)
                 if op.program == "coll":
@@ -341,10 +346,10 @@ def topology_env(topology: str, ranks: int) -> dict:
     if topology == "fullmesh":
         return {"MESHMEM_TOPOLOGY": None}  # the runtime's default, whatever the caller's env
     m = _GHC.match(topology)
-    if not m:
-        raise BenchError(f"--topology {topology!r}: expected fullmesh or ghc:KXxKY "
-                         f"(e.g. ghc:4x2)")
-    kx, ky = int(m.group(1)), int(m.group(2))
+    if not m and topology != "ghc":
+        raise BenchError(f"--topology {topology!r}: expected fullmesh, ghc:KXxKY (e.g. ghc:4x2) "
+                         f"or ghc (the most square grid)")
+    kx, ky = (int(m.group(1)), int(m.group(2))) if m else (1, ranks)
     if kx < 1 or ky < 1 or kx * ky != ranks:
         raise BenchError(f"--topology {topology}: {kx} x {ky} = {kx * ky} ranks, but "
                          f"--ranks is {ranks}")
