@@ -115,6 +115,47 @@ for _op in (
                                "bandwidth": _op.sized})
 COLL_OPS = tuple(n for n in OPS if n not in CORE_OPS)
 GROUPS = {"core": CORE_OPS, "coll": COLL_OPS, "all": tuple(OPS)}
+
+# Active messages (bench/osu_am.c, native API): FSHMEM's Fig. 5 (put/get bandwidth against
+# transfer size, per fragment size), Table III (latency), AM round trip and rate, streams.
+# Their baselines: direct put/get in the same program (twins with a third element: the mode
+# the twin runs), MPI's ping-pong for the AM round trip. Group "am" (not part of "all").
+osu.RUNTIMES.setdefault("meshmem_am", osu.Runtime("meshmem_am", "meshmem", "osu_am",
+                                                  "osu_am.c", None, "meshrun"))
+osu.RUNTIMES.setdefault("meshmem_direct", osu.Runtime("meshmem_direct", "meshmem-direct",
+                                                      "osu_am", "osu_am.c", None, "meshrun"))
+AM_FIG5_SIZES = (4, 16, 64, 256, 1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB,
+                 2 * MiB)
+AM_FRAGS = ("", "_f128", "_f256", "_f512", "_f1024")
+AM_STREAM_N = (1, 8, 64, 512)
+_am_ops = [BenchOp(f"am_put{f}", f"am_put{f}",
+                   f"meshmem_am_put ({'fragments of ' + f[2:] + ' B' if f else 'unfragmented'})"
+                   " + meshmem_am_quiet",
+                   (("meshmem_direct", "meshmem_put + meshmem_quiet (direct)", "put"),),
+                   AM_FIG5_SIZES, bandwidth=True, program="am") for f in AM_FRAGS]
+_am_ops += [BenchOp(f"am_get{f}", f"am_get{f}",
+                    f"meshmem_am_get ({'fragments of ' + f[2:] + ' B' if f else 'unfragmented'}"
+                    ": SHORT requests, LONG replies)",
+                    (("meshmem_direct", "meshmem_get (direct)", "get"),),
+                    AM_FIG5_SIZES, bandwidth=True, program="am") for f in AM_FRAGS]
+_am_ops += [
+    BenchOp("am_pingpong", "am_pingpong", "SHORT request (one 8-byte argument; MEDIUM above 8 "
+            "bytes) answered by a reply; half round trip",
+            (("mpi", "MPI_Send/MPI_Recv ping-pong, half round trip", "pingpong"),),
+            (8, 64, 512, 4 * KiB), program="am"),
+    BenchOp("am_rate", "am_rate", "windows of 64 SHORT requests + meshmem_am_quiet; us per "
+            "message", (), (8,), sized=False, program="am"),
+]
+_am_ops += [BenchOp(f"stream_n{n}", f"stream_n{n}",
+                    f"float32 pushed one at a time, signal every {n}; closed, acknowledged",
+                    (("meshmem_direct", "one put_signal of the same data, acknowledged",
+                      "stream_put"),), (4 * KiB, 64 * KiB, 1 * MiB), bandwidth=True,
+                    program="am") for n in AM_STREAM_N]
+for _op in _am_ops:
+    OPS[_op.name] = _op
+AM_OPS = tuple(o.name for o in _am_ops)
+GROUPS["am"] = AM_OPS
+GROUPS["all"] = tuple(OPS)
 ALGOS = ("auto", "onestep", "naive", "aggressive", "ring", "recdbl")
 DTYPES = ("float32", "float64", "int32", "int64")
 _GHC = re.compile(r"^ghc:(\d+)x(\d+)$")
@@ -222,13 +263,14 @@ def machine_info() -> dict:
 
 def choose_twin(op: BenchOp, vs: str, opts: LaunchOptions, notes: list) -> tuple | None:
     """The (runtime key, description) of the baseline for @p op, or None for --vs none."""
-    if vs == "none":
+    if vs == "none" or not op.twins:
         return None
     twins = [t for t in op.twins if vs == "openmpi" or t[0].split("_")[0] == vs]
     if not twins:
         notes.append(f"{op.name}: no {vs} twin; compared with {op.twins[0][0]} instead")
         twins = list(op.twins)
-    for key, desc in twins:
+    for twin in twins:
+        key = twin[0]
         if key == "oshmem":
             ok, why = osu.oshmem_works(opts)
             if not ok:
@@ -236,7 +278,7 @@ def choose_twin(op: BenchOp, vs: str, opts: LaunchOptions, notes: list) -> tuple
                 if msg not in notes:
                     notes.append(msg)
                 continue
-        return key, desc
+        return tuple(twin)
     raise BenchError(f"{op.name}: no OpenMPI twin runs here")
 
 
@@ -249,7 +291,7 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
     program arguments); default one plain run. @p twin_args go to the twin's program,
     @p mesh_env to the meshmem ranks' environment."""
     variants = variants or [(None, [])]
-    mesh_rt = RUNTIMES["meshmem_coll" if op.program == "coll" else "meshmem"]
+    mesh_rt = RUNTIMES[{"coll": "meshmem_coll", "am": "meshmem_am"}.get(op.program, "meshmem")]
     sides = [(("meshmem", algo), mesh_rt, list(args), mesh_env) for algo, args in variants]
     if twin:
         sides.append((("baseline", None), RUNTIMES[twin[0]], list(twin_args), None))
@@ -258,7 +300,8 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
     for r in range(rounds):
         order = sides if r % 2 == 0 else sides[::-1]
         for name, rt, args, env in order:
-            out = osu.run(rt, opts, op.mode, sizes, iters, iters_large, warmup, MEMCPY_MIN,
+            mode = twin[2] if name[0] == "baseline" and len(twin) > 2 else op.mode
+            out = osu.run(rt, opts, mode, sizes, iters, iters_large, warmup, MEMCPY_MIN,
                           extra_args=args, extra_env=env)
             per_side[name].append(out)
             for s, v in out.memcpy_all.items():

@@ -6,8 +6,8 @@
  * each element once) and the consumer's signal word; the consumer only reads them.
  * Order: push copies elements straight into the consumer's mapping (the put of the batch, done
  * as the elements come, so the copy overlaps the producer's compute); when a batch of N is
- * complete the producer stores signal = elements visible (seq_cst: release makes the batch's
- * data visible before the count; seq_cst orders it before the sleeper check of mm_wake). A
+ * complete the producer stores signal = elements visible (release: the batch's data is
+ * visible before the count; mm_stream_publish says why only the last store is seq_cst). A
  * fence first when the batch was large enough for memcpy's non-temporal stores, which release
  * does not order (as mm_rma.c). Close stores count | MESHMEM_STREAM_END the same way.
  * The consumer acquire-loads the signal and reads only elements below the count: never an
@@ -71,13 +71,23 @@ meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem
     return MESHMEM_OK;
 }
 
-/* make @p count elements visible at the consumer (@p end: and close) */
-static void mm_stream_publish(meshmem_stream_t *s, uint64_t count, bool end)
+/*
+ * make @p count elements visible at the consumer (@p end: and close). Batches in the middle of
+ * a stream are published with a release store only (a plain store on x86, no locked
+ * instruction per batch): the sleeper check after it may then miss a consumer that registered
+ * at that very moment, which then sees the count on its futex timeout (MESHMEM_SLEEP_US) or at
+ * the next batch, never later. The last batch (flush, close) is seq_cst, so no wait is delayed.
+ */
+static void mm_stream_publish(meshmem_stream_t *s, uint64_t count, bool last)
 {
     if ((count - s->signalled) * s->elem_size >= MM_STREAM_NT_BYTES)
         atomic_thread_fence(memory_order_seq_cst);
     s->signalled = count;
-    atomic_store(s->remote_signal, count | (end ? MESHMEM_STREAM_END : 0)); /* seq_cst */
+    uint64_t v = count | (s->closed ? MESHMEM_STREAM_END : 0);
+    if (last)
+        atomic_store(s->remote_signal, v);
+    else
+        atomic_store_explicit(s->remote_signal, v, memory_order_release);
     mm_wake(s->consumer);
 }
 
@@ -121,7 +131,7 @@ meshmem_status_t meshmem_stream_flush(meshmem_stream_t *s)
 {
     meshmem_status_t st = mm_stream_producer("meshmem_stream_flush", s);
     if (st == MESHMEM_OK && s->pushed != s->signalled)
-        mm_stream_publish(s, s->pushed, false);
+        mm_stream_publish(s, s->pushed, true);
     return st;
 }
 
@@ -132,8 +142,8 @@ meshmem_status_t meshmem_stream_close(meshmem_stream_t *s)
     meshmem_status_t st = mm_stream_producer("meshmem_stream_close", s);
     if (st != MESHMEM_OK)
         return st;
-    mm_stream_publish(s, s->pushed, true);
     s->closed = 1;
+    mm_stream_publish(s, s->pushed, true);
     return MESHMEM_OK;
 }
 
