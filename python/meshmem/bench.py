@@ -119,7 +119,7 @@ GROUPS = {"core": CORE_OPS, "coll": COLL_OPS, "all": tuple(OPS)}
 # Active messages (bench/osu_am.c, native API): FSHMEM's Fig. 5 (put/get bandwidth against
 # transfer size, per fragment size), Table III (latency), AM round trip and rate, streams.
 # Their baselines: direct put/get in the same program (twins with a third element: the mode
-# the twin runs), MPI's ping-pong for the AM round trip. Group "am" (not part of "all").
+# the twin runs), MPI's ping-pong for the AM round trip. Group "am" (in "all" too).
 osu.RUNTIMES.setdefault("meshmem_am", osu.Runtime("meshmem_am", "meshmem", "osu_am",
                                                   "osu_am.c", None, "meshrun"))
 osu.RUNTIMES.setdefault("meshmem_direct", osu.Runtime("meshmem_direct", "meshmem-direct",
