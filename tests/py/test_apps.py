@@ -1,0 +1,101 @@
+"""Tests of `meshmem sort`, `meshmem average` and the demo's pieces: parsing, tiny real runs
+and the JSON schema (no performance figure is checked). Parts needing OpenMPI run with
+--vs none when it is absent."""
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "python"))
+
+from meshmem import apps_run, sort_cli  # noqa: E402
+from meshmem.cli import main  # noqa: E402
+
+SORT_SCHEMA = {"variant", "runtime", "ranks", "records", "A", "m", "seconds", "GBps", "verified",
+               "form", "serial_seconds", "speedup_vs_serial"}
+AVG_SCHEMA = {"algo", "topology", "ranks", "bytes", "us", "GBps", "verified", "steps"}
+
+
+@pytest.fixture
+def built(build_dir, monkeypatch):
+    monkeypatch.setenv("MESHMEM_BUILD", str(build_dir))
+    if not (build_dir / "apps" / "bin" / "sort").exists():
+        pytest.skip("apps not built in this build tree")
+    return build_dir
+
+
+def vs():
+    return "openmpi" if apps_run.openmpi_available()[0] else "none"
+
+
+def test_parse_lines_and_values():
+    rows = apps_run.parse_lines("x\n@sort variant=a1 A=1 seconds=0.5 dist=uniform\n", "sort")
+    assert rows == [{"variant": "a1", "A": 1, "seconds": 0.5, "dist": "uniform"}]
+    assert apps_run.parse_lines("@average us=2\n", "sort") == []
+
+
+def test_variant_list_and_records():
+    assert sort_cli.variant_list("single,3step,a1") == ["a1", "a3"]
+    assert sort_cli.variant_list("all") == list(sort_cli.VARIANTS)
+    with pytest.raises(ValueError):
+        sort_cli.variant_list("quick")
+    assert sort_cli.parse_records("2^24") == 1 << 24
+    assert sort_cli.parse_records("16M") == 16 << 20
+
+
+def test_sort_cli_tiny_json(built, tmp_path):
+    out = tmp_path / "s.json"
+    rc = main(["sort", "--ranks", "2", "--records", "5000", "--variant", "a1,a11,radix",
+               "--rounds", "1", "--iters", "1", "--vs", vs(), "--json", str(out),
+               "--plot", str(tmp_path / "s.png")])
+    assert rc == 0
+    doc = json.loads(out.read_text())
+    assert [r["variant"] for r in doc["results"]] == ["a1", "a11", "radix"]
+    for r in doc["results"]:
+        assert SORT_SCHEMA <= set(r), SORT_SCHEMA - set(r)
+        assert r["verified"] == 1
+    assert {r["A"] for r in doc["results"]} == {1, 11, 4}
+    assert (tmp_path / "s.png").stat().st_size > 0
+    assert {"machine", "settings"} <= set(doc)
+
+
+def test_sort_cli_bad_variant(built, capsys):
+    assert main(["sort", "--variant", "bogus"]) == 2
+    assert "unknown variant" in capsys.readouterr().err
+
+
+def test_sort_program_rejects_too_many_key_types(built):
+    rows = apps_run.run_app("meshmem", "sort", 2, ["-v", "a1", "-K", "100000", "-n", "10"],
+                            "sort", expect_fail=True)
+    assert rows[0]["rc"] == 2
+
+
+def test_sort_verifier_fails_on_damage(built):
+    rows = apps_run.run_app("meshmem", "sort", 2, ["-v", "a1", "-n", "1000", "-C", "-i", "1"],
+                            "sort", expect_fail=True)
+    assert rows[0]["rc"] == 1 and rows[0]["verified"] == 0
+
+
+def test_average_cli_tiny_json(built, tmp_path):
+    out = tmp_path / "a.json"
+    rc = main(["average", "--ranks", "2", "--bytes", "4,1K", "--topology", "both",
+               "--rounds", "1", "--iters", "10", "--vs", vs(), "--json", str(out),
+               "--plot", str(tmp_path / "a.png")])
+    assert rc == 0
+    rows = json.loads(out.read_text())["results"]
+    assert len(rows) == 2 * 2 * 2
+    for r in rows:
+        assert AVG_SCHEMA <= set(r)
+        assert r["verified"] == 1
+    assert any("aggressive_vs_naive" in r for r in rows)
+    assert (tmp_path / "a.png").stat().st_size > 0
+
+
+def test_demo_quick(built, tmp_path):
+    rc = main(["demo", "--quick", "--ranks", "2", "--out", str(tmp_path)])
+    assert rc == 0
+    doc = json.loads((tmp_path / "demo.json").read_text())
+    assert {r["variant"] for r in doc["sort"]} == set(sort_cli.VARIANTS)
+    assert (tmp_path / "sort.png").exists() and (tmp_path / "average.png").exists()
