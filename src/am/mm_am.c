@@ -59,6 +59,9 @@ static_assert((int)MESHMEM_AM_SHORT == MM_AM_SHORT && (int)MESHMEM_AM_LONG == MM
 
 typedef struct {
     MM_ALIGNED _Atomic uint64_t req_sent; /* written under send_lock */
+    uint64_t         done_seen;           /* under send_lock: req_done as last read (credits
+                                             cached: the shared line is read only when these
+                                             do not leave room) */
     _Atomic uint64_t rep_next;            /* written under busy */
     _Atomic uint64_t req_next;            /* written under busy */
     atomic_flag      send_lock;
@@ -88,8 +91,10 @@ static struct {
     atomic_bool   stop;
 } mm_am = {.busy = ATOMIC_FLAG_INIT};
 
-/* the handler running on this thread, NULL outside handlers */
-static _Thread_local struct meshmem_am_token *mm_am_cur;
+/* the handler running on this thread, NULL outside handlers (initial-exec: read on every
+ * poll, so a plain %fs load rather than a __tls_get_addr call from the shared library) */
+static _Thread_local struct meshmem_am_token *mm_am_cur
+    __attribute__((tls_model("initial-exec")));
 
 /* ---- layout ---- */
 
@@ -251,8 +256,14 @@ static bool mm_am_pending(void)
         if (atomic_load_explicit(mm_am_seq(mm_am_slot(me, p, 0, n)), memory_order_relaxed) ==
             n + 1)
             return true;
-        if (atomic_load_explicit(&pe->rep_next, memory_order_relaxed) !=
-            atomic_load_explicit(&pe->req_sent, memory_order_relaxed))
+        /* a reply arrived, or a request finished without one */
+        uint64_t r = atomic_load_explicit(&pe->rep_next, memory_order_relaxed);
+        if (r != atomic_load_explicit(&pe->req_sent, memory_order_relaxed) &&
+            (atomic_load_explicit(mm_am_seq(mm_am_slot(me, p, 1, r)), memory_order_relaxed) ==
+                 r + 1 ||
+             mm_seq_reached(atomic_load_explicit(&mm_am_ctrl(me, p)->req_done,
+                                                 memory_order_relaxed),
+                            r + 1)))
             return true;
     }
     return false;
@@ -430,9 +441,12 @@ static void mm_am_send_request(int rank, const mm_am_out_t *o)
     uint64_t S = mm_am.slots;
     mm_am_lock_send(pe);
     uint64_t n = atomic_load_explicit(&pe->req_sent, memory_order_relaxed);
-    /* room: the request slot and the reply slot of request n - S are both free (see top) */
-    MM_AM_WAIT_UNTIL(n - atomic_load_explicit(done, memory_order_acquire) < S &&
-                          n - atomic_load_explicit(&pe->rep_next, memory_order_acquire) < S);
+    /* room: the request slot and the reply slot of request n - S are both free (see top);
+     * the credit line is read only when the credits seen last do not leave room */
+    if (n - pe->done_seen >= S)
+        MM_AM_WAIT_UNTIL(n - (pe->done_seen = atomic_load_explicit(done, memory_order_acquire)) <
+                         S);
+    MM_AM_WAIT_UNTIL(n - atomic_load_explicit(&pe->rep_next, memory_order_acquire) < S);
     mm_am_post(rank, mm_am_slot(rank, mm_g.rank, 0, n), n, o, false);
     atomic_store_explicit(&pe->req_sent, n + 1, memory_order_release);
     atomic_flag_clear_explicit(&pe->send_lock, memory_order_release);
@@ -830,6 +844,7 @@ int mm_am_init(void)
         return -1;
     for (int p = 0; p < mm_g.nranks; p++) {
         atomic_init(&mm_am.peer[p].req_sent, 0);
+        mm_am.peer[p].done_seen = 0;
         atomic_init(&mm_am.peer[p].rep_next, 0);
         atomic_init(&mm_am.peer[p].req_next, 0);
         atomic_flag_clear(&mm_am.peer[p].send_lock);
