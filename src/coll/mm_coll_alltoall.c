@@ -177,7 +177,10 @@ meshmem_status_t meshmem_coll_alltoall(meshmem_team_t team, const void *sendbuf,
         mm_ghc_alltoall(&a, sbuf, recvbuf, len);
         return MESHMEM_OK;
     }
-    size_t *v = malloc(sizeof(size_t) * 4 * (size_t)n);
+    /* offsets and lengths on the stack for teams up to 64: a malloc/free pair was ~125 of the
+     * ~890 instructions of an 8-byte 2-rank call (callgrind, docs/results-coll.md) */
+    size_t on_stack[4 * 64];
+    size_t *v = n <= 64 ? on_stack : malloc(sizeof(size_t) * 4 * (size_t)n);
     if (v == NULL)
         return MESHMEM_ERR_NOMEM;
     size_t *off = v, *slen = v + n, *rcap = v + 2 * n, *roff = v + 3 * n;
@@ -203,7 +206,8 @@ meshmem_status_t meshmem_coll_alltoall(meshmem_team_t team, const void *sendbuf,
         fn(&a, sbuf, off, slen, recvbuf, roff, rcap, NULL, in_place);
         done += c;
     } while (done < len);
-    free(v);
+    if (v != on_stack)
+        free(v);
     return MESHMEM_OK;
 }
 
