@@ -57,6 +57,10 @@ static void mm_ctl_barrier(void)
         if (atomic_load(&c->global_exit))
             _exit(atomic_load(&c->global_exit) - 1);
     }
+    /* a step may have registered this rank as a sleeper (before mm_wait_setup the spin and
+     * yield budgets are 0): left counted, every later put, AMO and signal to this rank would
+     * ring its doorbell with a FUTEX_WAKE */
+    mm_wait_done(&w);
 }
 
 /*
