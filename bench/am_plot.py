@@ -7,23 +7,121 @@
   am-stream.png  stream throughput against N (elements per signal), with one put_signal of the
                  same data, per transfer size
 
-usage: bench/am_plot.py RESULTS.json OUTDIR
+and prints the tables of docs/results-am.md (Markdown) computed from the same JSON, the
+targets of issue 4 included (median over rounds; the best round beside it).
+
+usage: bench/am_plot.py RESULTS.json [MORE.json ...] OUTDIR
+(rows of all files together; for the same op and size the earlier file's row is used)
 """
 import json
 import sys
 from pathlib import Path
 
 
+def _row(rows, op, size):
+    for r in rows:
+        if r["op"] == op and r["bytes"] == size:
+            return r
+    return None
+
+
+def _best_ratio(r):
+    """the lowest per-round ratio meshmem / baseline (rounds ran back to back in pairs)"""
+    pairs = zip(r.get("meshmem_rounds_us", []), r.get("baseline_rounds_us", []))
+    vals = [m / b for m, b in pairs if b > 0]
+    return min(vals) if vals else None
+
+
+def tables(rows):
+    """Markdown tables: Fig. 5 bandwidth, Table III latency, AM round trip and rate, streams,
+    and the targets."""
+    out = []
+    sizes = sorted({r["bytes"] for r in rows if r["op"] == "am_put"})
+    for kind in ("put", "get"):
+        out.append(f"\n**{kind.upper()} bandwidth, MB/s (median of rounds)**\n")
+        out.append("| bytes | direct | " + " | ".join(
+            ["AM unfragmented"] + [f"AM {f} B" for f in (128, 256, 512, 1024)]) + " |")
+        out.append("|---:" * 7 + "|")
+        for s in sizes:
+            base = _row(rows, f"am_{kind}", s)
+            cells = [f"{s / base['baseline_us']:.0f}" if base and base["baseline_us"] else "-"]
+            for f in ("", "_f128", "_f256", "_f512", "_f1024"):
+                r = _row(rows, f"am_{kind}{f}", s)
+                cells.append(f"{s / r['meshmem_us']:.0f}" if r else "-")
+            out.append(f"| {s} | " + " | ".join(cells) + " |")
+    out.append("\n**Latency, us (Table III; median of rounds)**\n")
+    out.append("| operation | 16 B (short) | 4 KiB | 1 MiB |")
+    out.append("|---|---:|---:|---:|")
+    for label, op, base in (("direct put + quiet", "am_put", True), ("AM put + quiet", "am_put",
+                            False), ("direct get", "am_get", True), ("AM get", "am_get", False)):
+        cells = []
+        for s in (16, 4096, 1 << 20):
+            r = _row(rows, op, s) or _row(rows, op, 4)
+            v = None if r is None else (r["baseline_us"] if base else r["meshmem_us"])
+            cells.append("-" if v is None else f"{v:.3f}")
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    out.append("\n**AM round trip and rate**\n")
+    out.append("| measure | bytes | meshmem us | MPI us | ratio (median) | best round ratio |")
+    out.append("|---|---:|---:|---:|---:|---:|")
+    for r in sorted((r for r in rows if r["op"] == "am_pingpong"), key=lambda r: r["bytes"]):
+        best = _best_ratio(r)
+        out.append(f"| AM ping-pong, half round trip | {r['bytes']} | {r['meshmem_us']:.3f} | "
+                   f"{r['baseline_us']:.3f} | {r['ratio']:.2f} | "
+                   f"{'-' if best is None else format(best, '.2f')} |")
+    rate = _row(rows, "am_rate", 8)
+    if rate:
+        out.append(f"| AM SHORT message rate | 8 | {rate['meshmem_us']:.3f} us/msg "
+                   f"({1 / rate['meshmem_us']:.2f} M msg/s) | - | - | - |")
+    out.append("\n**Streams: time per transfer, us (median), against one put_signal**\n")
+    ssz = sorted({r["bytes"] for r in rows if r["op"].startswith("stream_n")})
+    ns = sorted({int(r["op"][8:]) for r in rows if r["op"].startswith("stream_n")})
+    out.append("| bytes | one put_signal | " + " | ".join(f"N = {n}" for n in ns) + " |")
+    out.append("|---:" * (2 + len(ns)) + "|")
+    for s in ssz:
+        base = _row(rows, f"stream_n{ns[0]}", s)
+        cells = [f"{base['baseline_us']:.1f}" if base and base["baseline_us"] else "-"]
+        for n in ns:
+            r = _row(rows, f"stream_n{n}", s)
+            cells.append(f"{r['meshmem_us']:.1f} ({r['ratio']:.1f}x)" if r and r["ratio"]
+                         else "-")
+        out.append(f"| {s} | " + " | ".join(cells) + " |")
+    out.append("\n**Targets (2 ranks)**\n")
+    out.append("| target | measured (median) | best round | met |")
+    out.append("|---|---:|---:|---|")
+    pp = _row(rows, "am_pingpong", 8)
+    if pp and pp["ratio"]:
+        b = _best_ratio(pp)
+        out.append(f"| short AM round trip <= 0.5 x MPI ping-pong (8 B) | {pp['ratio']:.2f} x | "
+                   f"{b:.2f} x | {'yes' if pp['ratio'] <= 0.5 else 'no'} |")
+    ap = _row(rows, "am_put", 1 << 20)
+    if ap and ap["ratio"]:
+        b = _best_ratio(ap)
+        out.append(f"| AM put bandwidth at 1 MiB >= 50 % of direct put | {100 / ap['ratio']:.0f} %"
+                   f" | {100 / b:.0f} % | {'yes' if 1 / ap['ratio'] >= 0.5 else 'no'} |")
+    for s in ssz:
+        st = _row(rows, "stream_n64", s)
+        if st and st["ratio"]:
+            b = _best_ratio(st)
+            out.append(f"| stream N = 64 float32 within 2 x of one put ({s} B) | "
+                       f"{st['ratio']:.1f} x | {b:.1f} x | {'yes' if st['ratio'] <= 2 else 'no'} |")
+    return "\n".join(out)
+
+
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = json.loads(Path(argv[1]).read_text())["results"]
-    out = Path(argv[2])
+    rows, seen = [], set()
+    for f in argv[1:-1]:  # a row of an earlier file wins over the same (op, bytes) later
+        for r in json.loads(Path(f).read_text())["results"]:
+            if (r["op"], r["bytes"]) not in seen:
+                seen.add((r["op"], r["bytes"]))
+                rows.append(r)
+    out = Path(argv[-1])
     out.mkdir(parents=True, exist_ok=True)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for ax, kind in zip(axes, ("put", "get")):
@@ -73,6 +171,7 @@ def main(argv):
         fig.tight_layout()
         fig.savefig(out / "am-stream.png", dpi=110)
         plt.close(fig)
+    print(tables(rows))
     return 0
 
 

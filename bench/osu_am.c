@@ -255,22 +255,7 @@ int main(int argc, char **argv)
     memset(s_buf, 'a' + me % 26, bytes);
     memset(r_buf, 0, bytes);
     osu_runtime_t rt = {rt_barrier, rt_sum_to_root, me, npes};
-    int ninit = npes / 2;
-    for (int k = 0; k < a.nsizes; k++) {
-        size_t size = a.sizes[k];
-        int iters, warmup;
-        osu_iters_for(&a, size, &iters, &warmup);
-        meshmem_barrier(MESHMEM_TEAM_WORLD);
-        double us = run_op(a.op, size, iters, warmup);
-        double sum = rt_sum_to_root(us);
-        if (me == 0) {
-            printf("@osu op=%s pes=%d bytes=%zu us=%.4f iters=%d\n", a.op, npes, size,
-                   sum / ninit, iters);
-            fflush(stdout);
-        }
-        if (a.memcpy_min && size >= a.memcpy_min)
-            osu_memcpy_reference(&rt, &a, size);
-    }
+    osu_run_sizes(&rt, &a, run_op, npes / 2);
     meshmem_free(root_sum);
     meshmem_free(r_buf);
     meshmem_free(s_buf);

@@ -231,4 +231,32 @@ static inline int osu_is_initiator(int me, int npes)
     return me < npes / 2;
 }
 
+/**
+ * @brief The measurement loop of a benchmark program: for every size of @p a, a barrier, then
+ * @p run (the op's average latency in us on this rank; 0 on ranks that do not time it), the
+ * sum over ranks divided by @p ninit printed as the @osu line on rank 0, then the memcpy
+ * reference for large sizes. Collective.
+ */
+static inline void osu_run_sizes(const osu_runtime_t *rt, const osu_args_t *a,
+                                 double (*run)(const char *op, size_t size, int iters,
+                                               int warmup),
+                                 int ninit)
+{
+    for (int k = 0; k < a->nsizes; k++) {
+        size_t size = a->sizes[k];
+        int iters, warmup;
+        osu_iters_for(a, size, &iters, &warmup);
+        rt->barrier();
+        double us = run(a->op, size, iters, warmup);
+        double sum = rt->sum_to_root(us);
+        if (rt->me == 0) {
+            printf("@osu op=%s pes=%d bytes=%zu us=%.4f iters=%d\n", a->op, rt->npes, size,
+                   sum / ninit, iters);
+            fflush(stdout);
+        }
+        if (a->memcpy_min && size >= a->memcpy_min)
+            osu_memcpy_reference(rt, a, size);
+    }
+}
+
 #endif /* OSU_COMMON_H */

@@ -214,6 +214,7 @@ typedef struct {
     int       role;       /**< 0 producer, 1 consumer, -1 neither */
     uint64_t  pushed;     /**< producer: elements written */
     uint64_t  signalled;  /**< producer: elements made visible */
+    uint64_t  woken;      /**< producer: elements visible when the consumer was last woken */
     uint64_t  popped;     /**< consumer: elements taken */
     int       closed;     /**< producer: closed */
     char     *remote;     /**< producer: the consumer's buffer as mapped here */
@@ -241,6 +242,8 @@ meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem
 /**
  * @brief Producer: append @p count elements of @p elems. Every time a multiple of N elements
  * is complete, they become visible at the consumer with one signal. Never waits.
+ * @note A consumer asleep in a wait (after its spin budget) is woken at most once per 4 KiB of
+ *       elements and always at flush and close, not at every batch: a wake is a system call.
  * @return MESHMEM_OK; MESHMEM_ERR_ARG past the capacity; MESHMEM_ERR_STATE when not the
  *         producer or after close.
  */

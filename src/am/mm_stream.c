@@ -21,6 +21,7 @@
 #include <string.h>
 
 #define MM_STREAM_NT_BYTES 4096
+#define MM_STREAM_WAKE_BYTES 4096
 
 meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem_size,
                                      size_t capacity, uint64_t *signal, size_t batch,
@@ -76,7 +77,7 @@ meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem
  * a stream are published with a release store only (a plain store on x86, no locked
  * instruction per batch): the sleeper check after it may then miss a consumer that registered
  * at that very moment, which then sees the count on its futex timeout (MESHMEM_SLEEP_US) or at
- * the next batch, never later. The last batch (flush, close) is seq_cst, so no wait is delayed.
+ * the next wake, never later. The last batch (flush, close) is seq_cst and always wakes.
  */
 static void mm_stream_publish(meshmem_stream_t *s, uint64_t count, bool last)
 {
@@ -84,10 +85,17 @@ static void mm_stream_publish(meshmem_stream_t *s, uint64_t count, bool last)
         atomic_thread_fence(memory_order_seq_cst);
     s->signalled = count;
     uint64_t v = count | (s->closed ? MESHMEM_STREAM_END : 0);
-    if (last)
+    if (last) {
         atomic_store(s->remote_signal, v);
-    else
+    } else {
         atomic_store_explicit(s->remote_signal, v, memory_order_release);
+        /* a consumer asleep in a wait is woken once per MM_STREAM_WAKE_BYTES, not per batch:
+         * a futex wake is a system call, which per small batch would cost more than the
+         * batch (it then sees the count at the next wake, its futex timeout, or the close) */
+        if ((count - s->woken) * s->elem_size < MM_STREAM_WAKE_BYTES)
+            return;
+    }
+    s->woken = count;
     mm_wake(s->consumer);
 }
 

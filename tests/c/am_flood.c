@@ -15,7 +15,8 @@ int mm_test_rank_hint = -1;
 enum { H_COUNT = 1, H_ACK = 2, FLOOD = 600, ALL = 150 };
 
 static int me, npes;
-static int64_t *from;          /* [npes] requests handled, per sender */
+static _Atomic int64_t *from;  /* [npes] requests handled, per sender (atomic: the progress
+                                  thread writes them, and TSan sees no order through peers) */
 static _Atomic int64_t acks;   /* replies handled here */
 static _Atomic int64_t handled;
 
@@ -24,9 +25,9 @@ static void on_count(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am
 {
     int src = meshmem_am_token_rank(t);
     /* per sender, requests are handled in the order they were sent */
-    CHECK(a[0] == (uint64_t)from[src]);
+    CHECK(a[0] == (uint64_t)atomic_load(&from[src]));
     CHECK(am_check_payload(buf, src, n));
-    from[src]++;
+    atomic_fetch_add(&from[src], 1);
     atomic_fetch_add(&handled, 1);
     if (a[1])
         CHECK(meshmem_am_reply_short(t, H_ACK, 2, a) == MESHMEM_OK);
@@ -67,7 +68,7 @@ int main(void)
     meshmem_barrier(MESHMEM_TEAM_WORLD);
     if (me == 0)
         for (int p = 0; p < npes; p++)
-            CHECK_EQ_LL(from[p], FLOOD);
+            CHECK_EQ_LL(atomic_load(&from[p]), FLOOD);
     meshmem_barrier(MESHMEM_TEAM_WORLD); /* checked before phase 2 sends (progress thread) */
 
     /* (2) all to all, interleaved destinations, every request answered */
@@ -88,9 +89,9 @@ int main(void)
     CHECK_EQ_LL(atomic_load(&acks), expect_acks + (int64_t)ALL * npes);
     meshmem_barrier(MESHMEM_TEAM_WORLD);
     for (int p = 0; p < npes; p++)
-        CHECK_EQ_LL(from[p], (me == 0 ? FLOOD : 0) + ALL);
+        CHECK_EQ_LL(atomic_load(&from[p]), (me == 0 ? FLOOD : 0) + ALL);
     free(next);
-    free(from);
+    free((void *)from);
     meshmem_finalize();
     return 0;
 }
