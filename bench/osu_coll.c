@@ -88,6 +88,15 @@ static void call(const coll_geom_t *g)
         fail(coll_names[op], st);
 }
 
+/* counts and displacements of the v-variants: equal blocks, in rank order */
+static void layout(const coll_geom_t *g)
+{
+    for (int r = 0; r < npes; r++) {
+        counts[r] = g->count;
+        displs[r] = (size_t)r * g->count;
+    }
+}
+
 static char *buffer(size_t bytes, int private_bufs)
 {
     bytes = bytes ? bytes : 64;
@@ -149,18 +158,7 @@ int main(int argc, char **argv)
     counts = malloc(sizeof(size_t) * (size_t)npes);
     displs = malloc(sizeof(size_t) * (size_t)npes);
     osu_runtime_t rt = {rt_barrier, rt_sum_to_root, me, npes};
-    int bad = 0;
-    for (int k = 0; k < a.nsizes && !bad; k++) {
-        size_t size = o.op == COLL_BARRIER ? 0 : a.sizes[k];
-        coll_geom_t g = coll_geom(&o, size, npes);
-        for (int r = 0; r < npes; r++) {
-            counts[r] = g.count;
-            displs[r] = (size_t)r * g.count;
-        }
-        coll_fill(&o, &g, me, npes, s_buf, r_buf);
-        bad = coll_measure(&rt, &a, &o, a.sizes[k], &g, call, s_buf, r_buf);
-    }
-    if (bad)
+    if (coll_run_sizes(&rt, &a, &o, call, layout, s_buf, r_buf))
         meshmem_global_exit(1);
     free(counts);
     free(displs);

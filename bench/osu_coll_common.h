@@ -324,4 +324,27 @@ static int coll_measure(const osu_runtime_t *rt, const osu_args_t *a, const coll
     return 0;
 }
 
+/** meshmem's algorithm names (meshmem_algo_name order); the MPI twin accepts and ignores them. */
+static const char *const coll_algo_names[] = {"auto", "onestep", "naive", "aggressive", "ring",
+                                              "recdbl"};
+
+/**
+ * @brief Measure every size of @p a: the geometry, @p layout (counts and displacements of the
+ * v-variants, in the program's own integer type), the fill, then coll_measure.
+ * @return 0, or 1 when a result was wrong (the caller ends the job).
+ */
+static int coll_run_sizes(const osu_runtime_t *rt, const osu_args_t *a, const coll_opts_t *o,
+                          void (*call)(const coll_geom_t *), void (*layout)(const coll_geom_t *),
+                          char *sbuf, char *rbuf)
+{
+    for (int k = 0; k < a->nsizes; k++) {
+        coll_geom_t g = coll_geom(o, o->op == COLL_BARRIER ? 0 : a->sizes[k], rt->npes);
+        layout(&g);
+        coll_fill(o, &g, rt->me, rt->npes, sbuf, rbuf);
+        if (coll_measure(rt, a, o, a->sizes[k], &g, call, sbuf, rbuf))
+            return 1;
+    }
+    return 0;
+}
+
 #endif /* OSU_COLL_COMMON_H */

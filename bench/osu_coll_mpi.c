@@ -54,6 +54,15 @@ static void call(const coll_geom_t *g)
     }
 }
 
+/* counts and displacements of the v-variants: equal blocks, in rank order */
+static void layout(const coll_geom_t *g)
+{
+    for (int r = 0; r < npes; r++) {
+        counts[r] = (int)g->count;
+        displs[r] = r * (int)g->count;
+    }
+}
+
 static char *buffer(size_t bytes, int private_bufs)
 {
     bytes = bytes ? bytes : 64;
@@ -78,11 +87,9 @@ int main(int argc, char **argv)
     coll_opts_t o;
     coll_parse_args(argc, argv, &a, &o);
     op = o.op;
-    static const char *const algos[] = {"auto", "onestep", "naive", "aggressive", "ring",
-                                        "recdbl"};
     int known = 0;
-    for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++)
-        known |= !strcmp(o.algo, algos[k]);
+    for (size_t k = 0; k < sizeof coll_algo_names / sizeof coll_algo_names[0]; k++)
+        known |= !strcmp(o.algo, coll_algo_names[k]);
     if (!known) {
         fprintf(stderr, "%s: unknown algorithm \"%s\"\n", argv[0], o.algo);
         return 2;
@@ -110,17 +117,8 @@ int main(int argc, char **argv)
     counts = malloc(sizeof(int) * (size_t)npes);
     displs = malloc(sizeof(int) * (size_t)npes);
     osu_runtime_t rt = {rt_barrier, rt_sum_to_root, me, npes};
-    for (int k = 0; k < a.nsizes; k++) {
-        size_t size = o.op == COLL_BARRIER ? 0 : a.sizes[k];
-        coll_geom_t g = coll_geom(&o, size, npes);
-        for (int r = 0; r < npes; r++) {
-            counts[r] = (int)g.count;
-            displs[r] = r * (int)g.count;
-        }
-        coll_fill(&o, &g, me, npes, s_buf, r_buf);
-        if (coll_measure(&rt, &a, &o, a.sizes[k], &g, call, s_buf, r_buf))
-            MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    if (coll_run_sizes(&rt, &a, &o, call, layout, s_buf, r_buf))
+        MPI_Abort(MPI_COMM_WORLD, 1);
     free(counts);
     free(displs);
     if (o.private_bufs) {
