@@ -15,7 +15,8 @@
  *   stream_nN          SIZE bytes of float32 pushed one element at a time into a stream with
  *                      batch N, closed; the consumer waits for the end and acknowledges
  *   stream_put         the same data as one put_signal, waited for and acknowledged alike
- * The partner of an AM operation polls (meshmem_am_poll) until the initiator is done.
+ * The partner polls (meshmem_am_poll) until the initiator is done, for the direct put and get
+ * too, so that both are measured against a partner in the same state.
  */
 #include "osu_common.h"
 
@@ -122,12 +123,14 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
     if (peer < 0)
         return 0;
     uint64_t round = ++seq;
-    bool am = !strncmp(op, "am_", 3);
-    if (am && !initiator) {
+    bool stream = !strncmp(op, "stream_", 7);
+    if (!stream && !initiator) {
+        /* the partner polls for the whole measurement, AM or direct alike: a direct put to a
+         * partner asleep in a barrier would pay its futex wake, and the two would differ */
         serve_until_done(round);
         return 0;
     }
-    if (!strncmp(op, "stream_", 7)) {
+    if (stream) {
         /* producer (initiator) -> consumer; the consumer acknowledges each complete transfer */
         size_t nelem = size / sizeof(float);
         size_t batch = strcmp(op, "stream_put") ? (size_t)strtoul(op + 8, NULL, 10) : 0;
@@ -158,8 +161,6 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
         }
         return initiator ? (osu_now_us() - t0) / iters : 0;
     }
-    if (!initiator)
-        return 0;
     size_t frag = frag_of(op);
     meshmem_am_arg_t arg = 8;
     for (int i = 0; i < warmup + iters; i++) {
@@ -191,8 +192,7 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
         }
     }
     double us = (osu_now_us() - t0) / iters;
-    if (am)
-        signal_done(peer, round);
+    signal_done(peer, round);
     if (!strcmp(op, "am_pingpong"))
         us /= 2;
     if (!strcmp(op, "am_rate"))
