@@ -7,6 +7,7 @@ set -euo pipefail
 need_apt=()
 have() { command -v "$1" >/dev/null 2>&1; }
 have make   || need_apt+=(make)
+have pgrep  || need_apt+=(procps) # the sanitizer suites' check for stray processes
 # gcc's Debian package pulls libgcc-N-dev, which brings the ASan/UBSan/TSan runtimes that
 # `make sanitize` links; the C library headers come with libc6-dev, only a recommendation of
 # gcc (and apt-get below installs no recommendations)
