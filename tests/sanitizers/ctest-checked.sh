@@ -12,6 +12,10 @@
 set -uo pipefail
 build=$(cd "$1" && pwd)
 shift
+if ! command -v pgrep >/dev/null; then # an absent pgrep would hide every stray process
+  echo "ctest-checked: pgrep is missing (Debian package procps; scripts/install-deps.sh)" >&2
+  exit 1
+fi
 
 shm_objects() { ls /dev/shm 2>/dev/null | grep '^meshmem\.' | sort || true; }
 before=$(shm_objects)
