@@ -12,8 +12,9 @@
  *   am_pingpong        a SHORT request (one 8-byte argument; above 8 bytes a MEDIUM of SIZE
  *                      bytes) whose handler replies the same way; half the round trip
  *   am_rate            windows of 64 SHORT requests then meshmem_am_quiet: time per message
- *   stream_nN          SIZE bytes of float32 pushed one element at a time into a stream with
- *                      batch N, closed; the consumer waits for the end and acknowledges
+ *   stream_nN          SIZE bytes of float32 pushed one element at a time (meshmem_stream_push1)
+ *                      into a stream with batch N, closed; the consumer waits for the end and
+ *                      acknowledges
  *   stream_put         the same data as one put_signal, waited for and acknowledged alike
  * The partner polls (meshmem_am_poll) until the initiator is done, for the direct put and get
  * too, so that both are measured against a partner in the same state.
@@ -145,7 +146,7 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
                     meshmem_stream_open(&st, r_buf, sizeof(float), nelem ? nelem : 1, &sig_word,
                                         batch, me, peer);
                     for (size_t e = 0; e < nelem; e++)
-                        meshmem_stream_push(&st, &src[e], 1);
+                        meshmem_stream_push1(&st, &src[e]);
                     meshmem_stream_close(&st);
                 } else {
                     meshmem_put_signal(r_buf, src, nelem * sizeof(float), &sig_word,

@@ -249,6 +249,28 @@ meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem
  */
 meshmem_status_t meshmem_stream_push(meshmem_stream_t *s, const void *elems, size_t count);
 
+/**
+ * @brief Producer: append one element; the same as meshmem_stream_push(s, elem, 1), inline for
+ * the common case (inside a batch: one store into the consumer's buffer, no call), for compute
+ * loops that push each result as it is produced.
+ */
+static inline meshmem_status_t meshmem_stream_push1(meshmem_stream_t *s, const void *elem)
+{
+    if (s->role == 0 && !s->closed && s->pushed < s->capacity &&
+        s->pushed + 1 - s->signalled < s->batch) {
+        char *d = s->remote + s->pushed * s->elem_size;
+        if (s->elem_size == 4)
+            __builtin_memcpy(d, elem, 4);
+        else if (s->elem_size == 8)
+            __builtin_memcpy(d, elem, 8);
+        else
+            __builtin_memcpy(d, elem, s->elem_size);
+        s->pushed++;
+        return MESHMEM_OK;
+    }
+    return meshmem_stream_push(s, elem, 1);
+}
+
 /** @brief Producer: make every pushed element visible now, even a partial batch. */
 meshmem_status_t meshmem_stream_flush(meshmem_stream_t *s);
 

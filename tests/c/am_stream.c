@@ -47,7 +47,10 @@ int main(void)
             float v[3];
             for (size_t j = 0; j < g; j++)
                 v[j] = (float)(me * 100000 + (int)(i + j));
-            CHECK(meshmem_stream_push(&out, v, g) == MESHMEM_OK);
+            if (g == 1 && (i & 2)) /* the inline one-element push, half of the time */
+                CHECK(meshmem_stream_push1(&out, v) == MESHMEM_OK);
+            else
+                CHECK(meshmem_stream_push(&out, v, g) == MESHMEM_OK);
             i += g;
         }
         CHECK(meshmem_stream_push(&in, buf, 1) == MESHMEM_ERR_STATE); /* not the producer */
@@ -75,6 +78,9 @@ int main(void)
     CHECK(meshmem_stream_open(&s, buf, sizeof(float), 2, &sig[0], 1, me, right) == MESHMEM_OK);
     float three[3] = {1, 2, 3};
     CHECK(meshmem_stream_push(&s, three, 3) == MESHMEM_ERR_ARG);
+    CHECK(meshmem_stream_push1(&s, three) == MESHMEM_OK);
+    CHECK(meshmem_stream_push1(&s, three) == MESHMEM_OK);
+    CHECK(meshmem_stream_push1(&s, three) == MESHMEM_ERR_ARG); /* capacity 2 */
     float local[4];
     CHECK(meshmem_stream_open(&s, local, 4, 4, &sig[0], 1, me, right) ==
           MESHMEM_ERR_NOT_SYMMETRIC);
