@@ -68,11 +68,8 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
     mm_wait_init_runtime(&w);
     while (!mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq)) {
         mm_wait_step(&w);
-        if (!may_sleep && w.registered) {
-            /* mm_wait_step registers one step before it sleeps: start over instead */
-            mm_wait_done(&w);
-            w.polls = 0;
-        }
+        if (!may_sleep && w.registered) /* registered: it would sleep next; yield on */
+            mm_wait_rewind(&w);
         if ((w.polls & 255) == 0)
             mm_coll_check_peer(t, src, word, seq, &since);
     }

@@ -26,10 +26,12 @@
       "Touch the whole heap at init so first use is not measured as page faults.")                 \
     X(HUGEPAGES, hugepages, BOOL, "1",                                                             \
       "Ask for transparent huge pages on the heap (effective where shmem THP is enabled).")                          \
-    X(SPIN, spin, INT, "-1",                                                                       \
-      "Polls before a waiting rank starts yielding; -1 picks 20000, or 64 when ranks > cores.")    \
-    X(YIELD, yield, INT, "-1",                                                                     \
-      "sched_yield calls before a waiting rank sleeps; -1 picks 200, or 4 when ranks > cores.")   \
+    X(SPIN_US, spin_us, INT, "-1",                                                                 \
+      "Microseconds a waiting rank polls before it yields; -1 picks 2000, or 2 when ranks > "     \
+      "cores.")                                                                                     \
+    X(YIELD_US, yield_us, INT, "-1",                                                               \
+      "Microseconds a waiting rank then yields before it sleeps; -1 picks 20000, or 10000 when "  \
+      "ranks > cores.")                                                                             \
     X(SLEEP_US, sleep_us, INT, "1000",                                                             \
       "Longest futex sleep of a waiting rank (a safety net: peers wake sleepers directly).")        \
     X(DATA_REMAP, data_remap, BOOL, "1",                                                           \

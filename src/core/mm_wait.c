@@ -16,8 +16,15 @@ uint32_t mm_wait_inline_polls;
 /* inline polls at most: keeps the progress hook's first call within a few microseconds */
 #define MM_WAIT_INLINE_MAX 1024u
 
-static uint32_t mm_spin_polls;
-static uint32_t mm_yield_polls;
+static uint64_t mm_spin_ns;  /* pause-polling time */
+static uint64_t mm_yield_ns; /* sched_yield time after it */
+
+static uint64_t mm_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static long mm_futex(atomic_uint *addr, int op, uint32_t val, const struct timespec *ts)
 {
@@ -25,12 +32,22 @@ static long mm_futex(atomic_uint *addr, int op, uint32_t val, const struct times
     return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
 }
 
+/*
+ * Budgets. A rank with a core of its own polls for milliseconds (a peer descheduled for a
+ * time slice is still seen at once when it comes back; sleeping costs a futex wake of several
+ * microseconds on both sides), yields for longer, and sleeps only when nothing has come for
+ * tens of milliseconds. A rank sharing its core polls a moment and then yields, which hands
+ * the core to the peers it waits for, as OpenMPI does when oversubscribed; it sleeps only
+ * after yielding for a long time (a peer computing, not communicating).
+ */
 void mm_wait_setup(void)
 {
     bool over = mm_g.oversubscribed;
-    mm_spin_polls = mm_config.spin >= 0 ? (uint32_t)mm_config.spin : (over ? 64u : 20000u);
-    mm_yield_polls = mm_config.yield >= 0 ? (uint32_t)mm_config.yield : (over ? 4u : 200u);
-    mm_wait_inline_polls = mm_spin_polls < MM_WAIT_INLINE_MAX ? mm_spin_polls : MM_WAIT_INLINE_MAX;
+    int64_t spin_us = mm_config.spin_us >= 0 ? mm_config.spin_us : (over ? 2 : 2000);
+    int64_t yield_us = mm_config.yield_us >= 0 ? mm_config.yield_us : (over ? 10000 : 20000);
+    mm_spin_ns = (uint64_t)spin_us * 1000u;
+    mm_yield_ns = (uint64_t)yield_us * 1000u;
+    mm_wait_inline_polls = over || spin_us == 0 ? 64u : MM_WAIT_INLINE_MAX;
 }
 
 static void mm_check_job_alive(void)
@@ -45,14 +62,28 @@ void mm_wait_step(mm_wait_t *w)
     if (mm_progress_hook)
         mm_progress_hook();
     uint32_t n = w->polls++;
-    if (n < mm_spin_polls) {
+    if (w->phase == MM_WAIT_SPIN) {
         mm_cpu_relax();
+        if ((n & 63) == 0) { /* the clock every 64 polls: a couple of microseconds */
+            uint64_t now = mm_now_ns();
+            if (w->t0 == 0)
+                w->t0 = now;
+            if (now - w->t0 >= mm_spin_ns)
+                w->phase = MM_WAIT_YIELD;
+        }
         return;
     }
-    if (n < mm_spin_polls + mm_yield_polls || mm_g.seg_base == NULL) {
+    if (w->phase == MM_WAIT_YIELD) {
         sched_yield();
-        if ((n & 63) == 0)
+        if ((n & 7) == 0) {
             mm_check_job_alive();
+            uint64_t now = mm_now_ns();
+            if (w->t0 == 0)
+                w->t0 = now;
+            /* no segment yet (the init barrier): nothing to sleep on, yield on */
+            if (now - w->t0 >= mm_spin_ns + mm_yield_ns && mm_g.seg_base != NULL)
+                w->phase = MM_WAIT_SLEEP;
+        }
         return;
     }
     mm_waiter_t *me = &mm_seg_hdr(mm_g.rank)->waiter;
@@ -71,6 +102,13 @@ void mm_wait_step(mm_wait_t *w)
     mm_futex(&me->doorbell, FUTEX_WAIT, w->doorbell, &ts);
     w->doorbell = atomic_load(&me->doorbell);
     mm_check_job_alive();
+}
+
+void mm_wait_rewind(mm_wait_t *w)
+{
+    mm_wait_done(w);
+    w->phase = MM_WAIT_YIELD;
+    w->t0 = mm_now_ns() - mm_spin_ns; /* a whole yield phase again */
 }
 
 void mm_wait_done(mm_wait_t *w)

@@ -2,8 +2,8 @@
  * @file mm_wait.h
  * @brief Waiting that stays fast on dedicated cores and polite on oversubscribed ones.
  *
- * A wait polls its condition; between polls mm_wait_step() escalates: spin with a pause
- * instruction (mm_config.spin polls), then sched_yield (mm_config.yield times), then sleep on
+ * A wait polls its condition; between polls mm_wait_step() escalates by time: spin with a pause
+ * instruction (MESHMEM_SPIN_US), then sched_yield (MESHMEM_YIELD_US), then sleep on
  * this rank's futex doorbell. Peers that store into this rank check its sleeper count and ring
  * the doorbell (mm_wake), so a sleeper wakes as soon as data arrives; the futex timeout
  * (mm_config.sleep_us) is only a safety net for plain stores, which carry no fence.
@@ -30,11 +30,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* the phases of a wait: by time, since a poll's cost varies with load and machine */
+enum { MM_WAIT_SPIN = 0, MM_WAIT_YIELD = 1, MM_WAIT_SLEEP = 2 };
+
 typedef struct {
     uint32_t polls;
     uint32_t doorbell;   /* doorbell value seen when we registered as a sleeper */
     uint8_t  cls;        /* MM_WAIT_USER or MM_WAIT_RUNTIME (mm_core.h) */
+    uint8_t  phase;      /* MM_WAIT_SPIN, _YIELD or _SLEEP */
     bool     registered; /* counted in our sleepers */
+    uint64_t t0;         /* when the stepped wait began (ns, monotonic); 0: not yet */
 } mm_wait_t;
 
 /** Hook run on every wait step (active-message progress); NULL when none. */
@@ -49,7 +54,9 @@ static inline void mm_wait_init(mm_wait_t *w)
 {
     w->polls = 0;
     w->cls = 0;
+    w->phase = MM_WAIT_SPIN;
     w->registered = false;
+    w->t0 = 0;
 }
 
 /** @brief Start a wait inside the runtime (woken by peers' flag posts). */
@@ -57,7 +64,9 @@ static inline void mm_wait_init_runtime(mm_wait_t *w)
 {
     w->polls = 0;
     w->cls = 1;
+    w->phase = MM_WAIT_SPIN;
     w->registered = false;
+    w->t0 = 0;
 }
 
 /** @brief One step of a wait loop: spin, yield or sleep, as the wait has aged. */
@@ -65,6 +74,10 @@ void mm_wait_step(mm_wait_t *w);
 
 /** @brief End a wait (unregisters a sleeper). */
 void mm_wait_done(mm_wait_t *w);
+
+/** @brief Go back to the start of the yield phase, unregistered: for waits whose writer never
+ * wakes sleepers (they yield on, they must not sleep). */
+void mm_wait_rewind(mm_wait_t *w);
 
 /** @brief Pick the spin and yield budgets for this machine (at init). */
 void mm_wait_setup(void);
