@@ -27,6 +27,9 @@
  *   n - req_done < S    (slot n % S of p's req[R] is free: request n - S was handled) and
  *   n - rep_next < S    (slot n % S of R's rep[p] is free: the reply to n - S, if any, was
  *                        handled here).
+ * (The sender keeps the last req_done it read and reads the shared line again only when that
+ * leaves no room: a stale value is smaller, so it can only make the sender wait, never
+ * overwrite; in a ping-pong the credit line then stays off the critical path.)
  * So a reply always finds its slot free and never waits; only requests wait, and a waiting
  * sender runs the progress engine (its wait steps call mm_progress_hook), serving the requests
  * and replies that reach it meanwhile. A flood of requests between any ranks in any directions
@@ -34,6 +37,10 @@
  * Whether request n produced a reply: when req_done > n and slot n % S of rep[p] does not hold
  * seq n + 1 after that acquire load of req_done, no reply was sent (the reply, if any, was
  * posted before req_done was stored).
+ *
+ * Idle polls (every wait step calls the hook) take no lock: mm_am_pending reads the head slot
+ * of each request ring, and for a peer with requests outstanding the head reply slot and the
+ * credit, relaxed; only when one of them moved does the poll take the lock and handle.
  *
  * Handler atomicity: every handler runs under mm_am.busy (an atomic flag taken with a try-lock),
  * whichever thread polls (application thread in a wait, meshmem_am_poll, progress thread); a
