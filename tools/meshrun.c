@@ -149,6 +149,32 @@ static void remove_job_objects(const char *job)
     closedir(d);
 }
 
+/*
+ * Remove what earlier jobs left because their launcher itself was killed (SIGKILL leaves it no
+ * chance to clean up, and ranks killed during init had not unlinked their segments yet). Job
+ * objects are named meshmem.<launcher pid>.<tag>.*: when no process has that pid any more the
+ * job is over. A reused pid keeps the objects (the sweep errs on the side of keeping).
+ */
+static void remove_stale_jobs(void)
+{
+    DIR *d = opendir("/dev/shm");
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid = 0, used = 0;
+        if (sscanf(e->d_name, "meshmem.%d.%*x.%n", &pid, &used) < 1 || used == 0 || pid <= 0)
+            continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char name[300];
+        snprintf(name, sizeof(name), "/%s", e->d_name);
+        if (shm_unlink(name) == 0)
+            fprintf(stderr, "meshrun: removed %s, left by an ended job\n", name);
+    }
+    closedir(d);
+}
+
 static const char *rank_state_name(int s)
 {
     switch (s) {
@@ -301,6 +327,7 @@ int main(int argc, char **argv)
     ctl->header_bytes = (uint32_t)sizeof(mm_ctl_t);
     srand((unsigned)(getpid() ^ (unsigned)time(NULL)));
     snprintf(ctl->job, sizeof(ctl->job), "meshmem.%d.%04x", (int)getpid(), rand() & 0xffff);
+    remove_stale_jobs();
 
     char buf[64];
     snprintf(buf, sizeof(buf), "%d", fd);

@@ -295,3 +295,25 @@ def test_help(launch):
     res = launch.run(["--help"])
     check_ended(res, 0)
     assert res.out.startswith("usage: meshrun -n N")
+
+
+def test_stale_objects_of_a_killed_launcher_are_swept(launch):
+    """A launcher killed outright cannot clean up; the next meshrun removes what its job left,
+    and only that: objects of a job whose launcher still runs are kept."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid names no process any more
+    stale = f"/dev/shm/meshmem.{dead.pid}.beef.0.heap"
+    live = f"/dev/shm/meshmem.{os.getpid()}.beef.0.heap"  # this test's own pid: alive
+    for path in (stale, live):
+        with open(path, "wb") as f:
+            f.write(b"x")
+    try:
+        res = launch.fault(2, "ok")
+        check_ended(res, 0)
+        assert not os.path.exists(stale), "the dead job's object is still there"
+        assert os.path.exists(live), "an object of a live launcher was removed"
+        assert f"removed /meshmem.{dead.pid}.beef.0.heap" in res.err, res.err
+    finally:
+        for path in (stale, live):
+            if os.path.exists(path):
+                os.unlink(path)
