@@ -35,6 +35,16 @@ meshmem_status_t mm_coll_check_root(const mm_coll_args_t *a, int root);
 meshmem_status_t mm_coll_check_op(const mm_coll_args_t *a, meshmem_dtype_t dtype,
                                   meshmem_op_t op);
 
+/** @brief Unless @p a->algo is AUTO or @p only, log that it is not available for the call.
+ * @return MESHMEM_OK or the error of mm_coll_no_algo. */
+meshmem_status_t mm_coll_check_algo(const mm_coll_args_t *a, meshmem_algo_t only);
+
+/** @brief The checks of a rooted call with one algorithm besides AUTO: mm_coll_check, then the
+ * root, then the algorithm. */
+meshmem_status_t mm_coll_check_rooted(mm_coll_args_t *a, const char *call, meshmem_team_t team,
+                                      meshmem_dtype_t dtype, meshmem_algo_t algo, int root,
+                                      meshmem_algo_t only);
+
 /** @brief count * esize, ending the job on overflow. */
 size_t mm_coll_bytes(const mm_coll_args_t *a, size_t count);
 

@@ -351,10 +351,10 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
         st = mm_coll_check_root(&a, root);
     if (st == MESHMEM_OK)
         st = mm_coll_check_op(&a, dtype, op);
+    if (st == MESHMEM_OK)
+        st = mm_coll_check_algo(&a, MESHMEM_ALGO_AGGRESSIVE);
     if (st != MESHMEM_OK)
         return st;
-    if (algo != MESHMEM_ALGO_AUTO && algo != MESHMEM_ALGO_AGGRESSIVE)
-        return mm_coll_no_algo(&a);
     struct meshmem_team *t = a.t;
     int n = t->size, me = t->my_rank;
     size_t es = a.esize, len = mm_coll_bytes(&a, count);
@@ -396,10 +396,10 @@ meshmem_status_t meshmem_coll_reduce_scatter(meshmem_team_t team, const void *se
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_reduce_scatter", team, dtype, algo);
     if (st == MESHMEM_OK)
         st = mm_coll_check_op(&a, dtype, op);
+    if (st == MESHMEM_OK)
+        st = mm_coll_check_algo(&a, MESHMEM_ALGO_AGGRESSIVE);
     if (st != MESHMEM_OK)
         return st;
-    if (algo != MESHMEM_ALGO_AUTO && algo != MESHMEM_ALGO_AGGRESSIVE)
-        return mm_coll_no_algo(&a);
     size_t count = recvcount * (size_t)a.t->size;
     mm_coll_bytes(&a, count);
     if (mm_ghc_for(&a))

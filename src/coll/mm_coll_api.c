@@ -52,6 +52,25 @@ meshmem_status_t mm_coll_check_op(const mm_coll_args_t *a, meshmem_dtype_t dtype
     return MESHMEM_OK;
 }
 
+meshmem_status_t mm_coll_check_algo(const mm_coll_args_t *a, meshmem_algo_t only)
+{
+    if (a->algo != MESHMEM_ALGO_AUTO && a->algo != only)
+        return mm_coll_no_algo(a);
+    return MESHMEM_OK;
+}
+
+meshmem_status_t mm_coll_check_rooted(mm_coll_args_t *a, const char *call, meshmem_team_t team,
+                                      meshmem_dtype_t dtype, meshmem_algo_t algo, int root,
+                                      meshmem_algo_t only)
+{
+    meshmem_status_t st = mm_coll_check(a, call, team, dtype, algo);
+    if (st == MESHMEM_OK)
+        st = mm_coll_check_root(a, root);
+    if (st == MESHMEM_OK)
+        st = mm_coll_check_algo(a, only);
+    return st;
+}
+
 size_t mm_coll_bytes(const mm_coll_args_t *a, size_t count)
 {
     if (count > SIZE_MAX / a->esize / (size_t)(a->t->size ? a->t->size : 1))

@@ -72,13 +72,10 @@ meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count
                                     meshmem_dtype_t dtype, int root, meshmem_algo_t algo)
 {
     mm_coll_args_t a;
-    meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_bcast", team, dtype, algo);
-    if (st == MESHMEM_OK)
-        st = mm_coll_check_root(&a, root);
+    meshmem_status_t st =
+        mm_coll_check_rooted(&a, "meshmem_coll_bcast", team, dtype, algo, root, MESHMEM_ALGO_ONESTEP);
     if (st != MESHMEM_OK)
         return st;
-    if (algo != MESHMEM_ALGO_AUTO && algo != MESHMEM_ALGO_ONESTEP)
-        return mm_coll_no_algo(&a);
     size_t len = mm_coll_bytes(&a, count);
     if (mm_ghc_for(&a))
         return mm_ghc_bcast(&a, buf, len, root);
@@ -103,13 +100,10 @@ meshmem_status_t meshmem_coll_scatter(meshmem_team_t team, const void *sendbuf, 
                                       meshmem_algo_t algo)
 {
     mm_coll_args_t a;
-    meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_scatter", team, dtype, algo);
-    if (st == MESHMEM_OK)
-        st = mm_coll_check_root(&a, root);
+    meshmem_status_t st =
+        mm_coll_check_rooted(&a, "meshmem_coll_scatter", team, dtype, algo, root, MESHMEM_ALGO_ONESTEP);
     if (st != MESHMEM_OK)
         return st;
-    if (algo != MESHMEM_ALGO_AUTO && algo != MESHMEM_ALGO_ONESTEP)
-        return mm_coll_no_algo(&a);
     size_t len = mm_coll_bytes(&a, count);
     if (mm_ghc_for(&a))
         return mm_ghc_scatter(&a, sendbuf, recvbuf, len, root);

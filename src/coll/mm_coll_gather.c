@@ -30,13 +30,10 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
                                      meshmem_algo_t algo)
 {
     mm_coll_args_t a;
-    meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_gather", team, dtype, algo);
-    if (st == MESHMEM_OK)
-        st = mm_coll_check_root(&a, root);
+    meshmem_status_t st =
+        mm_coll_check_rooted(&a, "meshmem_coll_gather", team, dtype, algo, root, MESHMEM_ALGO_ONESTEP);
     if (st != MESHMEM_OK)
         return st;
-    if (algo != MESHMEM_ALGO_AUTO && algo != MESHMEM_ALGO_ONESTEP)
-        return mm_coll_no_algo(&a);
     struct meshmem_team *t = a.t;
     int n = t->size, me = t->my_rank;
     size_t len = mm_coll_bytes(&a, count);
