@@ -16,6 +16,7 @@ import sys
 import time
 
 from meshmem import apps_run, bench
+from meshmem import plot as plots
 from meshmem.osu import BenchError
 
 DEFAULT_SIZES = "1K,4K,16K,64K,256K,1M"
@@ -116,8 +117,9 @@ def measure(a, sizes: list[int], algos: list[str], topos: list[str], log=print):
     return rows, notes
 
 
-def print_table(rows: list, out=sys.stdout):
+def print_table(rows: list, out=None):
     """One line per (algorithm, topology, size)."""
+    out = out or sys.stdout  # looked up now: a default bound at import goes stale
     head = (f"{'algo':<11}{'topo':>5}{'ranks':>6}{'bytes':>9}{'steps':>6}{'meshmem us':>12}"
             f"{'GB/s':>7}{'MPI us':>10}{'ratio':>7}{'aggr/naive':>11}{'ok':>4}")
     print(head, file=out)
@@ -153,11 +155,7 @@ def plot(rows: list, path: str, title: str = ""):
     ax.set_ylabel("time per averaging (us)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plots.finish(fig, path, title, ax)
 
 
 def run(args) -> int:

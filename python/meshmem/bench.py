@@ -354,7 +354,8 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
     return rows
 
 
-def _fmt(v, spec):
+def fmt_optional(v, spec: str) -> str:
+    """@p v formatted with @p spec, or "-" for a missing value."""
     return "-" if v is None else format(v, spec)
 
 
@@ -375,11 +376,11 @@ def print_table(rows: list, out=None):
     for r in rows:
         pct = r.get("meshmem_vs_memcpy")
         print(f"{row_label(r):<22}{r['ranks']:>6}{format_size(r['bytes']):>9}"
-              f"{r['meshmem_us']:>12.3f}{_fmt(r['baseline_us'], '.3f'):>13}"
-              f"{_fmt(r['ratio'], '.2f'):>8}{_fmt(r.get('meshmem_GBps'), '.2f'):>14}"
-              f"{_fmt(r['memcpy_GBps'], '.2f'):>13}"
+              f"{r['meshmem_us']:>12.3f}{fmt_optional(r['baseline_us'], '.3f'):>13}"
+              f"{fmt_optional(r['ratio'], '.2f'):>8}{fmt_optional(r.get('meshmem_GBps'), '.2f'):>14}"
+              f"{fmt_optional(r['memcpy_GBps'], '.2f'):>13}"
               f"{'-' if pct is None else format(100 * pct, '.0f') + '%':>10}"
-              f"{_fmt(r.get('memcpy_one_rank_GBps'), '.2f'):>15}"
+              f"{fmt_optional(r.get('memcpy_one_rank_GBps'), '.2f'):>15}"
               f"  {r['baseline'] or 'none'}", file=out)
 
 

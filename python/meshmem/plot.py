@@ -40,8 +40,18 @@ def plot_latency(rows: list, path: str, title: str = "") -> None:
         ax.legend(fontsize=8)
     for ax in list(axes.flat)[len(ops):]:
         ax.set_visible(False)
+    finish(fig, path, title)
+
+
+def finish(fig, path: str, title: str = "", ax=None) -> None:
+    """Title (on @p ax when given, else over the figure), tight layout, write @p path, close."""
+    import matplotlib.pyplot as plt
+
     if title:
-        fig.suptitle(title)
+        if ax is not None:
+            ax.set_title(title, fontsize=9)
+        else:
+            fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -23,6 +23,7 @@ import sys
 import time
 
 from meshmem import apps_run, bench
+from meshmem import plot as plots
 from meshmem.osu import BenchError
 
 VARIANTS = ("a11", "a6", "a3", "a2", "a1", "ghc", "radix")
@@ -171,12 +172,9 @@ def measure(a, variants: list[str], records: int, log=print) -> tuple[list, list
     return rows, notes
 
 
-def _f(v, spec):
-    return "-" if v is None else format(v, spec)
-
-
-def print_table(rows: list, out=sys.stdout):
+def print_table(rows: list, out=None):
     """One line per variant: passes, times, throughput, ratios."""
+    out = out or sys.stdout  # looked up now: a default bound at import goes stale
     head = (f"{'variant':<8}{'form':>5}{'ranks':>6}{'records':>10}{'A':>4}{'m':>3}"
             f"{'meshmem s':>11}{'GB/s':>7}{'MPI s':>9}{'vs MPI':>8}{'serial s':>10}"
             f"{'vs serial':>10}{'ok':>4}")
@@ -186,9 +184,9 @@ def print_table(rows: list, out=sys.stdout):
         ok = r["verified"] and r.get("mpi_verified", 1)
         print(f"{r['variant']:<8}{r['form']:>5}{r['ranks']:>6}{r['records']:>10}{r['A']:>4}"
               f"{r['m']:>3}{r['seconds']:>11.4f}{r['GBps']:>7.2f}"
-              f"{_f(r.get('mpi_seconds'), '.4f'):>9}{_f(r.get('speedup_vs_mpi'), '.2f'):>8}"
-              f"{_f(r.get('serial_seconds'), '.4f'):>10}"
-              f"{_f(r.get('speedup_vs_serial'), '.2f'):>10}{'yes' if ok else 'NO':>4}", file=out)
+              f"{bench.fmt_optional(r.get('mpi_seconds'), '.4f'):>9}{bench.fmt_optional(r.get('speedup_vs_mpi'), '.2f'):>8}"
+              f"{bench.fmt_optional(r.get('serial_seconds'), '.4f'):>10}"
+              f"{bench.fmt_optional(r.get('speedup_vs_serial'), '.2f'):>10}{'yes' if ok else 'NO':>4}", file=out)
 
 
 def plot(rows: list, path: str, title: str = ""):
@@ -210,11 +208,7 @@ def plot(rows: list, path: str, title: str = ""):
     ax.set_ylabel("sort throughput (key GB/s)")
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
-    if title:
-        ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plots.finish(fig, path, title, ax)
 
 
 def run(args) -> int:
