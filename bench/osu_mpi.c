@@ -156,21 +156,7 @@ int main(int argc, char **argv)
     osu_runtime_t rt = {rt_barrier, rt_sum_to_root, me, npes};
     int ninit = !needs_pair ? npes : npes / 2;
 
-    for (int k = 0; k < a.nsizes; k++) {
-        size_t size = a.sizes[k];
-        int iters, warmup;
-        osu_iters_for(&a, size, &iters, &warmup);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double us = run_op(a.op, size, iters, warmup);
-        double sum = rt_sum_to_root(us);
-        if (me == 0) {
-            printf("@osu op=%s pes=%d bytes=%zu us=%.4f iters=%d\n", a.op, npes, size,
-                   sum / ninit, iters);
-            fflush(stdout);
-        }
-        if (a.memcpy_min && size >= a.memcpy_min)
-            osu_memcpy_reference(&rt, &a, size);
-    }
+    osu_run_sizes(&rt, &a, run_op, ninit);
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
     free(r_buf);
