@@ -58,6 +58,24 @@ static inline double app_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/** @return the smallest of @p n > 0 values. */
+static inline double app_min(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+
+/** @brief Write the @p n timings, comma-separated with 6 decimals, into @p buf (as many as fit
+ * in @p len bytes, which must be more than 32). */
+static inline void app_times_list(const double *t, int n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < n && strlen(buf) < len - 32; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%.6f", i ? "," : "", t[i]);
+}
+
 /** @brief Print "PROG: message" on stderr and exit(2): bad arguments, before any rank work. */
 #define APP_DIE(prog, ...)                                                                         \
     do {                                                                                           \

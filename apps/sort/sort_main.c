@@ -142,13 +142,9 @@ int main(int argc, char **argv)
     int ok = sort_check_global(all, n, p.total, j.has_vals, why, sizeof(why));
 
     if (me == 0) {
-        double best = times[0];
-        for (int i = 1; i < iters; i++)
-            best = times[i] < best ? times[i] : best;
-        char list[1024] = "";
-        for (int i = 0; i < iters && strlen(list) < sizeof(list) - 32; i++)
-            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%.6f", i ? "," : "",
-                     times[i]);
+        double best = app_min(times, iters);
+        char list[1024];
+        app_times_list(times, iters, list, sizeof(list));
         double med = app_median(times, iters);
         double key_bytes = (double)p.total * (double)j.keybytes;
         printf("@sort variant=%s ranks=%d records=%" PRIu64 " K=%" PRIu64 " keybits=%d "

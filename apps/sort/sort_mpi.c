@@ -221,13 +221,9 @@ int main(int argc, char **argv)
     char why[256];
     int ok = sort_check_global(all, nranks, total, has_vals, why, sizeof(why));
     if (me == 0) {
-        double best = times[0];
-        for (int i = 1; i < iters; i++)
-            best = times[i] < best ? times[i] : best;
-        char list[1024] = "";
-        for (int i = 0; i < iters && strlen(list) < sizeof(list) - 32; i++)
-            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%.6f", i ? "," : "",
-                     times[i]);
+        double best = app_min(times, iters);
+        char list[1024];
+        app_times_list(times, iters, list, sizeof(list));
         double med = app_median(times, iters);
         printf("@sort variant=%s runtime=openmpi ranks=%d records=%" PRIu64 " K=%" PRIu64
                " keybits=%d digit_bits=%d digits=%d form=%s dist=%s channels=%d A=%d m=%d "
