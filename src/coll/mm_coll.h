@@ -84,6 +84,26 @@ void mm_coll_a2a_step(const mm_coll_args_t *a, const char *sbuf, const size_t *s
                       const size_t *slen, char *rbuf, const size_t *roff, const size_t *rcap,
                       size_t *rlen, bool stage_all);
 
+/* ---- mm_coll_line.c: calls whose every message fits in a flag line ---- */
+
+/** @return true when the one-step form of @p a's call may use the line path for @p len bytes
+ * per message (the decision depends only on arguments every member passes equal). */
+static inline bool mm_line_fits(const mm_coll_args_t *a, size_t len)
+{
+    return len <= MM_MSG_INLINE &&
+           (a->algo == MESHMEM_ALGO_AUTO || a->algo == MESHMEM_ALGO_ONESTEP);
+}
+
+/** @brief All-to-all of @p len bytes per block (block j at j * len; rbuf may be sbuf). */
+void mm_line_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len);
+
+/** @brief All-reduce of @p count elements (recvbuf may be sendbuf), reduced in member order. */
+void mm_line_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                       size_t count, meshmem_dtype_t dtype, meshmem_op_t op);
+
+/** @brief Broadcast of @p len bytes from team rank @p root. */
+void mm_line_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root);
+
 /* ---- mm_coll_gather.c ---- */
 
 /**

@@ -310,6 +310,10 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
     const void *src = sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf;
     if (mm_ghc_for(&a)) /* per dimension on a GHC team (mm_coll_ghc.c) */
         return mm_ghc_allreduce(&a, src, recvbuf, count, dtype, op, algo);
+    if (mm_line_fits(&a, len)) {
+        mm_line_allreduce(&a, src, recvbuf, count, dtype, op);
+        return MESHMEM_OK;
+    }
     if (algo == MESHMEM_ALGO_AUTO)
         algo = len <= mm_g.eager_bytes ? MESHMEM_ALGO_ONESTEP : MESHMEM_ALGO_AGGRESSIVE;
     a.algo = algo;

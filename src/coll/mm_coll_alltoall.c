@@ -177,6 +177,10 @@ meshmem_status_t meshmem_coll_alltoall(meshmem_team_t team, const void *sendbuf,
         mm_ghc_alltoall(&a, sbuf, recvbuf, len);
         return MESHMEM_OK;
     }
+    if (mm_line_fits(&a, len)) {
+        mm_line_alltoall(&a, sbuf, recvbuf, len);
+        return MESHMEM_OK;
+    }
     /* offsets and lengths on the stack for teams up to 64: a malloc/free pair was ~125 of the
      * ~890 instructions of an 8-byte 2-rank call (callgrind, docs/results-coll.md) */
     size_t on_stack[4 * 64];

@@ -79,6 +79,10 @@ meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count
     size_t len = mm_coll_bytes(&a, count);
     if (mm_ghc_for(&a))
         return mm_ghc_bcast(&a, buf, len, root);
+    if (mm_line_fits(&a, len)) {
+        mm_line_bcast(&a, buf, len, root);
+        return MESHMEM_OK;
+    }
     size_t chunk = a.t->my_rank == root ? mm_root_chunk(&a, buf, len, len, 1) : len;
     /* every member must cut the same rounds: the root tells its chunk size in the first */
     if (len > mm_g.eager_bytes) {

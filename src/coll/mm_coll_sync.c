@@ -61,11 +61,20 @@ static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t
 static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *word,
                              uint64_t seq, bool may_sleep)
 {
-    if (mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq))
+    /* a tight poll first: a post from a peer on its own core lands within a line transfer,
+     * and the stepped wait's first step reads the clock (as long as the transfer itself) */
+    uint32_t polls = 0;
+    while (!mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq)) {
+        if (++polls > mm_wait_inline_polls)
+            break;
+        mm_cpu_relax();
+    }
+    if (polls <= mm_wait_inline_polls)
         return;
     mm_wait_t w;
     double since = 0;
     mm_wait_init_runtime(&w);
+    w.polls = polls;
     while (!mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq)) {
         mm_wait_step(&w);
         if (!may_sleep && w.registered) /* registered: it would sleep next; yield on */

@@ -19,6 +19,8 @@
  *   not-symmetric    rank 0 puts to a stack address; others in a barrier
  *   global-exit      the last rank (rank 2 from 3 ranks on) calls global_exit(7); others wait
  *   asym-malloc      each rank allocates a different size
+ *   count-mismatch B all-to-all (then all-reduce) where rank r passes B + r bytes per block:
+ *                    the counts differ between ranks, the call must end the job saying so
  *   hang             everyone waits for a flag nobody sets (prints "ready" when all are in)
  *   hang-init        everyone but rank 0 waits in the init barrier; rank 0 sleeps before init
  *   fork-child       rank 1 forks a child that sleeps forever (prints "child P"), then dies
@@ -28,6 +30,7 @@
  *   ranks            prints "rank R of N" (used without meshrun: a singleton)
  */
 #include "meshmem.h"
+#include "meshmem_coll.h"
 
 #include <signal.h>
 #include <stdint.h>
@@ -187,6 +190,17 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "asym-malloc")) {
         void *p = meshmem_malloc(100 + 8 * (size_t)me);
         fprintf(stderr, "fault_prog: asymmetric malloc returned %p\n", p);
+        return 99;
+    } else if (!strcmp(mode, "count-mismatch")) {
+        size_t b = argc > 2 ? (size_t)atol(argv[2]) : 8;
+        size_t mine = b + (size_t)me;
+        char *buf = meshmem_malloc((b + (size_t)n) * (size_t)n * 2);
+        memset(buf, 1, (b + (size_t)n) * (size_t)n * 2);
+        meshmem_coll_alltoall(MESHMEM_TEAM_WORLD, buf, buf + (b + (size_t)n) * (size_t)n, mine,
+                              MESHMEM_INT8, MESHMEM_ALGO_AUTO);
+        meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, buf, buf, mine, MESHMEM_INT8, MESHMEM_OP_SUM,
+                               MESHMEM_ALGO_AUTO);
+        fprintf(stderr, "fault_prog: rank %d: mismatched counts went unnoticed\n", me);
         return 99;
     } else if (!strcmp(mode, "hang")) {
         meshmem_barrier(MESHMEM_TEAM_WORLD);

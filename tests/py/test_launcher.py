@@ -144,6 +144,17 @@ def test_rank_fails(launch, n, mode):
 
 
 @pytest.mark.parametrize("n", RANKS)
+@pytest.mark.parametrize("block", [8, 48, 200])  # in a flag line, at its edge, eager
+def test_collective_counts_differ(launch, n, block):
+    """Ranks passing different counts to one collective: an error naming the call, no hang."""
+    res = launch.fault(n, "count-mismatch", str(block))
+    check_ended(res, 1)
+    assert re.search(r"error: meshmem_coll_alltoall: team rank \d+ sent \d+ bytes where \d+ "
+                     r"were expected \(counts differ between ranks\)", res.err), res.err
+    assert "went unnoticed" not in res.err, res.err
+
+
+@pytest.mark.parametrize("n", RANKS)
 def test_bad_pe(launch, n):
     res = launch.fault(n, "bad-pe")
     check_ended(res, 1)

@@ -1,0 +1,104 @@
+/*
+ * Collectives whose every message fits in a flag line (MM_MSG_INLINE bytes): the whole call is
+ * one cache line per pair, as NCCL's LL protocol. Same wire format as mm_msg's inline messages
+ * (header word, then the bytes), so a member that takes the general path on mismatched counts
+ * still reads these lines and reports the mismatch; this path checks the header too.
+ *
+ * Why a path of its own: at 8 bytes the line transfer between cores is ~60 ns, and the general
+ * engine's bookkeeping (peer bitmaps, descriptors, staging checks, protocol switch) cost as much
+ * again. Here a post is: room check, header, bytes, release store.
+ */
+#include "mm_coll.h"
+
+#include <string.h>
+
+/* header word of an inline message of n bytes (mm_msg.c's MM_MSG_HDR(MM_MSG_INLINED, n)) */
+static inline uint64_t mm_line_hdr(size_t n)
+{
+    return ((uint64_t)1 << 56) | (uint64_t)n;
+}
+
+/* post n bytes at buf to member dst inside collective seq; no wake */
+static inline void mm_line_post(struct meshmem_team *t, int dst, uint64_t seq, const void *buf,
+                                size_t n)
+{
+    mm_coll_room(t, dst, seq);
+    mm_flag_t *f = mm_team_flag(t, mm_team_world(t, dst), seq, MM_FLAG_DATA, t->my_rank);
+    f->payload[0] = mm_line_hdr(n);
+    memcpy(&f->payload[1], buf, n);
+    atomic_store_explicit(&f->seq, seq, memory_order_release);
+}
+
+/* wait for member src's line of collective seq; @return its n bytes */
+static inline const void *mm_line_wait(const mm_coll_args_t *a, int src, uint64_t seq, size_t n)
+{
+    const mm_flag_t *f = mm_coll_wait(a->t, src, MM_FLAG_DATA, seq);
+    if (MM_UNLIKELY(f->payload[0] != mm_line_hdr(n)))
+        mm_fatal("%s: team rank %d sent %zu bytes where %zu were expected (counts differ "
+                 "between ranks)",
+                 a->call, src, (size_t)(f->payload[0] & ((UINT64_C(1) << 56) - 1)), n);
+    return &f->payload[1];
+}
+
+void mm_line_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    uint64_t seq = mm_coll_begin(t);
+    for (int k = 1; k < n; k++) {
+        int j = me + k < n ? me + k : me + k - n;
+        mm_line_post(t, j, seq, sbuf + (size_t)j * len, len);
+    }
+    mm_coll_wake_all(t);
+    /* every outgoing block is in a line now, so writing rbuf is safe in place */
+    if (rbuf != sbuf)
+        memcpy(rbuf + (size_t)me * len, sbuf + (size_t)me * len, len);
+    for (int k = 1; k < n; k++) {
+        int j = me >= k ? me - k : me - k + n;
+        memcpy(rbuf + (size_t)j * len, mm_line_wait(a, j, seq, len), len);
+    }
+    mm_coll_end(t, seq);
+}
+
+void mm_line_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                       size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    size_t len = count * a->esize;
+    uint64_t seq = mm_coll_begin(t);
+    for (int k = 1; k < n; k++) {
+        int j = me + k < n ? me + k : me + k - n;
+        mm_line_post(t, j, seq, sendbuf, len);
+    }
+    mm_coll_wake_all(t);
+    /* reduce in member order from member 0, the same on every member: equal bits everywhere;
+     * the own vector is kept aside first, as recvbuf may be sendbuf */
+    uint64_t mine[MM_FLAG_PAYLOAD];
+    memcpy(mine, sendbuf, len);
+    for (int r = 0; r < n; r++) {
+        const void *v = r == me ? (const void *)mine : mm_line_wait(a, r, seq, len);
+        if (r == 0)
+            memcpy(recvbuf, v, len);
+        else
+            mm_reduce_apply(dtype, op, recvbuf, v, count);
+    }
+    mm_coll_end(t, seq);
+}
+
+void mm_line_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    uint64_t seq = mm_coll_begin(t);
+    if (me == root) {
+        for (int k = 1; k < n; k++) {
+            int j = root + k < n ? root + k : root + k - n;
+            mm_line_post(t, j, seq, buf, len);
+        }
+        mm_coll_wake_all(t);
+    } else {
+        memcpy(buf, mm_line_wait(a, root, seq, len), len);
+    }
+    mm_coll_end(t, seq);
+}
