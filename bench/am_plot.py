@@ -4,8 +4,8 @@
   am-fig5.png    put and get bandwidth (MB/s) against transfer size (4 B .. 2 MiB), one line per
                  fragment ("packet") size 128, 256, 512, 1024 B and unfragmented, with the
                  direct put/get of the same runs (FSHMEM Fig. 5)
-  am-stream.png  stream throughput against N (elements per signal), with one put_signal of the
-                 same data, per transfer size
+  am-stream.png  stream throughput against N (elements per signal), one element per push and
+                 N per push, with one put_signal of the same data, per transfer size
 
 and prints the tables of docs/results-am.md (Markdown) computed from the same JSON, the
 targets of issue 4 included (median over rounds; the best round beside it).
@@ -30,6 +30,16 @@ def _best_ratio(r):
     pairs = zip(r.get("meshmem_rounds_us", []), r.get("baseline_rounds_us", []))
     vals = [m / b for m, b in pairs if b > 0]
     return min(vals) if vals else None
+
+
+def _stream_n(r):
+    """N of a stream row (stream_nN or stream_nN_batch)"""
+    return r.get("batch_n") or int(r["op"][8:].split("_")[0])
+
+
+def _stream_form(r):
+    """'element' (one per call) or 'batch' (N per call)"""
+    return r.get("push") or ("batch" if r["op"].endswith("_batch") else "element")
 
 
 def tables(rows):
@@ -72,19 +82,26 @@ def tables(rows):
     if rate:
         out.append(f"| AM SHORT message rate | 8 | {rate['meshmem_us']:.3f} us/msg "
                    f"({1 / rate['meshmem_us']:.2f} M msg/s) | - | - | - |")
-    out.append("\n**Streams: time per transfer, us (median), against one put_signal**\n")
-    ssz = sorted({r["bytes"] for r in rows if r["op"].startswith("stream_n")})
-    ns = sorted({int(r["op"][8:]) for r in rows if r["op"].startswith("stream_n")})
-    out.append("| bytes | one put_signal | " + " | ".join(f"N = {n}" for n in ns) + " |")
-    out.append("|---:" * (2 + len(ns)) + "|")
-    for s in ssz:
-        base = _row(rows, f"stream_n{ns[0]}", s)
-        cells = [f"{base['baseline_us']:.1f}" if base and base["baseline_us"] else "-"]
-        for n in ns:
-            r = _row(rows, f"stream_n{n}", s)
-            cells.append(f"{r['meshmem_us']:.1f} ({r['ratio']:.1f}x)" if r and r["ratio"]
-                         else "-")
-        out.append(f"| {s} | " + " | ".join(cells) + " |")
+    streams = [r for r in rows if r["op"].startswith("stream_n")]
+    ssz = sorted({r["bytes"] for r in streams})
+    ns = sorted({_stream_n(r) for r in streams})
+    forms = [f for f in ("element", "batch") if any(_stream_form(r) == f for r in streams)]
+    for form in forms:
+        what = ("one element per call (meshmem_stream_push1)" if form == "element"
+                else "N elements per call (meshmem_stream_push)")
+        sfx = "" if form == "element" else "_batch"
+        out.append(f"\n**Streams, {what}: time per transfer, us (median), against one "
+                   f"put_signal**\n")
+        out.append("| bytes | one put_signal | " + " | ".join(f"N = {n}" for n in ns) + " |")
+        out.append("|---:" * (2 + len(ns)) + "|")
+        for s in ssz:
+            base = next((r for r in streams if r["bytes"] == s and r["baseline_us"]), None)
+            cells = [f"{base['baseline_us']:.2f}" if base else "-"]
+            for n in ns:
+                r = _row(rows, f"stream_n{n}{sfx}", s)
+                cells.append(f"{r['meshmem_us']:.2f} ({r['ratio']:.1f}x)" if r and r["ratio"]
+                             else "-")
+            out.append(f"| {s} | " + " | ".join(cells) + " |")
     out.append("\n**Targets (2 ranks)**\n")
     out.append("| target | measured (median) | best round | met |")
     out.append("|---|---:|---:|---|")
@@ -98,12 +115,14 @@ def tables(rows):
         b = _best_ratio(ap)
         out.append(f"| AM put bandwidth at 1 MiB >= 50 % of direct put | {100 / ap['ratio']:.0f} %"
                    f" | {100 / b:.0f} % | {'yes' if 1 / ap['ratio'] >= 0.5 else 'no'} |")
-    for s in ssz:
-        st = _row(rows, "stream_n64", s)
-        if st and st["ratio"]:
-            b = _best_ratio(st)
-            out.append(f"| stream N = 64 float32 within 2 x of one put ({s} B) | "
-                       f"{st['ratio']:.1f} x | {b:.1f} x | {'yes' if st['ratio'] <= 2 else 'no'} |")
+    for sfx, what in (("_batch", "pushes of N"), ("", "one element per push")):
+        for s in ssz:
+            st = _row(rows, f"stream_n64{sfx}", s)
+            if st and st["ratio"]:
+                b = _best_ratio(st)
+                out.append(f"| stream N = 64 float32 ({what}) within 2 x of one put ({s} B) | "
+                           f"{st['ratio']:.1f} x | {b:.1f} x | "
+                           f"{'yes' if st['ratio'] <= 2 else 'no'} |")
     return "\n".join(out)
 
 
@@ -153,14 +172,21 @@ def main(argv):
     if streams:
         fig, ax = plt.subplots(figsize=(6, 4.2))
         for size in sorted({r["bytes"] for r in streams}):
-            pts = sorted(((int(r["op"][8:]), r) for r in streams if r["bytes"] == size),
-                         key=lambda p: p[0])
-            ax.plot([p[0] for p in pts], [size / p[1]["meshmem_us"] for p in pts], "o-",
-                    label=f"stream, {size} B")
-            base = [p[1]["baseline_us"] for p in pts if p[1]["baseline_us"]]
+            color = None
+            for form, style in (("element", "o-"), ("batch", "s:")):
+                pts = sorted(((_stream_n(r), r) for r in streams
+                              if r["bytes"] == size and _stream_form(r) == form),
+                             key=lambda p: p[0])
+                if not pts:
+                    continue
+                line, = ax.plot([p[0] for p in pts], [size / p[1]["meshmem_us"] for p in pts],
+                                style, color=color,
+                                label=f"{size} B, {'1' if form == 'element' else 'N'} per push")
+                color = line.get_color()
+            base = [r["baseline_us"] for r in streams if r["bytes"] == size and r["baseline_us"]]
             if base:
                 ax.axhline(size / sorted(base)[len(base) // 2], ls="--", lw=0.8,
-                           color=ax.lines[-1].get_color(), label=f"one put_signal, {size} B")
+                           color=color, label=f"one put_signal, {size} B")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("N (float32 elements per signal)")

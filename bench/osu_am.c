@@ -15,6 +15,8 @@
  *   stream_nN          SIZE bytes of float32 pushed one element at a time (meshmem_stream_push1)
  *                      into a stream with batch N, closed; the consumer waits for the end and
  *                      acknowledges
+ *   stream_nN_batch    the same, pushed N elements per call (meshmem_stream_push): a producer
+ *                      that has its results a batch at a time
  *   stream_put         the same data as one put_signal, waited for and acknowledged alike
  * The partner polls (meshmem_am_poll) until the initiator is done, for the direct put and get
  * too, so that both are measured against a partner in the same state.
@@ -134,7 +136,9 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
     if (stream) {
         /* producer (initiator) -> consumer; the consumer acknowledges each complete transfer */
         size_t nelem = size / sizeof(float);
-        size_t batch = strcmp(op, "stream_put") ? (size_t)strtoul(op + 8, NULL, 10) : 0;
+        char *kind = NULL;
+        size_t batch = strcmp(op, "stream_put") ? (size_t)strtoul(op + 8, &kind, 10) : 0;
+        bool whole_batches = batch && !strcmp(kind, "_batch");
         float *src = (float *)s_buf;
         for (int i = 0; i < warmup + iters; i++) {
             if (i == warmup)
@@ -145,8 +149,13 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
                     meshmem_stream_t st;
                     meshmem_stream_open(&st, r_buf, sizeof(float), nelem ? nelem : 1, &sig_word,
                                         batch, me, peer);
-                    for (size_t e = 0; e < nelem; e++)
-                        meshmem_stream_push1(&st, &src[e]);
+                    if (whole_batches)
+                        for (size_t e = 0; e < nelem; e += batch)
+                            meshmem_stream_push(&st, &src[e],
+                                                nelem - e < batch ? nelem - e : batch);
+                    else
+                        for (size_t e = 0; e < nelem; e++)
+                            meshmem_stream_push1(&st, &src[e]);
                     meshmem_stream_close(&st);
                 } else {
                     meshmem_put_signal(r_buf, src, nelem * sizeof(float), &sig_word,
@@ -201,7 +210,7 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
     return us;
 }
 
-/* put, get, am_put[_fF], am_get[_fF], am_pingpong, am_rate, stream_put, stream_nN */
+/* put, get, am_put[_fF], am_get[_fF], am_pingpong, am_rate, stream_put, stream_nN[_batch] */
 static int op_known(const char *op)
 {
     static const char *const exact[] = {"put", "get", "am_put", "am_get", "am_pingpong",
@@ -211,7 +220,9 @@ static int op_known(const char *op)
             return 1;
     if ((!strncmp(op, "am_put_f", 8) || !strncmp(op, "am_get_f", 8)) && frag_of(op) > 0)
         return 1;
-    return !strncmp(op, "stream_n", 8) && strtoul(op + 8, NULL, 10) > 0;
+    char *kind = NULL;
+    return !strncmp(op, "stream_n", 8) && strtoul(op + 8, &kind, 10) > 0 &&
+           (!strcmp(kind, "") || !strcmp(kind, "_batch"));
 }
 
 int main(int argc, char **argv)

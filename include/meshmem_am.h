@@ -205,20 +205,26 @@ meshmem_status_t meshmem_am_get(void *dest, const void *src, size_t nbytes, int 
 
 /** A stream's state on one side (producer or consumer); plain data, no allocation. */
 typedef struct {
+    /* producer's fast path (meshmem_stream_push1): first, one line with the element size */
+    char     *wp;         /**< producer: where the next element goes (consumer's buffer, mapped here) */
+    char     *wlim;       /**< producer: the last element of the current batch (pushing it completes
+                               the batch: out of line); NULL when closed or not the producer */
+    size_t    elem_size;  /**< bytes per element */
     char     *buf;        /**< symmetric element buffer (the consumer's copy receives) */
     uint64_t *signal;     /**< symmetric 64-bit count word (the consumer's copy counts) */
-    size_t    elem_size;  /**< bytes per element */
     size_t    capacity;   /**< elements the buffer holds */
     size_t    batch;      /**< N: elements per signal */
     int       producer, consumer; /**< world ranks */
     int       role;       /**< 0 producer, 1 consumer, -1 neither */
-    uint64_t  pushed;     /**< producer: elements written */
-    uint64_t  signalled;  /**< producer: elements made visible */
-    uint64_t  woken;      /**< producer: elements visible when the consumer was last woken */
-    uint64_t  popped;     /**< consumer: elements taken */
     int       closed;     /**< producer: closed */
     char     *remote;     /**< producer: the consumer's buffer as mapped here */
     _Atomic uint64_t *remote_signal; /**< producer: the consumer's signal as mapped here */
+    size_t    sig_off;    /**< producer: bytes made visible */
+    size_t    next_off;   /**< producer: byte offset of the next batch boundary (SIZE_MAX: none) */
+    size_t    batch_bytes; /**< producer: N * elem_size (SIZE_MAX when N exceeds the capacity) */
+    size_t    woken_off;  /**< producer: bytes visible when the consumer was last woken */
+    uint64_t  signalled;  /**< producer: elements made visible */
+    uint64_t  popped;     /**< consumer: elements taken */
 } meshmem_stream_t;
 
 /** Bit of the signal word set when the producer has closed the stream. */
@@ -240,8 +246,11 @@ meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem
                                      int producer, int consumer);
 
 /**
- * @brief Producer: append @p count elements of @p elems. Every time a multiple of N elements
- * is complete, they become visible at the consumer with one signal. Never waits.
+ * @brief Producer: append @p count elements of @p elems (one copy into the consumer's buffer).
+ * Every time a multiple of N elements is complete (counted from the open or the last flush),
+ * they become visible at the consumer with one signal; a push that completes several batches
+ * signals once, for the last. Never waits. A producer that has its results a batch at a time
+ * pushes them with one call: per batch, one copy and one signal store.
  * @note A consumer asleep in a wait (after its spin budget) is woken at most once per 4 KiB of
  *       elements and always at flush and close, not at every batch: a wake is a system call.
  * @return MESHMEM_OK; MESHMEM_ERR_ARG past the capacity; MESHMEM_ERR_STATE when not the
@@ -251,21 +260,24 @@ meshmem_status_t meshmem_stream_push(meshmem_stream_t *s, const void *elems, siz
 
 /**
  * @brief Producer: append one element; the same as meshmem_stream_push(s, elem, 1), inline for
- * the common case (inside a batch: one store into the consumer's buffer, no call), for compute
- * loops that push each result as it is produced.
+ * compute loops that push each result as it is produced (FSHMEM's Automatic Result Transfer).
+ * Inside a batch it is one bounds check and one store into the consumer's buffer (the element
+ * size test is constant for a stream and predicted); the element that completes a batch, and
+ * every error, take the out-of-line meshmem_stream_push.
  */
 static inline meshmem_status_t meshmem_stream_push1(meshmem_stream_t *s, const void *elem)
 {
-    if (s->role == 0 && !s->closed && s->pushed < s->capacity &&
-        s->pushed + 1 - s->signalled < s->batch) {
-        char *d = s->remote + s->pushed * s->elem_size;
-        if (s->elem_size == 4)
-            __builtin_memcpy(d, elem, 4);
-        else if (s->elem_size == 8)
-            __builtin_memcpy(d, elem, 8);
+    char *p = s->wp;
+    /* integers: wlim is NULL (never above p) when closed or not the producer */
+    if (__builtin_expect((uintptr_t)p < (uintptr_t)s->wlim, 1)) {
+        size_t es = s->elem_size;
+        if (es == 4)
+            __builtin_memcpy(p, elem, 4);
+        else if (es == 8)
+            __builtin_memcpy(p, elem, 8);
         else
-            __builtin_memcpy(d, elem, s->elem_size);
-        s->pushed++;
+            __builtin_memcpy(p, elem, es);
+        s->wp = p + es;
         return MESHMEM_OK;
     }
     return meshmem_stream_push(s, elem, 1);

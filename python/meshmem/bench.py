@@ -54,6 +54,7 @@ class BenchOp:
     bandwidth: bool = False   # also report GB/s at sizes >= BANDWIDTH_MIN
     program: str = "core"     # "core": osu_shmem & twins; "coll": osu_coll & osu_coll_mpi
     algos: tuple = ()         # meshmem algorithms the collective implements (besides auto)
+    row_fields: tuple = ()    # (key, value) pairs copied into every JSON row of the op
 
 
 OPS = {op.name: op for op in (
@@ -146,11 +147,16 @@ _am_ops += [
     BenchOp("am_rate", "am_rate", "windows of 64 SHORT requests + meshmem_am_quiet; us per "
             "message", (), (8,), sized=False, program="am"),
 ]
-_am_ops += [BenchOp(f"stream_n{n}", f"stream_n{n}",
-                    f"float32 pushed one at a time, signal every {n}; closed, acknowledged",
+# streams in two forms, separate rows: one element per call (meshmem_stream_push1, FSHMEM's
+# Automatic Result Transfer) and N elements per call (meshmem_stream_push); JSON: push, batch_n
+_am_ops += [BenchOp(f"stream_n{n}{form}", f"stream_n{n}{form}",
+                    f"float32 pushed {what}, signal every {n}; closed, acknowledged",
                     (("meshmem_direct", "one put_signal of the same data, acknowledged",
                       "stream_put"),), (4 * KiB, 64 * KiB, 1 * MiB), bandwidth=True,
-                    program="am") for n in AM_STREAM_N]
+                    program="am", row_fields=(("push", push), ("batch_n", n)))
+            for n in AM_STREAM_N
+            for form, what, push in (("", "one at a time (meshmem_stream_push1)", "element"),
+                                     ("_batch", f"{n} per call (meshmem_stream_push)", "batch"))]
 for _op in _am_ops:
     OPS[_op.name] = _op
 AM_OPS = tuple(o.name for o in _am_ops)
@@ -327,6 +333,7 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
                    "meshmem_rounds_us": mm,
                    "memcpy_one_rank_GBps": (statistics.median(memcpy_one[s])
                                             if s in memcpy_one else None)}
+            row.update(dict(op.row_fields))
             if algo is not None:
                 row["algo"] = algo
             if twin:

@@ -11,7 +11,11 @@
  * fence first when the batch was large enough for memcpy's non-temporal stores, which release
  * does not order (as mm_rma.c). Close stores count | MESHMEM_STREAM_END the same way.
  * The consumer acquire-loads the signal and reads only elements below the count: never an
- * element the producer may still be writing. The signal only grows (a count), so no sequence
+ * element the producer may still be writing.
+ * Producer state is in bytes of the consumer's buffer (wp, sig_off, next_off): the inline
+ * meshmem_stream_push1 stores an element and advances wp while wp < wlim (the last element of
+ * the batch); only the push that completes a batch (or reaches the capacity) comes here, so
+ * the per-element path has no call, no count and no division. The signal only grows (a count), so no sequence
  * wrap; nothing flows back to the producer: no round trip.
  */
 #include "meshmem_am.h"
@@ -22,6 +26,16 @@
 
 #define MM_STREAM_NT_BYTES 4096
 #define MM_STREAM_WAKE_BYTES 4096
+
+/* after a signal at sig_off: where the next batch ends and where push1's fast path stops
+ * (the batch's last element, or the buffer's last one; below wp when the buffer is full) */
+static void mm_stream_next_batch(meshmem_stream_t *s)
+{
+    size_t cap = s->capacity * s->elem_size;
+    s->next_off = s->batch_bytes <= cap - s->sig_off ? s->sig_off + s->batch_bytes : SIZE_MAX;
+    size_t end = s->next_off < cap ? s->next_off : cap;
+    s->wlim = s->remote + end - s->elem_size;
+}
 
 meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem_size,
                                      size_t capacity, uint64_t *signal, size_t batch,
@@ -68,21 +82,27 @@ meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem
     if (s->role == 0) {
         s->remote = mm_xlate(buf, consumer);
         s->remote_signal = mm_xlate(signal, consumer);
+        s->wp = s->remote;
+        /* N beyond the capacity: no boundary is ever reached (and N * elem_size may overflow) */
+        s->batch_bytes = batch <= capacity ? batch * elem_size : SIZE_MAX;
+        mm_stream_next_batch(s);
     }
     return MESHMEM_OK;
 }
 
 /*
- * make @p count elements visible at the consumer (@p end: and close). Batches in the middle of
- * a stream are published with a release store only (a plain store on x86, no locked
- * instruction per batch): the sleeper check after it may then miss a consumer that registered
- * at that very moment, which then sees the count on its futex timeout (MESHMEM_SLEEP_US) or at
- * the next wake, never later. The last batch (flush, close) is seq_cst and always wakes.
+ * make the first @p off bytes (@p count elements) visible at the consumer (@p last: flush or
+ * close). Batches in the middle of a stream are published with a release store only (a plain
+ * store on x86, no locked instruction per batch): the sleeper check after it may then miss a
+ * consumer that registered at that very moment, which then sees the count on its futex timeout
+ * (MESHMEM_SLEEP_US) or at the next wake, never later. The last batch (flush, close) is
+ * seq_cst and always checks for a sleeper.
  */
-static void mm_stream_publish(meshmem_stream_t *s, uint64_t count, bool last)
+static void mm_stream_publish(meshmem_stream_t *s, size_t off, uint64_t count, bool last)
 {
-    if ((count - s->signalled) * s->elem_size >= MM_STREAM_NT_BYTES)
+    if (off - s->sig_off >= MM_STREAM_NT_BYTES)
         atomic_thread_fence(memory_order_seq_cst);
+    s->sig_off = off;
     s->signalled = count;
     uint64_t v = count | (s->closed ? MESHMEM_STREAM_END : 0);
     if (last) {
@@ -91,11 +111,13 @@ static void mm_stream_publish(meshmem_stream_t *s, uint64_t count, bool last)
         atomic_store_explicit(s->remote_signal, v, memory_order_release);
         /* a consumer asleep in a wait is woken once per MM_STREAM_WAKE_BYTES, not per batch:
          * a futex wake is a system call, which per small batch would cost more than the
-         * batch (it then sees the count at the next wake, its futex timeout, or the close) */
-        if ((count - s->woken) * s->elem_size < MM_STREAM_WAKE_BYTES)
+         * batch (it then sees the count at the next wake, its futex timeout, or the close);
+         * mm_wake itself is one load of the consumer's sleeper count, a system call only
+         * when it sleeps */
+        if (off - s->woken_off < MM_STREAM_WAKE_BYTES)
             return;
     }
-    s->woken = count;
+    s->woken_off = off;
     mm_wake(s->consumer);
 }
 
@@ -117,29 +139,45 @@ meshmem_status_t meshmem_stream_push(meshmem_stream_t *s, const void *elems, siz
     meshmem_status_t st = mm_stream_producer("meshmem_stream_push", s);
     if (st != MESHMEM_OK)
         return st;
-    if (count > s->capacity - s->pushed) {
+    size_t es = s->elem_size, off = (size_t)(s->wp - s->remote);
+    /* count <= capacity first: count * es cannot overflow then (checked at open) */
+    if (count > s->capacity || count * es > s->capacity * es - off) {
         mm_error("meshmem_stream_push: %zu more elements exceed the stream's capacity (%zu, "
-                 "%llu pushed)",
-                 count, s->capacity, (unsigned long long)s->pushed);
+                 "%zu pushed)",
+                 count, s->capacity, off / es);
         return MESHMEM_ERR_ARG;
     }
-    size_t es = s->elem_size;
-    if (es == 4 && count == 1) /* the element-at-a-time case of a compute loop */
-        memcpy(s->remote + s->pushed * 4, elems, 4);
+    size_t n = count * es;
+    if (n == es && es == 4) /* push1's batch-completing element: no library call */
+        memcpy(s->wp, elems, 4);
     else
-        memcpy(s->remote + s->pushed * es, elems, count * es);
-    s->pushed += count;
-    uint64_t pending = s->pushed - s->signalled;
-    if (pending >= s->batch)
-        mm_stream_publish(s, s->signalled + pending - pending % s->batch, false);
+        memcpy(s->wp, elems, n);
+    s->wp += n;
+    off += n;
+    if (off >= s->next_off) {
+        /* publish the last batch boundary reached: one signal even for many batches (the
+         * division only for pushes longer than a batch) */
+        size_t bb = s->batch_bytes, k = 1 + (off - s->next_off >= bb ? (off - s->next_off) / bb : 0);
+        mm_stream_publish(s, s->next_off + (k - 1) * bb, s->signalled + k * s->batch, false);
+        mm_stream_next_batch(s);
+    }
     return MESHMEM_OK;
+}
+
+/* publish everything pushed (flush, close); the division by the element size once per call */
+static void mm_stream_publish_all(meshmem_stream_t *s)
+{
+    size_t off = (size_t)(s->wp - s->remote);
+    mm_stream_publish(s, off, off / s->elem_size, true);
+    if (!s->closed)
+        mm_stream_next_batch(s);
 }
 
 meshmem_status_t meshmem_stream_flush(meshmem_stream_t *s)
 {
     meshmem_status_t st = mm_stream_producer("meshmem_stream_flush", s);
-    if (st == MESHMEM_OK && s->pushed != s->signalled)
-        mm_stream_publish(s, s->pushed, true);
+    if (st == MESHMEM_OK && s->wp != s->remote + s->sig_off)
+        mm_stream_publish_all(s);
     return st;
 }
 
@@ -151,7 +189,8 @@ meshmem_status_t meshmem_stream_close(meshmem_stream_t *s)
     if (st != MESHMEM_OK)
         return st;
     s->closed = 1;
-    mm_stream_publish(s, s->pushed, true);
+    s->wlim = NULL; /* every later push goes out of line, to the error */
+    mm_stream_publish_all(s);
     return MESHMEM_OK;
 }
 

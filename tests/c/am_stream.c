@@ -2,6 +2,10 @@
  * Streams from each rank to its right neighbour: N = 1, odd N, N larger than the data, N equal
  * to the data; pushes of one element and of odd-sized groups; the consumer pops in odd chunks
  * and waits on counts; the end is seen after the last element. Also: misuse gives errors.
+ * Batch boundaries exactly: after every push (one element inline, N at once, several batches
+ * at once, a partial batch, a flush) both sides meet in a barrier and the consumer checks that
+ * the signal is the last boundary reached (counted from the last flush), for element sizes 4,
+ * 8 and 12 and capacities that are not multiples of N; then push1 fills up to the capacity.
  */
 #include "am_test.h"
 
@@ -10,6 +14,68 @@ int mm_test_rank_hint = -1;
 #define CAP 1000
 
 static uint64_t sig[4];
+
+static uint64_t bsig;
+
+/* pushes of @p g elements (values from @p at on) of @p es bytes by push1 when g == 1 */
+static void push_group(meshmem_stream_t *s, int me, size_t at, size_t g, size_t es)
+{
+    unsigned char v[64 * 12];
+    for (size_t j = 0; j < g * es; j++)
+        v[j] = (unsigned char)(me * 29 + (at * es + j) * 7 + 3);
+    if (g == 1)
+        CHECK(meshmem_stream_push1(s, v) == MESHMEM_OK);
+    else
+        CHECK(meshmem_stream_push(s, v, g) == MESHMEM_OK);
+}
+
+static void check_batches(unsigned char *buf, size_t es, size_t batch, size_t cap, int me,
+                          int right, int left)
+{
+    meshmem_stream_t out, in;
+    bsig = 0;
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    CHECK(meshmem_stream_open(&out, buf, es, cap, &bsig, batch, me, right) == MESHMEM_OK);
+    CHECK(meshmem_stream_open(&in, buf, es, cap, &bsig, batch, left, me) == MESHMEM_OK);
+    /* group sizes: one, a batch, several batches and a bit, the rest of a batch, ... */
+    size_t groups[] = {1, batch, 3 * batch + 2, batch - 1 ? batch - 1 : 1, 1, 1, 2 * batch,
+                       5, 0 /* flush */, batch, 1, 7};
+    size_t pushed = 0, want = 0;
+    for (size_t k = 0; k < sizeof groups / sizeof groups[0]; k++) {
+        size_t g = groups[k];
+        if (g == 0) {
+            CHECK(meshmem_stream_flush(&out) == MESHMEM_OK);
+            want = pushed;
+        } else {
+            if (g > cap - pushed || g > 64)
+                continue;
+            push_group(&out, me, pushed, g, es);
+            pushed += g;
+            size_t pending = pushed - want;
+            want += pending - pending % batch;
+        }
+        meshmem_barrier(MESHMEM_TEAM_WORLD);
+        CHECK_EQ_LL(bsig, want); /* the last boundary reached, no more, no less */
+        for (size_t j = 0; j < want * es; j++)
+            CHECK(buf[j] == (unsigned char)(left * 29 + j * 7 + 3));
+        meshmem_barrier(MESHMEM_TEAM_WORLD); /* checked before the next push */
+    }
+    /* push1 up to the capacity, then one too many */
+    while (pushed < cap) {
+        push_group(&out, me, pushed, 1, es);
+        pushed++;
+    }
+    unsigned char extra[12] = {0};
+    CHECK(meshmem_stream_push1(&out, extra) == MESHMEM_ERR_ARG);
+    CHECK(meshmem_stream_push(&out, extra, 1) == MESHMEM_ERR_ARG);
+    CHECK(meshmem_stream_close(&out) == MESHMEM_OK);
+    CHECK(meshmem_stream_push1(&out, extra) == MESHMEM_ERR_STATE); /* closed */
+    CHECK_EQ_LL(meshmem_stream_wait(&in, cap + 1), cap); /* returns at the end only */
+    CHECK(meshmem_stream_ended(&in));
+    for (size_t j = 0; j < cap * es; j++)
+        CHECK(buf[j] == (unsigned char)(left * 29 + j * 7 + 3));
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+}
 
 int main(void)
 {
@@ -73,6 +139,12 @@ int main(void)
         CHECK(meshmem_stream_ended(&in));
         CHECK_EQ_LL(meshmem_stream_wait(&in, CAP), cnt);
     }
+    /* batch boundaries: (element size, N, capacity) */
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    static const size_t cfg[][3] = {{4, 1, 50}, {4, 7, 50}, {4, 64, 50}, {8, 5, 48},
+                                    {12, 3, 31}, {4, 16, 200}, {4, 50, 50}};
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++)
+        check_batches((unsigned char *)buf, cfg[c][0], cfg[c][1], cfg[c][2], me, right, left);
     /* capacity */
     meshmem_barrier(MESHMEM_TEAM_WORLD);
     CHECK(meshmem_stream_open(&s, buf, sizeof(float), 2, &sig[0], 1, me, right) == MESHMEM_OK);

@@ -30,6 +30,11 @@ def test_am_ops_table():
             op = bench.OPS[f"am_{kind}{frag}"]
             assert min(op.sizes) == 4 and max(op.sizes) == 2 << 20
     assert [t[0] for t in bench.OPS["am_pingpong"].twins] == ["mpi"]
+    # every stream N in both forms: one element per push and N per push
+    for n in bench.AM_STREAM_N:
+        assert dict(bench.OPS[f"stream_n{n}"].row_fields) == {"push": "element", "batch_n": n}
+        assert dict(bench.OPS[f"stream_n{n}_batch"].row_fields) == {"push": "batch",
+                                                                    "batch_n": n}
     assert bench.choose_twin(bench.OPS["am_rate"], "openmpi", None, []) is None
 
 
@@ -40,13 +45,18 @@ def _have_binary():
 @pytest.mark.skipif(not _have_binary(), reason="build/bench/osu_am not built")
 def test_am_tiny_run_and_plots(tmp_path, capsys):
     out = tmp_path / "am.json"
-    rc = main(["bench", "am_put_f128", "am_get", "stream_n8", "am_rate", "--ranks", "2",
+    rc = main(["bench", "am_put_f128", "am_get", "stream_n8", "stream_n8_batch", "am_rate",
+               "--ranks", "2",
                "--sizes", "64,4096", "--rounds", "1", "--iters", "20", "--iters-large", "5",
                "--vs", "none", "--json", str(out)])
     assert rc == 0
     rows = json.loads(out.read_text())["results"]
-    assert {r["op"] for r in rows} == {"am_put_f128", "am_get", "stream_n8", "am_rate"}
+    assert {r["op"] for r in rows} == {"am_put_f128", "am_get", "stream_n8", "stream_n8_batch",
+                                       "am_rate"}
     assert all(r["meshmem_us"] > 0 for r in rows)
+    # the two stream forms are separate rows, told apart by their JSON fields
+    forms = {(r["push"], r["batch_n"]) for r in rows if r["op"].startswith("stream_")}
+    assert forms == {("element", 8), ("batch", 8)}
     sys.path.insert(0, str(REPO / "bench"))
     import am_plot
     assert am_plot.main(["am_plot", str(out), str(tmp_path)]) == 0
