@@ -364,6 +364,27 @@ meshmem_status_t meshmem_allreduce(meshmem_team_t team, void *dest, const void *
                                    size_t count, meshmem_dtype_t dtype, meshmem_op_t op);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Modelling (meshrun --fabric: running the program on a modelled fabric)                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * @brief Annotate the computation done since the previous communication call: it read
+ * @p bytes_read and wrote @p bytes_written bytes of memory and did @p flops operations.
+ *
+ * Under `meshrun --fabric F` the replay charges such an interval with the fabric's [compute]
+ * rates (the slower of memory and arithmetic) instead of its measured wall time; several
+ * annotations in one interval add up. Without --fabric the call costs one branch.
+ */
+void meshmem_model_compute(uint64_t bytes_read, uint64_t bytes_written, uint64_t flops);
+
+/**
+ * @brief Start the phase @p name (one word; other characters become '_'): the replay reports
+ * the virtual time of each phase. The phase lasts until the next call. Without --fabric the
+ * call costs one branch; a NULL or empty @p name ends the job with an error naming the call.
+ */
+void meshmem_model_phase(const char *name);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Configuration                                                                               */
 /* ------------------------------------------------------------------------------------------ */
 

@@ -48,6 +48,7 @@
  * peer's send lock; replies are written under busy, which serialises them.
  */
 #include "mm_am.h"
+#include "mm_trace.h"
 #include "meshmem_am.h"
 #include "mm_wait.h"
 
@@ -504,6 +505,7 @@ static meshmem_status_t mm_am_reply(const char *call, meshmem_am_token_t token, 
 meshmem_status_t meshmem_am_request_short(int rank, int handler, int nargs,
                                           const meshmem_am_arg_t *args)
 {
+    MM_TRACE_SCOPE(mm_trace_p2p("am", (uint64_t)(nargs > 0 ? nargs : 0) * sizeof(meshmem_am_arg_t), rank, MM_TRACE_STORE));
     mm_am_out_t o = {.handler = handler, .kind = MM_AM_SHORT, .nargs = nargs, .args = args};
     return mm_am_request("meshmem_am_request_short", rank, &o, NULL);
 }
@@ -512,6 +514,7 @@ meshmem_status_t meshmem_am_request_medium(int rank, int handler, const void *bu
                                            size_t nbytes, int nargs,
                                            const meshmem_am_arg_t *args)
 {
+    MM_TRACE_SCOPE(mm_trace_p2p("am", nbytes, rank, MM_TRACE_STORE));
     mm_am_out_t o = {.handler = handler, .kind = MM_AM_MEDIUM, .nargs = nargs, .args = args,
                      .buf = buf, .nbytes = nbytes};
     return mm_am_request("meshmem_am_request_medium", rank, &o, NULL);
@@ -520,6 +523,7 @@ meshmem_status_t meshmem_am_request_medium(int rank, int handler, const void *bu
 meshmem_status_t meshmem_am_request_long(int rank, int handler, const void *buf, size_t nbytes,
                                          void *dest, int nargs, const meshmem_am_arg_t *args)
 {
+    MM_TRACE_SCOPE(mm_trace_p2p("am", nbytes, rank, MM_TRACE_STORE));
     mm_am_out_t o = {.handler = handler, .kind = MM_AM_LONG, .nargs = nargs, .args = args,
                      .buf = buf, .nbytes = nbytes};
     return mm_am_request("meshmem_am_request_long", rank, &o, dest);
@@ -528,6 +532,8 @@ meshmem_status_t meshmem_am_request_long(int rank, int handler, const void *buf,
 meshmem_status_t meshmem_am_reply_short(meshmem_am_token_t token, int handler, int nargs,
                                         const meshmem_am_arg_t *args)
 {
+    MM_TRACE_SCOPE(mm_trace_p2p("am", (uint64_t)(nargs > 0 ? nargs : 0) * sizeof(meshmem_am_arg_t),
+                                meshmem_am_token_rank(token), MM_TRACE_STORE));
     mm_am_out_t o = {.handler = handler, .kind = MM_AM_SHORT, .nargs = nargs, .args = args};
     return mm_am_reply("meshmem_am_reply_short", token, &o, NULL);
 }
@@ -536,6 +542,8 @@ meshmem_status_t meshmem_am_reply_medium(meshmem_am_token_t token, int handler,
                                          const void *buf, size_t nbytes, int nargs,
                                          const meshmem_am_arg_t *args)
 {
+    MM_TRACE_SCOPE(mm_trace_p2p("am", nbytes, meshmem_am_token_rank(token),
+                                MM_TRACE_STORE));
     mm_am_out_t o = {.handler = handler, .kind = MM_AM_MEDIUM, .nargs = nargs, .args = args,
                      .buf = buf, .nbytes = nbytes};
     return mm_am_reply("meshmem_am_reply_medium", token, &o, NULL);
@@ -545,6 +553,8 @@ meshmem_status_t meshmem_am_reply_long(meshmem_am_token_t token, int handler, co
                                        size_t nbytes, void *dest, int nargs,
                                        const meshmem_am_arg_t *args)
 {
+    MM_TRACE_SCOPE(mm_trace_p2p("am", nbytes, meshmem_am_token_rank(token),
+                                MM_TRACE_STORE));
     mm_am_out_t o = {.handler = handler, .kind = MM_AM_LONG, .nargs = nargs, .args = args,
                      .buf = buf, .nbytes = nbytes};
     return mm_am_reply("meshmem_am_reply_long", token, &o, dest);
@@ -749,6 +759,7 @@ static void mm_am_h_get_medium(meshmem_am_token_t t, void *buf, size_t n,
 meshmem_status_t meshmem_am_put(void *dest, const void *src, size_t nbytes, int rank,
                                 size_t frag)
 {
+    MM_TRACE_SCOPE(mm_trace_p2p("put", nbytes, rank, MM_TRACE_STORE));
     mm_am_out_t o = {.handler = MM_AM_H_PUT, .kind = MM_AM_LONG, .buf = src, .nbytes = nbytes};
     meshmem_status_t st =
         mm_am_check("meshmem_am_put", rank, &o, dest, MM_AM_REQ, MM_AM_CHECK_INTERNAL);
@@ -776,6 +787,7 @@ meshmem_status_t meshmem_am_put(void *dest, const void *src, size_t nbytes, int 
 meshmem_status_t meshmem_am_get(void *dest, const void *src, size_t nbytes, int rank,
                                 size_t frag)
 {
+    MM_TRACE_SCOPE(mm_trace_p2p("get", nbytes, rank, 0));
     mm_am_out_t o = {.handler = MM_AM_H_GET, .kind = MM_AM_LONG, .buf = dest, .nbytes = nbytes};
     /* the source range is checked as a LONG destination would be: symmetric, in range */
     meshmem_status_t st = mm_am_check("meshmem_am_get", rank, &o, (void *)src, MM_AM_REQ,

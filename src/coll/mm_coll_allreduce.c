@@ -15,6 +15,7 @@
  * bits rather than recomputing them, so every member gets identical floating-point results.
  */
 #include "mm_coll.h"
+#include "mm_trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,7 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
                                         size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
                                         meshmem_algo_t algo)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("allreduce", team, count * meshmem_dtype_size(dtype)));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_allreduce", team, dtype, algo);
     if (st == MESHMEM_OK)
@@ -349,6 +351,7 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
                                      size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
                                      int root, meshmem_algo_t algo)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("reduce", team, count * meshmem_dtype_size(dtype)));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_reduce", team, dtype, algo);
     if (st == MESHMEM_OK)
@@ -396,6 +399,8 @@ meshmem_status_t meshmem_coll_reduce_scatter(meshmem_team_t team, const void *se
                                              meshmem_dtype_t dtype, meshmem_op_t op,
                                              meshmem_algo_t algo)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("reduce_scatter", team,
+                                mm_trace_team_bytes(team, recvcount * meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_reduce_scatter", team, dtype, algo);
     if (st == MESHMEM_OK)

@@ -8,6 +8,7 @@
  * not fit in staging the exchange runs in rounds over slices of every block.
  */
 #include "mm_coll.h"
+#include "mm_trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,8 @@ static mm_a2a_fn mm_a2a_algo(const mm_coll_args_t *a)
 meshmem_status_t meshmem_coll_alltoall(meshmem_team_t team, const void *sendbuf, void *recvbuf,
                                        size_t count, meshmem_dtype_t dtype, meshmem_algo_t algo)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("alltoall", team,
+                                mm_trace_team_bytes(team, count * meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_alltoall", team, dtype, algo);
     if (st != MESHMEM_OK)
@@ -222,6 +225,8 @@ meshmem_status_t meshmem_coll_alltoallv(meshmem_team_t team, const void *sendbuf
                                         size_t *recvcounts_out, meshmem_dtype_t dtype,
                                         meshmem_algo_t algo)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("alltoall", team,
+                                mm_trace_sum_bytes(team, sendcounts, meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_alltoallv", team, dtype, algo);
     if (st != MESHMEM_OK)

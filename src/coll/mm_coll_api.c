@@ -1,5 +1,6 @@
 /* Argument checks and helpers shared by the MPI-like collectives; the barrier. */
 #include "mm_coll.h"
+#include "mm_trace.h"
 
 const char *meshmem_algo_name(meshmem_algo_t algo)
 {
@@ -97,6 +98,7 @@ const void *mm_coll_expose(const mm_coll_args_t *a, const void *buf, size_t len,
 
 meshmem_status_t meshmem_coll_barrier(meshmem_team_t team)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("barrier", team, 0));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_barrier", team, MESHMEM_BYTE,
                                         MESHMEM_ALGO_AUTO);

@@ -24,6 +24,7 @@
  *            have finished reading its source).
  */
 #include "mm_coll.h"
+#include "mm_trace.h"
 #include "mm_wait.h"
 
 #include <stdlib.h>
@@ -59,6 +60,7 @@ static void mm_basic_sync(struct meshmem_team *t)
 
 meshmem_status_t meshmem_barrier(meshmem_team_t team)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("barrier", team, 0));
     MM_CHECK_INIT("meshmem_barrier");
     struct meshmem_team *t = mm_team_checked("shmem_barrier", team);
     meshmem_quiet();
@@ -68,6 +70,7 @@ meshmem_status_t meshmem_barrier(meshmem_team_t team)
 
 meshmem_status_t meshmem_team_sync(meshmem_team_t team)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("barrier", team, 0));
     MM_CHECK_INIT("meshmem_team_sync");
     mm_basic_sync(mm_team_checked("shmem_team_sync", team));
     return MESHMEM_OK;
@@ -261,6 +264,7 @@ static const void *mm_basic_source(const void *src, size_t len, void *own)
 meshmem_status_t meshmem_broadcast(meshmem_team_t team, void *dest, const void *src,
                                    size_t nbytes, int root)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("bcast", team, nbytes));
     MM_CHECK_INIT("meshmem_broadcast");
     struct meshmem_team *t = mm_basic_rooted(team, root);
     if (t == NULL)
@@ -282,6 +286,7 @@ meshmem_status_t meshmem_broadcast(meshmem_team_t team, void *dest, const void *
 
 meshmem_status_t meshmem_collect(meshmem_team_t team, void *dest, const void *src, size_t nbytes)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("allgather", team, mm_trace_team_bytes(team, nbytes)));
     MM_CHECK_INIT("meshmem_collect");
     struct meshmem_team *t = mm_team_checked("shmem_collect", team);
     int n = t->size, me = t->my_rank;
@@ -308,6 +313,7 @@ meshmem_status_t meshmem_collect(meshmem_team_t team, void *dest, const void *sr
 
 meshmem_status_t meshmem_fcollect(meshmem_team_t team, void *dest, const void *src, size_t nbytes)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("allgather", team, mm_trace_team_bytes(team, nbytes)));
     MM_CHECK_INIT("meshmem_fcollect");
     struct meshmem_team *t = mm_team_checked("shmem_fcollect", team);
     mm_basic_dest("shmem_fcollect", dest, nbytes * (size_t)t->size);
@@ -317,6 +323,7 @@ meshmem_status_t meshmem_fcollect(meshmem_team_t team, void *dest, const void *s
 
 meshmem_status_t meshmem_alltoall(meshmem_team_t team, void *dest, const void *src, size_t nbytes)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("alltoall", team, mm_trace_team_bytes(team, nbytes)));
     MM_CHECK_INIT("meshmem_alltoall");
     struct meshmem_team *t = mm_team_checked("shmem_alltoall", team);
     mm_basic_dest("shmem_alltoall", dest, nbytes * (size_t)t->size);
@@ -327,6 +334,7 @@ meshmem_status_t meshmem_alltoall(meshmem_team_t team, void *dest, const void *s
 meshmem_status_t meshmem_alltoalls(meshmem_team_t team, void *dest, const void *src,
                                    ptrdiff_t dst, ptrdiff_t sst, size_t esize, size_t nelems)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("alltoall", team, mm_trace_team_bytes(team, esize * nelems)));
     MM_CHECK_INIT("meshmem_alltoalls");
     struct meshmem_team *t = mm_team_checked("shmem_alltoalls", team);
     if (dst < 1 || sst < 1) {
@@ -359,6 +367,7 @@ meshmem_status_t meshmem_alltoalls(meshmem_team_t team, void *dest, const void *
 meshmem_status_t meshmem_allreduce(meshmem_team_t team, void *dest, const void *src,
                                    size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("allreduce", team, count * meshmem_dtype_size(dtype)));
     MM_CHECK_INIT("meshmem_allreduce");
     mm_team_checked("shmem_reduce", team);
     if (!mm_reduce_supported(dtype, op)) {

@@ -5,6 +5,7 @@
  * N-1 copies run on N-1 cores at once instead of one after another at the root.
  */
 #include "mm_coll.h"
+#include "mm_trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,7 @@ static size_t mm_root_chunk(const mm_coll_args_t *a, const void *buf, size_t spa
 meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count,
                                     meshmem_dtype_t dtype, int root, meshmem_algo_t algo)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("bcast", team, count * meshmem_dtype_size(dtype)));
     mm_coll_args_t a;
     meshmem_status_t st =
         mm_coll_check_rooted(&a, "meshmem_coll_bcast", team, dtype, algo, root, MESHMEM_ALGO_ONESTEP);
@@ -103,6 +105,8 @@ meshmem_status_t meshmem_coll_scatter(meshmem_team_t team, const void *sendbuf, 
                                       size_t count, meshmem_dtype_t dtype, int root,
                                       meshmem_algo_t algo)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("scatter", team,
+                                mm_trace_team_bytes(team, count * meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
     meshmem_status_t st =
         mm_coll_check_rooted(&a, "meshmem_coll_scatter", team, dtype, algo, root, MESHMEM_ALGO_ONESTEP);

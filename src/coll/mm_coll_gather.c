@@ -5,6 +5,7 @@
  * out, N-1 in, all pairs at once. RING is the N-1-step neighbour baseline.
  */
 #include "mm_coll.h"
+#include "mm_trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
                                      size_t count, meshmem_dtype_t dtype, int root,
                                      meshmem_algo_t algo)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("gather", team,
+                                mm_trace_team_bytes(team, count * meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
     meshmem_status_t st =
         mm_coll_check_rooted(&a, "meshmem_coll_gather", team, dtype, algo, root, MESHMEM_ALGO_ONESTEP);
@@ -140,6 +143,8 @@ meshmem_status_t meshmem_coll_allgather(meshmem_team_t team, const void *sendbuf
                                         size_t count, meshmem_dtype_t dtype,
                                         meshmem_algo_t algo)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("allgather", team,
+                                mm_trace_team_bytes(team, count * meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_allgather", team, dtype, algo);
     if (st != MESHMEM_OK)
@@ -163,6 +168,8 @@ meshmem_status_t meshmem_coll_allgatherv(meshmem_team_t team, const void *sendbu
                                          const size_t *recvcounts, const size_t *displs,
                                          meshmem_dtype_t dtype, meshmem_algo_t algo)
 {
+    MM_TRACE_SCOPE(mm_trace_coll("allgather", team,
+                                mm_trace_sum_bytes(team, recvcounts, meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_allgatherv", team, dtype, algo);
     if (st != MESHMEM_OK)

@@ -95,6 +95,7 @@ typedef struct {
 
     int         ncpus;
     bool        oversubscribed;
+    bool        trace;          /* MESHMEM_TRACE_DIR set: calls are traced (mm_trace.h) */
 } mm_state_t;
 
 extern mm_state_t mm_g;

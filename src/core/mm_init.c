@@ -6,6 +6,7 @@
 #include "mm_msg.h"
 #include "mm_shm.h"
 #include "mm_team.h"
+#include "mm_trace.h"
 #include "mm_wait.h"
 
 #include <errno.h>
@@ -295,6 +296,7 @@ meshmem_status_t meshmem_init(int requested, int *provided)
     mm_g.ncpus = mm_count_cpus();
     mm_g.oversubscribed = mm_g.nranks > mm_g.ncpus;
     mm_wait_setup();
+    mm_trace_init(); /* before the first barrier: every rank maps the event counters first */
     if (mm_segments_create() != 0)
         goto fail;
     atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_RUNNING);
@@ -320,6 +322,7 @@ meshmem_status_t meshmem_init(int requested, int *provided)
     }
     mm_g.initialized = true;
     mm_g.finalizing = false;
+    mm_trace_mark(); /* the program's first interval starts here, not at mm_trace_init */
     if (provided)
         *provided = mm_g.thread_level;
     mm_debug("initialised: %d ranks, heap %zu bytes, static data %zu bytes", mm_g.nranks,
@@ -337,6 +340,7 @@ void meshmem_finalize(void)
     atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_FINALIZING);
     mm_am_quiesce(); /* every active message this rank sent is handled before the barrier */
     meshmem_barrier(MESHMEM_TEAM_WORLD);
+    mm_trace_fini();
     mm_am_fini();
     atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_FINALIZED);
     mm_g.initialized = false;

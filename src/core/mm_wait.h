@@ -27,6 +27,8 @@
 #ifndef MM_WAIT_H
 #define MM_WAIT_H
 
+#include "mm_trace.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -119,8 +121,12 @@ static inline void mm_cpu_relax(void)
         }                                                                                          \
     } while (0)
 
-/** Wait until @p cond, a condition on user memory, is true. */
-#define MM_WAIT_UNTIL(cond) MM_WAIT_WITH(mm_wait_init, cond)
+/** Wait until @p cond, a condition on user memory, is true (traced as a wait: mm_trace.h). */
+#define MM_WAIT_UNTIL(cond)                                                                        \
+    do {                                                                                           \
+        MM_TRACE_SCOPE(mm_trace_wait());                                                           \
+        MM_WAIT_WITH(mm_wait_init, cond);                                                          \
+    } while (0)
 
 /** Wait until @p cond, a condition on runtime flags, is true. */
 #define MM_WAIT_RUNTIME_UNTIL(cond) MM_WAIT_WITH(mm_wait_init_runtime, cond)

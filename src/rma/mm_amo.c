@@ -4,6 +4,7 @@
  * each other; they are sequentially consistent, which also orders them after earlier puts.
  */
 #include "mm_core.h"
+#include "mm_trace.h"
 
 #include <string.h>
 
@@ -66,6 +67,10 @@ meshmem_status_t meshmem_atomic(meshmem_amo_op_t op, meshmem_dtype_t dtype, void
         return MESHMEM_ERR_RANK;
     if (!mm_is_symmetric(dest, size) || ((uintptr_t)dest & (size - 1)) != 0)
         return MESHMEM_ERR_NOT_SYMMETRIC;
+    /* a fetch only reads; a fetching RMW is a round trip (famo), the others one way (amo) */
+    MM_TRACE_SCOPE(op == MESHMEM_AMO_FETCH
+                       ? mm_trace_p2p("get", size, rank, 0)
+                       : mm_trace_p2p(fetched ? "famo" : "amo", size, rank, MM_TRACE_STORE));
     void *p = mm_xlate(dest, rank);
     uint64_t v = 0, c = 0;
     if (op != MESHMEM_AMO_FETCH)

@@ -7,6 +7,7 @@
  * before the sleeper check). fence and quiet are one full fence.
  */
 #include "mm_rma.h"
+#include "mm_trace.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -26,6 +27,7 @@ __attribute__((constructor)) static void mm_copy_detect(void)
 
 void meshmem_put(void *dest, const void *src, size_t nbytes, int rank)
 {
+    MM_TRACE_SCOPE(mm_trace_p2p("put", nbytes, rank, MM_TRACE_STORE));
     void *d = mm_xlate_checked("meshmem_put", "dest", dest, nbytes, rank);
     mm_copy(d, src, nbytes);
     mm_wake(rank);
@@ -33,6 +35,7 @@ void meshmem_put(void *dest, const void *src, size_t nbytes, int rank)
 
 void meshmem_get(void *dest, const void *src, size_t nbytes, int rank)
 {
+    MM_TRACE_SCOPE(mm_trace_p2p("get", nbytes, rank, 0));
     const void *s = mm_xlate_checked("meshmem_get", "source", src, nbytes, rank);
     mm_copy(dest, s, nbytes);
 }
@@ -87,6 +90,7 @@ void meshmem_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, siz
 {
     if (nelems == 0)
         return;
+    MM_TRACE_SCOPE(mm_trace_p2p("put", esize * nelems, rank, MM_TRACE_STORE));
     char *d = mm_strided_xlate("meshmem_iput", "dest", dest, dst, esize, nelems, rank);
     mm_strided_copy(d, src, dst, sst, esize, nelems);
     mm_wake(rank);
@@ -97,6 +101,7 @@ void meshmem_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, siz
 {
     if (nelems == 0)
         return;
+    MM_TRACE_SCOPE(mm_trace_p2p("get", esize * nelems, rank, 0));
     const char *s = mm_strided_xlate("meshmem_iget", "source", src, sst, esize, nelems, rank);
     mm_strided_copy(dest, s, dst, sst, esize, nelems);
 }
@@ -104,6 +109,7 @@ void meshmem_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, siz
 void meshmem_put_signal(void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,
                         uint64_t signal, int sig_op, int rank)
 {
+    MM_TRACE_SCOPE(mm_trace_p2p("signal", nbytes + sizeof(uint64_t), rank, MM_TRACE_STORE));
     void *d = mm_xlate_checked("meshmem_put_signal", "dest", dest, nbytes, rank);
     uint64_t *sig =
         mm_xlate_checked("meshmem_put_signal", "sig_addr", sig_addr, sizeof(uint64_t), rank);

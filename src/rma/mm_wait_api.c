@@ -1,5 +1,6 @@
 /* Point-to-point synchronisation: waits and tests on local symmetric variables. */
 #include "mm_core.h"
+#include "mm_trace.h"
 #include "mm_wait.h"
 
 #include <string.h>
@@ -20,7 +21,8 @@
         return -1;                                                                                 \
     }
 
-int meshmem_test(const void *ivar, meshmem_dtype_t dtype, meshmem_cmp_t cmp, const void *value)
+static int mm_test_value(const void *ivar, meshmem_dtype_t dtype, meshmem_cmp_t cmp,
+                         const void *value)
 {
     if ((unsigned)cmp - 1u > 5u)
         return -1;
@@ -38,12 +40,17 @@ int meshmem_test(const void *ivar, meshmem_dtype_t dtype, meshmem_cmp_t cmp, con
     }
 }
 
+int meshmem_test(const void *ivar, meshmem_dtype_t dtype, meshmem_cmp_t cmp, const void *value)
+{
+    return mm_trace_test(mm_test_value(ivar, dtype, cmp, value));
+}
+
 meshmem_status_t meshmem_wait_until(void *ivar, meshmem_dtype_t dtype, meshmem_cmp_t cmp,
                                     const void *value)
 {
-    int r = meshmem_test(ivar, dtype, cmp, value);
+    int r = mm_test_value(ivar, dtype, cmp, value);
     if (r < 0)
         return MESHMEM_ERR_ARG;
-    MM_WAIT_UNTIL(meshmem_test(ivar, dtype, cmp, value) == 1);
+    MM_WAIT_UNTIL(mm_test_value(ivar, dtype, cmp, value) == 1);
     return MESHMEM_OK;
 }

@@ -7,6 +7,7 @@
  * and double (Table 7: fetch, set, swap) use the generic __atomic builtins on their bytes.
  * The _nbi forms complete immediately and store the fetched value in *fetch.
  */
+#include "mm_trace.h"
 #include "shmem_internal.h"
 
 /* translate an AMO target: symmetric and naturally aligned (an unaligned atomic is not one) */
@@ -24,17 +25,24 @@ SHMEMI_INLINE void *shmemi_amo_xlate(const char *call, const char *what, const v
 
 /* ---- bodies: BODY(CALL, T, PE); RESULT_ is the fetched value ---- */
 
-#define SHMEMI_AMO_TARGET(CALL, T, PE)                                                             \
+/* KIND names the operation for the trace: amo (one way) or famo (a round trip) */
+#define SHMEMI_AMO_TARGET_AS(KIND, CALL, T, PE)                                                    \
     int world_ = PE;                                                                               \
+    MM_TRACE_SCOPE(mm_trace_p2p(KIND, sizeof(T), world_, MM_TRACE_STORE));                         \
     T *target_ = shmemi_amo_xlate(CALL, "dest", dest, sizeof(T), world_)
+#define SHMEMI_AMO_TARGET(CALL, T, PE) SHMEMI_AMO_TARGET_AS("amo", CALL, T, PE)
 
 #define SHMEMI_FETCH_BODY(CALL, T, PE)                                                             \
+    int world_ = PE;                                                                               \
+    MM_TRACE_SCOPE(mm_trace_p2p("get", sizeof(T), world_, 0));                                     \
     T result_;                                                                                     \
-    __atomic_load((const T *)shmemi_amo_xlate(CALL, "source", source, sizeof(T), PE), &result_,   \
-                  SHMEMI_SC);                                                                      \
+    __atomic_load((const T *)shmemi_amo_xlate(CALL, "source", source, sizeof(T), world_),         \
+                  &result_, SHMEMI_SC);                                                            \
     return result_
 #define SHMEMI_FETCH_NBI_BODY(CALL, T, PE)                                                         \
-    __atomic_load((const T *)shmemi_amo_xlate(CALL, "source", source, sizeof(T), PE), fetch,      \
+    int world_ = PE;                                                                               \
+    MM_TRACE_SCOPE(mm_trace_p2p("get", sizeof(T), world_, 0));                                     \
+    __atomic_load((const T *)shmemi_amo_xlate(CALL, "source", source, sizeof(T), world_), fetch,  \
                   SHMEMI_SC)
 #define SHMEMI_SET_BODY(CALL, T, PE)                                                               \
     SHMEMI_AMO_TARGET(CALL, T, PE);                                                                \
@@ -42,12 +50,13 @@ SHMEMI_INLINE void *shmemi_amo_xlate(const char *call, const char *what, const v
     mm_wake(world_)
 
 /* a fetching read-modify-write: RESULT_ = OP(target_); then wake the owner */
-#define SHMEMI_RMW(CALL, T, PE, EXPR)                                                              \
-    SHMEMI_AMO_TARGET(CALL, T, PE);                                                                \
+#define SHMEMI_RMW_AS(KIND, CALL, T, PE, EXPR)                                                     \
+    SHMEMI_AMO_TARGET_AS(KIND, CALL, T, PE);                                                       \
     T result_;                                                                                     \
     EXPR;                                                                                          \
     (void)result_; /* the non-fetching forms */                                                    \
     mm_wake(world_)
+#define SHMEMI_RMW(CALL, T, PE, EXPR) SHMEMI_RMW_AS("amo", CALL, T, PE, EXPR)
 
 #define SHMEMI_SWAP_EXPR(T) __atomic_exchange(target_, &value, &result_, SHMEMI_SC)
 #define SHMEMI_CSWAP_EXPR(T)                                                                       \
@@ -56,10 +65,10 @@ SHMEMI_INLINE void *shmemi_amo_xlate(const char *call, const char *what, const v
 
 /* the returning form, the _nbi form and the non-fetching form of one RMW expression */
 #define SHMEMI_RMW_RET(CALL, T, PE, EXPR)                                                          \
-    SHMEMI_RMW(CALL, T, PE, EXPR);                                                                 \
+    SHMEMI_RMW_AS("famo", CALL, T, PE, EXPR);                                                      \
     return result_
 #define SHMEMI_RMW_NBI(CALL, T, PE, EXPR)                                                          \
-    SHMEMI_RMW(CALL, T, PE, EXPR);                                                                 \
+    SHMEMI_RMW_AS("famo", CALL, T, PE, EXPR);                                                      \
     *fetch = result_
 
 #define SHMEMI_SWAP_BODY(CALL, T, PE)      SHMEMI_RMW_RET(CALL, T, PE, SHMEMI_SWAP_EXPR(T))

@@ -81,20 +81,24 @@ static void shmemi_check_indices(const shmemi_p2p_t *a, const size_t *indices)
 static int shmemi_test_all_api(const shmemi_p2p_t *a)
 {
     shmemi_p2p_check(a);
-    return shmemi_test_all(a);
+    return mm_trace_test(shmemi_test_all(a));
 }
 
 static size_t shmemi_test_any_api(const shmemi_p2p_t *a)
 {
     shmemi_p2p_check(a);
-    return shmemi_test_any(a);
+    size_t found = shmemi_test_any(a);
+    mm_trace_test(found != SIZE_MAX);
+    return found;
 }
 
 static size_t shmemi_test_some_api(const shmemi_p2p_t *a, size_t *indices)
 {
     shmemi_p2p_check(a);
     shmemi_check_indices(a, indices);
-    return shmemi_test_some(a, indices);
+    size_t n = shmemi_test_some(a, indices);
+    mm_trace_test(n != 0);
+    return n;
 }
 
 static void shmemi_wait_all(const shmemi_p2p_t *a)
@@ -158,7 +162,7 @@ static size_t shmemi_wait_some(const shmemi_p2p_t *a, size_t *indices)
     {                                                                                              \
         MM_CHECK_INIT("shmem_" #N "_test");                                                        \
         shmemi_check_cmp("shmem_" #N "_test", cmp);                                                \
-        return shmemi_reached_##N(ivar, cmp, cmp_value);                                           \
+        return mm_trace_test(shmemi_reached_##N(ivar, cmp, cmp_value));                            \
     }                                                                                              \
     void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,           \
                                     T cmp_value)                                                   \

@@ -8,6 +8,7 @@
  * not). p and g of one element are a single translated store or load.
  */
 #include "mm_rma.h"
+#include "mm_trace.h"
 #include "shmem_internal.h"
 
 /* put / get of nelems elements of esize bytes */
@@ -15,6 +16,7 @@ SHMEMI_INLINE void shmemi_put_elems(const char *call, void *dest, const void *so
                                     size_t nelems, size_t esize, int pe)
 {
     size_t nbytes = shmemi_bytes(call, nelems, esize);
+    MM_TRACE_SCOPE(mm_trace_p2p("put", nbytes, pe, MM_TRACE_STORE));
     void *d = shmemi_xlate(call, "dest", dest, nbytes, pe);
     if (MM_LIKELY(nbytes != 0)) { /* source may be NULL when there is nothing to copy */
         mm_copy(d, source, nbytes);
@@ -26,6 +28,7 @@ SHMEMI_INLINE void shmemi_get_elems(const char *call, void *dest, const void *so
                                     size_t nelems, size_t esize, int pe)
 {
     size_t nbytes = shmemi_bytes(call, nelems, esize);
+    MM_TRACE_SCOPE(mm_trace_p2p("get", nbytes, pe, 0));
     const void *s = shmemi_xlate(call, "source", source, nbytes, pe);
     if (MM_LIKELY(nbytes != 0))
         mm_copy(dest, s, nbytes);
@@ -50,6 +53,8 @@ static inline void shmemi_strided(const char *call, const char *what, bool to_sy
     if (__builtin_mul_overflow(astride, esize, &span) || __builtin_mul_overflow(span, steps, &span) ||
         __builtin_add_overflow(span, esize, &span))
         shmemi_size_fatal(call, nelems, esize);
+    MM_TRACE_SCOPE(mm_trace_p2p(to_sym ? "put" : "get", nelems * esize, pe,
+                                to_sym ? MM_TRACE_STORE : 0));
     char *low = (char *)sym - (sym_stride < 0 ? span - esize : 0);
     char *remote = (char *)shmemi_xlate(call, what, low, span, pe) + ((char *)sym - low);
     char *r = remote, *l = local;
@@ -74,9 +79,13 @@ static inline void shmemi_strided(const char *call, const char *what, bool to_sy
     shmemi_strided(CALL, "source", false, (void *)source, dest, sst, dst, nelems, sizeof(T), PE)
 #define SHMEMI_P_BODY(CALL, T, PE)                                                                 \
     int world_ = PE;                                                                               \
+    MM_TRACE_SCOPE(mm_trace_p2p("put", sizeof(T), world_, MM_TRACE_STORE));                        \
     *(T *)shmemi_xlate(CALL, "dest", dest, sizeof(T), world_) = value;                             \
     mm_wake(world_)
-#define SHMEMI_G_BODY(CALL, T, PE) return *(const T *)shmemi_xlate(CALL, "source", source, sizeof(T), PE)
+#define SHMEMI_G_BODY(CALL, T, PE)                                                                 \
+    int world_ = PE;                                                                               \
+    MM_TRACE_SCOPE(mm_trace_p2p("get", sizeof(T), world_, 0));                                     \
+    return *(const T *)shmemi_xlate(CALL, "source", source, sizeof(T), world_)
 
 /* ---- Table 5 typed routines ---- */
 

@@ -8,6 +8,7 @@
  * mm_signal_post). The _nbi forms complete immediately.
  */
 #include "mm_rma.h"
+#include "mm_trace.h"
 #include "shmem_internal.h"
 
 /* the message of a misaligned sig_addr or an unknown sig_op */
@@ -27,6 +28,7 @@ SHMEMI_INLINE void shmemi_put_signal(const char *call, void *dest, const void *s
                                      uint64_t signal, int sig_op, int pe)
 {
     size_t nbytes = shmemi_bytes(call, nelems, esize);
+    MM_TRACE_SCOPE(mm_trace_p2p("signal", nbytes + sizeof(uint64_t), pe, MM_TRACE_STORE));
     uint64_t *sig = shmemi_xlate(call, "sig_addr", sig_addr, sizeof(uint64_t), pe);
     _Static_assert(SHMEM_SIGNAL_SET == 0 && SHMEM_SIGNAL_ADD == 1, "sig_op check");
     if (MM_UNLIKELY((((uintptr_t)sig_addr & (sizeof(uint64_t) - 1)) | (unsigned)sig_op) > 1))
