@@ -1,7 +1,8 @@
 /*
  * meshrun: start N ranks of a meshmem (or OpenSHMEM) program on this machine.
  *
- *   meshrun -n N [--heap SIZE] [--bind-to core|none] [--timeout SEC] [--] prog [args...]
+ *   meshrun -n N [--heap SIZE] [--bind-to core|none] [--timeout SEC]
+ *           [--fabric FILE [--compute-scale X] [--fabric-json FILE]] [--] prog [args...]
  *
  * The launcher creates the job control block (a memfd every rank inherits, see mm_ctl.h),
  * forks the ranks, passes their output through and returns the first non-zero exit status.
@@ -17,6 +18,7 @@
  * program run without meshrun, and a rank can read the terminal.
  */
 #include "mm_ctl.h"
+#include "meshrun_fabric.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -53,6 +55,10 @@ static void usage(FILE *out)
             "  --heap SIZE          symmetric heap per rank (e.g. 64M, 1G); sets SHMEM_SYMMETRIC_SIZE\n"
             "  --bind-to core|none  pin rank r to the r-th allowed CPU (default none)\n"
             "  --timeout SEC        stop the job after SEC seconds (exit status 124)\n"
+            "  --fabric FILE        also predict the run's time on a modelled fabric (a file or a\n"
+            "                       name in fabrics/): every call is traced and replayed\n"
+            "  --compute-scale X    factor on measured compute time (default: the fabric's)\n"
+            "  --fabric-json FILE   also write the prediction as JSON\n"
             "  -h, --help           this text\n");
 }
 
@@ -253,6 +259,7 @@ int main(int argc, char **argv)
     const char *heap = NULL;
     bool bind = false;
     double timeout = 0;
+    meshrun_fabric_t fabric = {0};
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -292,6 +299,17 @@ int main(int argc, char **argv)
             if (end == argv[i] || *end || !(timeout > 0) || timeout > 1e7)
                 return usage_error("--timeout argument \"%s\" is not a number of seconds > 0",
                                    argv[i]);
+        } else if (!strcmp(a, "--fabric") || !strcmp(a, "--compute-scale") ||
+                   !strcmp(a, "--fabric-json")) {
+            if (!has_value)
+                return usage_error("option %s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--fabric"))
+                fabric.fabric = v;
+            else if (!strcmp(a, "--fabric-json"))
+                fabric.json = v;
+            else
+                fabric.compute_scale = v;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -307,6 +325,11 @@ int main(int argc, char **argv)
         return usage_error("%s", "no program given");
     char **prog = &argv[i];
     int bad = check_program(prog[0]);
+    if (bad)
+        return bad;
+    if (fabric.fabric == NULL && (fabric.compute_scale || fabric.json))
+        return usage_error("%s", "--compute-scale and --fabric-json need --fabric");
+    bad = meshrun_fabric_prepare(&fabric, nranks);
     if (bad)
         return bad;
 
@@ -487,5 +510,5 @@ int main(int argc, char **argv)
     remove_job_objects(ctl->job);
     free(job.pids);
     free(job.alive);
-    return status;
+    return meshrun_fabric_finish(&fabric, status);
 }

@@ -3,6 +3,8 @@
     meshmem model validate [--json FILE]
     meshmem model predict --fabric FILE --op OP --bytes L [--ranks N] [--set sec.key=val] [--json FILE]
     meshmem model sweep [--param degree|bandwidth|nodes ...] [--plot DIR] [--json FILE]
+    meshmem model replay --fabric FILE --trace DIR [--compute-scale X] [--json FILE]
+    meshmem model replay --fabric FILE --check --ranks N     (meshrun --fabric, before launching)
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from meshmem.model.units import parse_bytes
 
 
 def add_arguments(p) -> None:
-    """Sub-commands validate, predict and sweep."""
+    """Sub-commands validate, predict, sweep and replay."""
     sub = p.add_subparsers(dest="model_command", metavar="SUBCOMMAND")
     v = sub.add_parser("validate", help="compare the model with the figures the papers publish")
     v.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
@@ -44,6 +46,16 @@ def add_arguments(p) -> None:
     sw.add_argument("--op", default="alltoall")
     sw.add_argument("--plot", metavar="DIR", help="write PNG plots into DIR")
     sw.add_argument("--json", metavar="FILE", help="write the series as JSON")
+    rp = sub.add_parser("replay", help="predict a traced run's time on a fabric (meshrun --fabric)")
+    rp.add_argument("--fabric", required=True, help="fabric file or name in fabrics/")
+    rp.add_argument("--trace", metavar="DIR", help="directory of rank-R.trace files")
+    rp.add_argument("--compute-scale", type=float, metavar="X",
+                    help="factor on measured compute time (default: the fabric's [compute] "
+                         "measured_scale, else 1)")
+    rp.add_argument("--check", action="store_true",
+                    help="only check that the fabric loads and holds --ranks ranks")
+    rp.add_argument("--ranks", type=int, help="ranks of the job (with --check)")
+    rp.add_argument("--json", metavar="FILE", help="also write the prediction as JSON")
 
 
 def _write_json(path: str, data) -> None:
@@ -127,11 +139,30 @@ def _sweep(args) -> int:
     return 0
 
 
+def _replay(args) -> int:
+    from meshmem.model import replay
+    fabric = load_fabric(resolve_fabric_path(args.fabric))
+    if args.compute_scale is not None and not args.compute_scale >= 0:
+        raise ValueError(f"--compute-scale must be a number >= 0 (got {args.compute_scale})")
+    if args.check:
+        if args.ranks is not None and args.ranks > fabric.nodes:
+            raise ValueError(f"{fabric.path}: the job has {args.ranks} ranks but the fabric has "
+                             f"{fabric.nodes} nodes")
+        return 0
+    if not args.trace:
+        raise ValueError("replay needs --trace DIR (or --check)")
+    res = replay.replay(fabric, args.trace, args.compute_scale)
+    print(replay.format_report(res))
+    if args.json:
+        _write_json(args.json, res.as_dict())
+    return 0
+
+
 def run(args) -> int:
     """Dispatch to the sub-command; fabric and model errors print one clear line and return 2."""
-    handlers = {"validate": _validate, "predict": _predict, "sweep": _sweep}
+    handlers = {"validate": _validate, "predict": _predict, "sweep": _sweep, "replay": _replay}
     if args.model_command not in handlers:
-        print("usage: meshmem model {validate,predict,sweep} ... (see --help)", file=sys.stderr)
+        print("usage: meshmem model {validate,predict,sweep,replay} ... (see --help)", file=sys.stderr)
         return 2
     try:
         return handlers[args.model_command](args)

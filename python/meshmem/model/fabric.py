@@ -1,7 +1,8 @@
 """Fabric descriptions: load a fabrics/*.toml file, check it, and expose it as typed values.
 
 A fabric file has the sections [fabric], [topology], [link], [memory], [protocol] and, depending on
-the engine, [mpi], [pgas] or [sort]. Every error names the file and the key, e.g.
+the engine, [mpi], [pgas] or [sort]; [compute] (optional) gives the rates the virtual-clock replay
+charges annotated computation with. Every error names the file and the key, e.g.
 ``fabrics/x.toml: [link] bandwidth_gbps: must be > 0 (got -1)``.
 """
 from __future__ import annotations
@@ -55,6 +56,24 @@ class Protocol:
 
 
 @dataclass(frozen=True)
+class Compute:
+    """The [compute] section: what a node computes per second, for the virtual-clock replay.
+
+    An annotated interval (meshmem_model_compute) costs the slower of its memory traffic and
+    its arithmetic; measured intervals cost their wall time times `measured_scale`."""
+    memory_bytes_per_s: float
+    flops_per_s: float
+    read_write_overlap: bool
+    measured_scale: float
+
+    def seconds(self, bytes_read: float, bytes_written: float, flops: float) -> float:
+        """Time of an annotated interval: reads and writes overlap (separate channels) or
+        share the memory bandwidth; arithmetic overlaps memory traffic (a roofline)."""
+        traffic = max(bytes_read, bytes_written) if self.read_write_overlap else bytes_read + bytes_written
+        return max(traffic / self.memory_bytes_per_s, flops / self.flops_per_s)
+
+
+@dataclass(frozen=True)
 class SortVariant:
     """One design of the distributed counting sort (seed 004 Fig. 10)."""
     name: str
@@ -95,6 +114,7 @@ class Fabric:
     mpi: dict = field(default_factory=dict)
     pgas: dict = field(default_factory=dict)
     sort: SortSpec | None = None
+    compute: Compute | None = None
     raw: dict = field(default_factory=dict)
 
     @property
@@ -144,6 +164,7 @@ _KNOWN = {
     "pgas": {"long_message_extra_us", "packet_header_bytes", "wire_framing_bytes",
              "datapath_header_beats", "default_packet_bytes"},
     "sort": {"key_bytes", "pipeline_efficiency", "radix_bits_per_pass", "variant"},
+    "compute": {"memory_gbytes_per_s", "gflops", "read_write_overlap", "measured_scale"},
 }
 
 
@@ -187,6 +208,22 @@ def _load_sort(raw: dict, path: str) -> SortSpec | None:
             link_bytes_per_s=_get(sub, path, sec, "link_gbytes_per_s", float, positive=True) * 1e9,
         ))
     return SortSpec(key_bytes, eff, bits, tuple(variants))
+
+
+def _load_compute(raw: dict, path: str) -> Compute | None:
+    if "compute" not in raw:
+        return None
+    overlap = raw["compute"].get("read_write_overlap", False)
+    if not isinstance(overlap, bool):
+        raise FabricError(f"{_where(path, 'compute', 'read_write_overlap')}: must be true or false "
+                          f"(got {overlap!r})")
+    return Compute(
+        memory_bytes_per_s=_get(raw, path, "compute", "memory_gbytes_per_s", float, positive=True) * 1e9,
+        flops_per_s=_get(raw, path, "compute", "gflops", float, positive=True) * 1e9,
+        read_write_overlap=overlap,
+        measured_scale=_get(raw, path, "compute", "measured_scale", float, nonneg=True, default=1.0,
+                            required=False),
+    )
 
 
 def _check_mpi(raw: dict, path: str) -> dict:
@@ -271,7 +308,7 @@ def fabric_from_dict(raw: dict, path: str = "<dict>") -> Fabric:
         engine=engine, path=path, topology=topo, link=link, memory=memory, protocol=protocol,
         mpi=_check_mpi(raw, path) if engine == "mpi" else {},
         pgas=_check_pgas(raw, path) if engine == "pgas" else {},
-        sort=_load_sort(raw, path), raw=raw,
+        sort=_load_sort(raw, path), compute=_load_compute(raw, path), raw=raw,
     )
 
 

@@ -1,0 +1,115 @@
+/* meshrun --fabric: the trace directory and the two calls of `meshmem model replay`. */
+#include "meshrun_fabric.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* the meshmem command next to this meshrun (both live in the build's bin/) */
+static int meshmem_tool(char *out, size_t size)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = 0;
+    int w = snprintf(out, size, "%s/meshmem", dirname(exe));
+    return w > 0 && (size_t)w < size && access(out, X_OK) == 0 ? 0 : -1;
+}
+
+/* run `meshmem model replay --fabric F` with @p extra arguments; the exit status */
+static int run_replay(const meshrun_fabric_t *f, const char **extra)
+{
+    char tool[PATH_MAX];
+    if (meshmem_tool(tool, sizeof(tool)) != 0) {
+        fprintf(stderr, "meshrun: --fabric needs the meshmem command next to meshrun: not found\n");
+        return 2;
+    }
+    const char *argv[16] = {tool, "model", "replay", "--fabric", f->fabric};
+    int a = 5;
+    if (f->compute_scale) {
+        argv[a++] = "--compute-scale";
+        argv[a++] = f->compute_scale;
+    }
+    for (int i = 0; extra[i] && a < 15; i++)
+        argv[a++] = extra[i];
+    argv[a] = NULL;
+    pid_t pid;
+    int err = posix_spawn(&pid, tool, NULL, NULL, (char *const *)argv, environ);
+    if (err != 0) {
+        fprintf(stderr, "meshrun: cannot run %s: %s\n", tool, strerror(err));
+        return 2;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return 2;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+int meshrun_fabric_prepare(meshrun_fabric_t *f, int nranks)
+{
+    if (f->fabric == NULL)
+        return 0;
+    char ranks[16];
+    snprintf(ranks, sizeof(ranks), "%d", nranks);
+    const char *check[] = {"--check", "--ranks", ranks, NULL};
+    if (run_replay(f, check) != 0) {
+        fprintf(stderr, "meshrun: --fabric %s: the fabric cannot be used (see above); nothing "
+                        "was started\n", f->fabric);
+        return 2;
+    }
+    snprintf(f->trace_dir, sizeof(f->trace_dir), "/tmp/meshmem-trace.XXXXXX");
+    if (mkdtemp(f->trace_dir) == NULL) {
+        fprintf(stderr, "meshrun: --fabric: cannot make a trace directory: %s\n", strerror(errno));
+        f->trace_dir[0] = 0;
+        return 1;
+    }
+    setenv("MESHMEM_TRACE_DIR", f->trace_dir, 1);
+    return 0;
+}
+
+/* remove the trace directory and the files the ranks wrote into it */
+static void remove_trace_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    char path[PATH_MAX];
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+int meshrun_fabric_finish(meshrun_fabric_t *f, int status)
+{
+    if (f->fabric == NULL || f->trace_dir[0] == 0)
+        return status;
+    if (status == 0) {
+        fflush(stdout);
+        const char *replay[] = {"--trace", f->trace_dir, f->json ? "--json" : NULL, f->json, NULL};
+        int rs = run_replay(f, replay);
+        if (rs != 0) {
+            fprintf(stderr, "meshrun: --fabric %s: the replay of the job's trace failed (see "
+                            "above)\n", f->fabric);
+            status = rs;
+        }
+    }
+    remove_trace_dir(f->trace_dir);
+    return status;
+}
