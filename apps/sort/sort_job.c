@@ -349,6 +349,12 @@ void sort_run_serial(sort_job_t *j)
 
 void sort_job_run(sort_job_t *j)
 {
+    /* for meshrun --fabric: A passes over this rank's records, each reading and writing them
+       once (seed 004 eq. 1), charged at the fabric's memory rate in place of the host's time
+       of the interval before the first exchange */
+    uint64_t bytes = (uint64_t)j->nlocal * (uint64_t)(j->keybytes + (j->has_vals ? 4 : 0));
+    meshmem_model_phase("sort");
+    meshmem_model_compute(bytes * (uint64_t)j->passes_A, bytes * (uint64_t)j->passes_A, 0);
     switch (j->variant) {
     case SORT_A11:
     case SORT_A6: sort_run_separate(j); break;
