@@ -1,9 +1,11 @@
-/* Sharing averaged parameters on meshmem: naive (3 steps) and aggressive (2 steps), on the full
- * mesh or per GHC dimension (average.h). */
+/* Sharing averaged parameters on meshmem: naive (3 steps) and aggressive (2 steps, or one
+ * step for small vectors), on the full mesh or per GHC dimension (average.h). */
 #include "average.h"
+#include "average_data.h"
 
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,38 +18,81 @@ enum {
     FLAG_KINDS
 };
 
-int avg_setup(avg_job_t *a, size_t count, int ghc_x)
+static int avg_team_init(avg_team_t *t, meshmem_team_t team)
+{
+    t->team = team;
+    t->size = meshmem_team_size(team);
+    t->rank = meshmem_team_rank(team);
+    t->world = malloc(sizeof(int) * (size_t)t->size);
+    if (!t->world)
+        return -1;
+    for (int i = 0; i < t->size; i++)
+        t->world[i] = meshmem_team_world_rank(team, i);
+    return 0;
+}
+
+int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes)
 {
     memset(a, 0, sizeof(*a));
     int n = meshmem_nranks();
     a->count = count;
     /* ranks outnumbering cores: a spinning rank holds the core its peer needs, so yield at once */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    a->spin = cpus > 0 && n > cpus ? 0 : 256;
+    a->spin = cpus > 0 && n > cpus ? 0 : 2048;
+    meshmem_team_t teams[2] = {MESHMEM_TEAM_WORLD, MESHMEM_TEAM_WORLD};
+    a->nteams = 1;
     if (ghc_x > 0 && ghc_x < n) {
         if (n % ghc_x)
             return -1;
-        if (meshmem_team_split_2d(MESHMEM_TEAM_WORLD, ghc_x, &a->teams[0], &a->teams[1]) !=
+        if (meshmem_team_split_2d(MESHMEM_TEAM_WORLD, ghc_x, &teams[0], &teams[1]) !=
             MESHMEM_OK)
             return -1;
         a->nteams = 2;
-    } else {
-        a->teams[0] = MESHMEM_TEAM_WORLD;
-        a->nteams = 1;
     }
+    for (int k = 0; k < a->nteams; k++)
+        if (avg_team_init(&a->teams[k], teams[k]) != 0) {
+            fprintf(stderr, "average: out of memory\n");
+            meshmem_global_exit(1);
+        }
     /* pad to a multiple of the ranks: a multiple of every team's size too */
     a->padded = (count + (size_t)n - 1) / (size_t)n * (size_t)n;
     size_t bytes = (a->padded ? a->padded : (size_t)n) * sizeof(float);
+    a->onestep_bytes = onestep_bytes;
+    /* a slot holds a whole vector of at most onestep_bytes, then its flag on a line of its own */
+    a->slot_bytes = (onestep_bytes + 63) / 64 * 64 + 64;
+    size_t slots = (size_t)a->nteams * 2 * (size_t)n;
     a->x = meshmem_calloc(1, bytes);
     a->res = meshmem_calloc(1, bytes);
     a->buf = meshmem_calloc(1, bytes);
     a->mid = meshmem_calloc(1, bytes);
     a->flags = meshmem_calloc((size_t)FLAG_KINDS * (size_t)n * LINE, sizeof(uint64_t));
-    if (!a->x || !a->res || !a->buf || !a->mid || !a->flags) {
-        fprintf(stderr, "average: the symmetric heap has no room for 4 x %zu bytes\n", bytes);
+    a->area = onestep_bytes ? meshmem_align(64, slots * a->slot_bytes) : NULL;
+    if (!a->x || !a->res || !a->buf || !a->mid || !a->flags || (onestep_bytes && !a->area)) {
+        fprintf(stderr, "average: the symmetric heap has no room for 4 x %zu + %zu bytes\n",
+                bytes, onestep_bytes ? slots * a->slot_bytes : 0);
         meshmem_global_exit(1);
     }
+    if (a->area) /* slot flags start at 0: below every run's sequence number */
+        memset(a->area, 0, slots * a->slot_bytes);
+    meshmem_barrier(MESHMEM_TEAM_WORLD); /* nobody signals into a slot before it is cleared */
     return 0;
+}
+
+/* wait until *f reaches this run's sequence number (spin briefly, then yield) */
+static void wait_flag(const avg_job_t *a, const uint64_t *f)
+{
+    for (unsigned polls = 0; __atomic_load_n(f, __ATOMIC_ACQUIRE) < a->seq; polls++) {
+        if (polls < a->spin)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+    }
+}
+
+/* the block signal: one store of the sequence number into the peer's heap, after the data */
+static void raise_flag(const avg_job_t *a, uint64_t *f, int world)
+{
+    __atomic_store_n((uint64_t *)meshmem_ptr(f, world), a->seq, __ATOMIC_RELEASE);
 }
 
 static uint64_t *flag(avg_job_t *a, int kind, int src)
@@ -55,114 +100,159 @@ static uint64_t *flag(avg_job_t *a, int kind, int src)
     return &a->flags[((size_t)kind * (size_t)meshmem_nranks() + (size_t)src) * LINE];
 }
 
-/* the block signal: our flag of @p kind at every member of @p team becomes this run's seq */
-static void signal_team(avg_job_t *a, meshmem_team_t team, int kind)
+/* our flag of @p kind at every member of @p t becomes this run's seq */
+static void signal_team(avg_job_t *a, const avg_team_t *t, int kind)
 {
-    int t = meshmem_team_size(team), me = meshmem_rank();
-    uint64_t *f = flag(a, kind, me);
-    for (int i = 0; i < t; i++) {
-        int w = meshmem_team_world_rank(team, i);
-        if (w != me)
-            meshmem_put_signal(f, &a->seq, 0, f, a->seq, MESHMEM_SIGNAL_SET, w);
-    }
+    uint64_t *f = flag(a, kind, meshmem_rank());
+    for (int i = 1; i < t->size; i++)
+        raise_flag(a, f, t->world[(t->rank + i) % t->size]);
 }
 
-/* wait for the flags of @p kind from every member of @p team (spin briefly, then yield) */
-static void wait_team(avg_job_t *a, meshmem_team_t team, int kind)
+/* wait for the flags of @p kind from every member of @p t */
+static void wait_team(avg_job_t *a, const avg_team_t *t, int kind)
 {
-    int t = meshmem_team_size(team), me = meshmem_rank();
-    for (int i = 0; i < t; i++) {
-        int w = meshmem_team_world_rank(team, i);
-        if (w == me)
+    for (int i = 0; i < t->size; i++)
+        if (i != t->rank)
+            wait_flag(a, flag(a, kind, t->world[i]));
+}
+
+/* one-step slot of team @p k, this run's parity, written by world rank @p src */
+static char *slot(avg_job_t *a, int k, int src)
+{
+    size_t i = ((size_t)k * 2 + (a->seq & 1)) * (size_t)meshmem_nranks() + (size_t)src;
+    return a->area + i * a->slot_bytes;
+}
+
+static uint64_t *slot_flag(avg_job_t *a, char *s)
+{
+    return (uint64_t *)(s + a->slot_bytes - 64);
+}
+
+/*
+ * The small-vector form of the aggressive approach (one step): our whole vector into our slot
+ * at every member, with its block signal; then the mean of the N vectors, in member order (the
+ * same bits on every rank), in one pass. Room: we write the slot of this parity that the
+ * member last read in run seq-2, and it finished that run before it sent us anything in run
+ * seq-1 (a one-step piece or a READY), which we waited for. @p dst is written only once every
+ * member's piece is here: each has finished the previous run, and with it any read of @p dst.
+ */
+static void avg_onestep(avg_job_t *a, int k, const float *src, float *dst)
+{
+    const avg_team_t *t = &a->teams[k];
+    int me = meshmem_rank();
+    size_t bytes = a->count * sizeof(float);
+    const float *stack[16], **in = t->size <= 16 ? stack : malloc(sizeof(*in) * (size_t)t->size);
+    if (!in) {
+        fprintf(stderr, "average: out of memory\n");
+        meshmem_global_exit(1);
+    }
+    char *mine = slot(a, k, me);
+    for (int i = 1; i < t->size; i++) {
+        int w = t->world[(t->rank + i) % t->size];
+        memcpy(meshmem_ptr(mine, w), src, bytes);
+        raise_flag(a, slot_flag(a, mine), w); /* release: after the data */
+    }
+    for (int i = 0; i < t->size; i++) {
+        if (i == t->rank) {
+            in[i] = src;
             continue;
-        const uint64_t *f = flag(a, kind, w);
-        for (unsigned polls = 0; __atomic_load_n(f, __ATOMIC_ACQUIRE) < a->seq; polls++) {
-            if (polls < a->spin)
-                __builtin_ia32_pause();
-            else
-                sched_yield();
         }
+        char *s = slot(a, k, t->world[i]);
+        wait_flag(a, slot_flag(a, s));
+        in[i] = (const float *)s;
     }
+    avg_mean_into(dst, in, t->size, a->count, 1.0f / (float)t->size);
+    if (in != stack)
+        free(in);
 }
 
-/* one flow over @p team: the mean of @p src into @p dst on every member (both symmetric) */
-static void avg_team(avg_job_t *a, meshmem_team_t team, const float *src, float *dst,
-                     avg_algo_t algo, int done_kind)
+/* the sliced flow over team @p k (2 or 3 steps): the mean of @p src into @p dst on every
+ * member (both symmetric); every member's READY for this run is already here */
+static void avg_sliced(avg_job_t *a, int k, const float *src, float *dst, avg_algo_t algo,
+                       int done_kind)
 {
-    int t = meshmem_team_size(team), me = meshmem_team_rank(team);
-    size_t rc = a->padded / (size_t)t, lo = (size_t)me * rc;
-    float scale = 1.0f / (float)t;
-    float *mine = dst + lo;
-    if (algo == AVG_AGGRESSIVE) {
-        /* step 1: our slice of every member's vector, averaged as it is read */
-        for (int k = 0; k < t; k++) {
-            int r = (me + k) % t;
-            const float *p = meshmem_ptr(src + lo, meshmem_team_world_rank(team, r));
-            if (k == 0)
-                for (size_t i = 0; i < rc; i++)
-                    mine[i] = p[i];
-            else
-                for (size_t i = 0; i < rc; i++)
-                    mine[i] += p[i];
-        }
-        for (size_t i = 0; i < rc; i++)
-            mine[i] *= scale;
-    } else {
-        /* step 1: all-to-all: our slice of every member's vector into the buffer */
-        for (int r = 0; r < t; r++)
-            memcpy(a->buf + (size_t)r * rc,
-                   meshmem_ptr(src + lo, meshmem_team_world_rank(team, r)), rc * sizeof(float));
-        /* step 2: the averaging pass over the buffer */
-        memcpy(mine, a->buf, rc * sizeof(float));
-        for (int r = 1; r < t; r++) {
-            const float *b = a->buf + (size_t)r * rc;
-            for (size_t i = 0; i < rc; i++)
-                mine[i] += b[i];
-        }
-        for (size_t i = 0; i < rc; i++)
-            mine[i] *= scale;
+    const avg_team_t *t = &a->teams[k];
+    int n = t->size, me = t->rank;
+    size_t rc = a->padded / (size_t)n, lo = (size_t)me * rc;
+    float scale = 1.0f / (float)n;
+    const float *stack[16], **in = n <= 16 ? stack : malloc(sizeof(*in) * (size_t)n);
+    if (!in) {
+        fprintf(stderr, "average: out of memory\n");
+        meshmem_global_exit(1);
     }
-    signal_team(a, team, done_kind);
-    wait_team(a, team, done_kind);
+    for (int r = 0; r < n; r++)
+        in[r] = meshmem_ptr(src + lo, t->world[r]);
+    if (algo == AVG_NAIVE) {
+        /* step 1: all-to-all: our slice of every member's vector into the buffer */
+        for (int r = 0; r < n; r++) {
+            memcpy(a->buf + (size_t)r * rc, in[r], rc * sizeof(float));
+            in[r] = a->buf + (size_t)r * rc;
+        }
+    }
+    /* aggressive step 1 (straight from the members' heaps, averaged as it is read), or naive
+     * step 2 (the averaging pass over the buffer): one pass, the division included */
+    avg_mean_into(dst + lo, in, n, rc, scale);
+    if (in != stack)
+        free(in);
+    signal_team(a, t, done_kind);
+    wait_team(a, t, done_kind);
     /* last step: all-gather: every member's averaged slice out of its heap */
-    for (int r = 0; r < t; r++)
+    for (int r = 0; r < n; r++)
         if (r != me)
-            memcpy(dst + (size_t)r * rc,
-                   meshmem_ptr(dst + (size_t)r * rc, meshmem_team_world_rank(team, r)),
+            memcpy(dst + (size_t)r * rc, meshmem_ptr(dst + (size_t)r * rc, t->world[r]),
                    rc * sizeof(float));
+}
+
+static int use_onestep(const avg_job_t *a, avg_algo_t algo)
+{
+    return algo == AVG_AGGRESSIVE && a->area && a->count * sizeof(float) <= a->onestep_bytes;
+}
+
+int avg_steps(const avg_job_t *a, avg_algo_t algo)
+{
+    return (use_onestep(a, algo) ? 1 : algo == AVG_AGGRESSIVE ? 2 : 3) * a->nteams;
 }
 
 void avg_run(avg_job_t *a, avg_algo_t algo)
 {
     a->seq++;
+    if (use_onestep(a, algo)) {
+        /* GHC: row means into mid (the column phase sends copies of it) */
+        avg_onestep(a, 0, a->x, a->nteams == 1 ? a->res : a->mid);
+        if (a->nteams == 2)
+            avg_onestep(a, 1, a->mid, a->res);
+        return;
+    }
     /* entering the run: every peer that reads our buffers has finished the previous run */
     for (int k = 0; k < a->nteams; k++)
-        signal_team(a, a->teams[k], FLAG_READY);
+        signal_team(a, &a->teams[k], FLAG_READY);
     for (int k = 0; k < a->nteams; k++)
-        wait_team(a, a->teams[k], FLAG_READY);
+        wait_team(a, &a->teams[k], FLAG_READY);
     if (a->nteams == 1) {
-        avg_team(a, a->teams[0], a->x, a->res, algo, FLAG_DONE1);
+        avg_sliced(a, 0, a->x, a->res, algo, FLAG_DONE1);
         return;
     }
     /* GHC: the rows' means (into mid: row peers may still be gathering from it while we are
      * in phase 2), then averaged down the columns */
-    avg_team(a, a->teams[0], a->x, a->mid, algo, FLAG_DONE1);
-    signal_team(a, a->teams[1], FLAG_READY2);
-    wait_team(a, a->teams[1], FLAG_READY2);
-    avg_team(a, a->teams[1], a->mid, a->res, algo, FLAG_DONE2);
+    avg_sliced(a, 0, a->x, a->mid, algo, FLAG_DONE1);
+    signal_team(a, &a->teams[1], FLAG_READY2);
+    wait_team(a, &a->teams[1], FLAG_READY2);
+    avg_sliced(a, 1, a->mid, a->res, algo, FLAG_DONE2);
 }
 
 void avg_free(avg_job_t *a)
 {
     meshmem_barrier(MESHMEM_TEAM_WORLD);
+    meshmem_free(a->area);
     meshmem_free(a->flags);
     meshmem_free(a->mid);
     meshmem_free(a->buf);
     meshmem_free(a->res);
     meshmem_free(a->x);
-    if (a->nteams == 2) {
-        meshmem_team_destroy(a->teams[0]);
-        meshmem_team_destroy(a->teams[1]);
+    for (int k = 0; k < a->nteams; k++) {
+        if (a->nteams == 2)
+            meshmem_team_destroy(a->teams[k].team);
+        free(a->teams[k].world);
     }
     memset(a, 0, sizeof(*a));
 }

@@ -9,8 +9,16 @@
  *              every peer's averaged slice out of the peer's heap).
  *  aggressive  2 steps (Fig. 6b): each rank averages its slice as it reads it from the peers'
  *              heaps (no buffer: the data goes straight into the averaging), then all-gather.
- * Steps are separated by OPTWEB's one-cycle block signal: put_signal of the run's sequence
- * number into a per-peer flag (own cache line), waited for with a short spin, then yields.
+ *              Vectors of at most `onestep_bytes` take OPTWEB's small-data form instead: every
+ *              rank writes its whole vector into every peer's receive area (one step, one block
+ *              signal per peer) and each rank averages the N vectors itself. Below that size
+ *              the two synchronisations of the sliced form cost more than moving and summing
+ *              N whole vectors, and with no remote reads nothing has to be waited for before
+ *              returning.
+ * The division by N is fused into the averaging pass (one read of each input, one write).
+ * Steps are separated by OPTWEB's one-cycle block signal: a store of the run's sequence
+ * number into a per-peer flag (own cache line) in the peer's heap, waited for with a short
+ * spin, then yields.
  * On a GHC (r = 2) the flow runs among the ranks of a row (x), then among those of a column
  * (y), on the row's means: twice the steps (seed 000 §3.C).
  * The vector is padded to a multiple of the ranks so that every rank owns an equal slice.
@@ -25,6 +33,16 @@
 /** The two approaches of seed 000 Fig. 6. */
 typedef enum { AVG_NAIVE, AVG_AGGRESSIVE } avg_algo_t;
 
+/** Default largest vector (bytes per rank) of the aggressive approach's one-step form. */
+#define AVG_ONESTEP_BYTES 4096
+
+/** One team of the flow (the full mesh, or a GHC axis). */
+typedef struct {
+    meshmem_team_t team;
+    int size, rank;        /**< team size, this rank's team rank */
+    int *world;            /**< world rank of each member */
+} avg_team_t;
+
 /** Buffers of one averaging job, in the symmetric heap. */
 typedef struct {
     size_t count;          /**< parameters per rank */
@@ -33,9 +51,12 @@ typedef struct {
     float *buf;            /**< naive: the all-to-all buffer */
     float *mid;            /**< GHC: the row means (phase 1's result) */
     size_t padded;         /**< count rounded up to a multiple of the ranks */
-    meshmem_team_t teams[2]; /**< full mesh: {world}; GHC: {x axis, y axis} */
+    avg_team_t teams[2];   /**< full mesh: {world}; GHC: {x axis, y axis} */
     int nteams;
     uint64_t *flags;       /**< symmetric [kind][world rank][8]: block signals (sequence numbers) */
+    char *area;            /**< symmetric one-step receive slots [team][parity][world source] */
+    size_t slot_bytes;     /**< one slot: the vector, then its flag line */
+    size_t onestep_bytes;  /**< one-step form up to this many bytes per rank (0: never) */
     uint64_t seq;          /**< runs so far: the value of this run's signals */
     unsigned spin;         /**< polls before a wait starts yielding the core */
 } avg_job_t;
@@ -43,12 +64,19 @@ typedef struct {
 /**
  * @brief Allocate the buffers for @p count parameters (collective). @p ghc_x > 0 arranges the
  * ranks as a GHC of ghc_x columns (must divide the ranks); 0 is the full mesh.
+ * @p onestep_bytes: the aggressive approach's one-step form up to this vector size (bytes per
+ * rank; 0 never), the same on every rank.
  * @return 0, or -1 when the grid does not fit the ranks.
  */
-int avg_setup(avg_job_t *a, size_t count, int ghc_x);
+int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes);
 
-/** @brief Average a->x over all ranks into a->res with @p algo (collective). */
+/** @brief Average a->x over all ranks into a->res with @p algo (collective). a->x may be
+ * changed as soon as this returns; a->res is read by peers until the next run or avg_free. */
 void avg_run(avg_job_t *a, avg_algo_t algo);
+
+/** @return the steps of one run with @p algo: 3 (naive), 2 (aggressive) or 1 (aggressive,
+ * one-step form), twice that on a GHC. */
+int avg_steps(const avg_job_t *a, avg_algo_t algo);
 
 /** @brief Free the buffers and teams (collective). */
 void avg_free(avg_job_t *a);

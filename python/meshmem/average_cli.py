@@ -4,7 +4,9 @@ scaling by 1/ranks, the paper's CPU-cluster method) in the same run.
 
 For each size the meshmem program and the MPI twin run alternately (--rounds), each timing
 many averagings after a warm-up (OSU-style: the mean per run, the slowest rank); the median
-over rounds is reported. Throughput as the paper's Fig. 17: bytes per rank / time. Every result
+over rounds is reported, and the paired ratios: the median over rounds of the ratio of two
+runs of the same round (meshmem / MPI, aggressive / naive), less sensitive to the load drifting
+between rounds. Throughput as the paper's Fig. 17: bytes per rank / time. Every result
 is checked against a float64 reference.
 """
 from __future__ import annotations
@@ -37,6 +39,9 @@ def add_arguments(p):
     p.add_argument("--topology", choices=("full", "ghc", "both"), default="full",
                    help="full mesh, GHC (x then y), or both (default full)")
     p.add_argument("--ghc", type=int, default=0, help="GHC columns (default: near square)")
+    p.add_argument("--onestep", metavar="BYTES",
+                   help="aggressive: one-step form up to BYTES per rank (default: the "
+                        "program's, 4K; 0 never)")
     p.add_argument("--iters", type=int, default=1000, help="averagings per run up to 64 KiB "
                                                            "(default 1000; 100 above)")
     p.add_argument("--rounds", type=int, default=3, help="alternating rounds (median)")
@@ -53,6 +58,11 @@ def ghc_columns(ranks: int, want: int) -> int:
         return want
     d = max(i for i in range(1, int(ranks ** 0.5) + 1) if ranks % i == 0)
     return ranks // d
+
+
+def paired(num: list, den: list) -> float:
+    """Median over rounds of num[i] / den[i] (both measured in round i)."""
+    return statistics.median(x / y for x, y in zip(num, den))
 
 
 def measure(a, sizes: list[int], algos: list[str], topos: list[str], log=print):
@@ -87,6 +97,8 @@ def measure(a, sizes: list[int], algos: list[str], topos: list[str], log=print):
                 continue
             al, tp = c
             extra = ["-g", ghc_columns(a.ranks, a.ghc)] if tp == "ghc" else []
+            if getattr(a, "onestep", None) is not None:
+                extra += ["-T", bench.parse_size(str(a.onestep))]
             results[c].append(apps_run.run_app("meshmem", "average", a.ranks,
                                                ["-a", al, *common, *extra], "average",
                                                heap_bytes=heap, bind=bind,
@@ -99,7 +111,9 @@ def measure(a, sizes: list[int], algos: list[str], topos: list[str], log=print):
             row = {"algo": al, "topology": tp, "ranks": a.ranks, "bytes": s,
                    "us": statistics.median(us), "rounds_us": us,
                    "verified": int(all(run[i]["verified"] == 1 for run in runs)),
-                   "steps": (2 if al == "aggressive" else 3) * (2 if tp == "ghc" else 1)}
+                   # the program's own count (1 for the aggressive one-step form)
+                   "steps": runs[0][i].get("steps", (2 if al == "aggressive" else 3) *
+                                           (2 if tp == "ghc" and a.ranks > 1 else 1))}
             row["GBps"] = s / row["us"] * 1e-3
             if mpi:
                 mus = [run[i]["us"] for run in mpi]
@@ -107,6 +121,7 @@ def measure(a, sizes: list[int], algos: list[str], topos: list[str], log=print):
                 row["mpi_rounds_us"] = mus
                 row["mpi_verified"] = int(all(run[i]["verified"] == 1 for run in mpi))
                 row["ratio_vs_mpi"] = row["us"] / row["mpi_us"]
+                row["paired_ratio"] = paired(us, mus)
             rows.append(row)
     for tp in topos:
         for s in sizes:
@@ -114,6 +129,8 @@ def measure(a, sizes: list[int], algos: list[str], topos: list[str], log=print):
             if "naive" in pair and "aggressive" in pair:
                 pair["aggressive"]["aggressive_vs_naive"] = (pair["aggressive"]["us"] /
                                                              pair["naive"]["us"])
+                pair["aggressive"]["aggressive_vs_naive_paired"] = paired(
+                    pair["aggressive"]["rounds_us"], pair["naive"]["rounds_us"])
     return rows, notes
 
 
@@ -121,17 +138,22 @@ def print_table(rows: list, out=None):
     """One line per (algorithm, topology, size)."""
     out = out or sys.stdout  # looked up now: a default bound at import goes stale
     head = (f"{'algo':<11}{'topo':>5}{'ranks':>6}{'bytes':>9}{'steps':>6}{'meshmem us':>12}"
-            f"{'GB/s':>7}{'MPI us':>10}{'ratio':>7}{'aggr/naive':>11}{'ok':>4}")
+            f"{'GB/s':>7}{'MPI us':>10}{'ratio':>7}{'paired':>7}{'aggr/naive':>11}{'paired':>7}"
+            f"{'ok':>4}")
     print(head, file=out)
     print("-" * len(head), file=out)
     for r in rows:
         ok = r["verified"] and r.get("mpi_verified", 1)
         an = r.get("aggressive_vs_naive")
+        anp = r.get("aggressive_vs_naive_paired")
+        pr = r.get("paired_ratio")
         print(f"{r['algo']:<11}{r['topology']:>5}{r['ranks']:>6}"
               f"{bench.format_size(r['bytes']):>9}{r['steps']:>6}{r['us']:>12.3f}"
               f"{r['GBps']:>7.2f}{'-' if r.get('mpi_us') is None else format(r['mpi_us'], '.3f'):>10}"
               f"{'-' if r.get('ratio_vs_mpi') is None else format(r['ratio_vs_mpi'], '.2f'):>7}"
-              f"{'-' if an is None else format(an, '.2f'):>11}{'yes' if ok else 'NO':>4}",
+              f"{'-' if pr is None else format(pr, '.2f'):>7}"
+              f"{'-' if an is None else format(an, '.2f'):>11}"
+              f"{'-' if anp is None else format(anp, '.2f'):>7}{'yes' if ok else 'NO':>4}",
               file=out)
 
 
@@ -190,11 +212,13 @@ def run(args) -> int:
     for n in notes:
         print(f"# note: {n}")
     print("# ratio = meshmem us / MPI_Allreduce us (below 1: meshmem faster); aggr/naive below "
-          "1: the aggressive approach is faster")
+          "1: the aggressive approach is faster; paired: median over rounds of the same-round "
+          "ratio")
     info["loadavg_end"] = list(os.getloadavg())
     doc = {"results": rows, "machine": info,
            "settings": {"ranks": args.ranks, "sizes": sizes, "algos": algos, "topologies": topos,
                         "rounds": args.rounds, "vs": args.vs, "notes": notes,
+                        "onestep": args.onestep,
                         "date": time.strftime("%Y-%m-%d %H:%M:%S")}}
     if args.json:
         with open(args.json, "w") as f:

@@ -99,3 +99,41 @@ def test_demo_quick(built, tmp_path):
     doc = json.loads((tmp_path / "demo.json").read_text())
     assert {r["variant"] for r in doc["sort"]} == set(sort_cli.VARIANTS)
     assert (tmp_path / "sort.png").exists() and (tmp_path / "average.png").exists()
+
+
+def test_average_paired_ratio():
+    from meshmem import average_cli
+    assert average_cli.paired([2.0, 9.0, 3.0], [1.0, 3.0, 1.0]) == 3.0
+
+
+def test_average_cli_onestep_steps_and_pairs(built, tmp_path):
+    out = tmp_path / "a.json"
+    rc = main(["average", "--ranks", "2", "--bytes", "4,8K", "--onestep", "4K", "--rounds", "2",
+               "--iters", "5", "--vs", vs(), "--json", str(out)])
+    assert rc == 0
+    doc = json.loads(out.read_text())
+    steps = {(r["algo"], r["bytes"]): r["steps"] for r in doc["results"]}
+    # aggressive: one step up to the threshold, two above; naive: always three
+    assert steps == {("naive", 4): 3, ("naive", 8192): 3, ("aggressive", 4): 1,
+                     ("aggressive", 8192): 2}
+    for r in doc["results"]:
+        assert r["verified"] == 1
+        if r["algo"] == "aggressive":
+            assert r["aggressive_vs_naive_paired"] > 0
+        if "mpi_us" in r:
+            assert r["paired_ratio"] > 0
+    assert doc["settings"]["onestep"] == "4K"
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 5])
+@pytest.mark.parametrize("algo", ["naive", "aggressive", "alternate"])
+def test_average_program_edge_sizes(built, ranks, algo):
+    # empty, one element, odd counts, both sides of a 1 KiB threshold; fresh input and a check
+    # against the float64 reference after every run
+    rows = apps_run.run_app("meshmem", "average", ranks,
+                            ["-a", algo, "-V", "-T", "1K", "-S", "0,4,12,1020,1K,1028",
+                             "-i", "6"], "average")
+    assert [r["bytes"] for r in rows] == [0, 4, 12, 1020, 1024, 1028]
+    assert all(r["verified"] == 1 for r in rows)
+    if algo == "aggressive" and ranks > 1:
+        assert [r["steps"] for r in rows] == [1, 1, 1, 1, 1, 2]
