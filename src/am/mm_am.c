@@ -318,6 +318,12 @@ int meshmem_am_poll(void)
 
 /* ---- sending ---- */
 
+/* one packet of a packed message (packed fragments, below): its own header in the payload */
+typedef struct {
+    uint32_t rel; /* offset from the message's base (source and destination alike) */
+    uint32_t len; /* bytes; the data follows, padded to 8 bytes */
+} mm_am_pkt_t;
+
 typedef struct {
     int         handler, kind, nargs;
     const uint64_t *args;
@@ -326,7 +332,21 @@ typedef struct {
     bool        has_dest;
     uint8_t     region;
     uint64_t    offset;
+    const mm_am_pkt_t *pkts; /* npkts > 0: the payload is these packets, data from buf + rel */
+    size_t      npkts;
 } mm_am_out_t;
+
+#define MM_AM_PAD8(n) (((n) + 7) & ~(size_t)7)
+
+/* lay out @p o's packets at @p p: header, data, padding (nbytes is their total) */
+static void mm_am_pack_write(char *p, const mm_am_out_t *o)
+{
+    for (size_t i = 0; i < o->npkts; i++) {
+        memcpy(p, &o->pkts[i], sizeof(mm_am_pkt_t));
+        memcpy(p + sizeof(mm_am_pkt_t), (const char *)o->buf + o->pkts[i].rel, o->pkts[i].len);
+        p += sizeof(mm_am_pkt_t) + MM_AM_PAD8(o->pkts[i].len);
+    }
+}
 
 /* write message @p n of @p o into @p slot (whose owner is @p rank), then publish it */
 static void mm_am_post(int rank, char *slot, uint64_t n, const mm_am_out_t *o, bool reply)
@@ -350,7 +370,9 @@ static void mm_am_post(int rank, char *slot, uint64_t n, const mm_am_out_t *o, b
     h->offset = o->offset;
     if (o->nargs)
         memcpy(slot + MM_AM_HDR_BYTES, o->args, 8 * (size_t)o->nargs);
-    if (inl && o->nbytes)
+    if (inl && o->npkts)
+        mm_am_pack_write(slot + MM_AM_HDR_BYTES + 8 * (size_t)o->nargs, o);
+    else if (inl && o->nbytes)
         memcpy(slot + MM_AM_HDR_BYTES + 8 * (size_t)o->nargs, o->buf, o->nbytes);
     if (o->nbytes >= MM_AM_NT_THRESHOLD)
         atomic_thread_fence(memory_order_seq_cst);
@@ -756,6 +778,182 @@ static void mm_am_h_get_medium(meshmem_am_token_t t, void *buf, size_t n,
     atomic_fetch_add_explicit((_Atomic uint64_t *)(uintptr_t)a[1], 1, memory_order_release);
 }
 
+/*
+ * Packed fragments. A transfer in packets of frag bytes would take one ring slot per packet,
+ * and with S slots a sender stalls for credits every S packets (2 KiB in flight with 16 slots
+ * of 128-byte packets). Consecutive packets of one transfer therefore share a slot: each keeps
+ * its own header (mm_am_pkt_t: offset, length) and is handled on its own at the receiver
+ * (bounds check and copy, FSHMEM's PUT handler per packet); what they share is the slot, its
+ * sequence store and its credit. A slot holds max_medium / (8 + frag) packets: 30 of 128 B,
+ * 4 of 1 KiB with the default 4 KiB medium. GET packs the same way: one MEDIUM request carries
+ * the packets' descriptors, its MEDIUM reply (in the slot the request reserved) their data.
+ */
+#define MM_AM_MAX_PKTS 512
+
+enum { MM_GETP_SRC_REGION, MM_GETP_SRC_OFF, MM_GETP_MODE, MM_GETP_DEST, MM_GETP_DEST_OFF,
+       MM_GETP_COUNTER, MM_GETP_NARGS };
+
+/* @return packets of @p frag bytes that share a slot; below 2, packing does not pay */
+static size_t mm_am_pack_count(size_t frag)
+{
+    size_t k = mm_am.max_medium / (sizeof(mm_am_pkt_t) + MM_AM_PAD8(frag));
+    return k > MM_AM_MAX_PKTS ? MM_AM_MAX_PKTS : k;
+}
+
+/* @return the local address of [off, off + len) of symmetric region @p region, NULL outside */
+static char *mm_am_region_at(uint64_t region, uint64_t off, uint64_t len)
+{
+    size_t size = region == 0 ? mm_g.heap_size : mm_g.data_size;
+    if (region > 1 || off > size || len > size - off)
+        return NULL;
+    return (region ? (char *)mm_g.data_base : (char *)mm_g.heap_base) + off;
+}
+
+/* the packet at *at of the packed payload [buf, buf + n): header copied once (the slot is
+ * shared memory), checked against the payload; @return its data, NULL after the last */
+static const char *mm_am_pkt_next(const char *buf, size_t n, size_t *at, mm_am_pkt_t *h,
+                                  const char *what, int src)
+{
+    if (*at >= n)
+        return NULL;
+    if (n - *at < sizeof *h)
+        mm_fatal("%s: packed message from rank %d ends inside a packet header (corrupt "
+                 "message)",
+                 what, src);
+    memcpy(h, buf + *at, sizeof *h);
+    const char *data = buf + *at + sizeof *h;
+    size_t room = n - *at - sizeof *h;
+    if (h->len > room)
+        mm_fatal("%s: packed message from rank %d has a packet past its payload (corrupt "
+                 "message)",
+                 what, src);
+    *at += sizeof *h + (MM_AM_PAD8((size_t)h->len) < room ? MM_AM_PAD8((size_t)h->len) : room);
+    return data;
+}
+
+/* PUT packets: args (region, offset of the message's base) */
+static void mm_am_h_put_packed(meshmem_am_token_t t, void *buf, size_t n,
+                               const meshmem_am_arg_t *a, int na)
+{
+    (void)na;
+    mm_am_pkt_t h;
+    size_t at = 0;
+    const char *data;
+    /* the base in its region first: base + rel cannot overflow then */
+    bool base_ok = mm_am_region_at(a[0], a[1], 0) != NULL;
+    while ((data = mm_am_pkt_next(buf, n, &at, &h, "meshmem_am_put", t->src)) != NULL) {
+        char *d = base_ok ? mm_am_region_at(a[0], a[1] + h.rel, h.len) : NULL;
+        if (d == NULL)
+            mm_fatal("meshmem_am_put: packet from rank %d outside the symmetric region "
+                     "(corrupt message)",
+                     t->src);
+        memcpy(d, data, h.len);
+    }
+}
+
+/* GET packet requests: their descriptors in the payload; one packed reply with the data */
+static void mm_am_h_get_packed(meshmem_am_token_t t, void *buf, size_t n,
+                               const meshmem_am_arg_t *a, int na)
+{
+    (void)na;
+    mm_am_pkt_t pk[MM_AM_MAX_PKTS];
+    size_t k = n / sizeof(mm_am_pkt_t), wire = 0;
+    const char *base = mm_am_region_at(a[MM_GETP_SRC_REGION], a[MM_GETP_SRC_OFF], 0);
+    if (k > MM_AM_MAX_PKTS || base == NULL)
+        mm_fatal("meshmem_am_get: GET request from rank %d is malformed (corrupt message)",
+                 t->src);
+    memcpy(pk, buf, k * sizeof(mm_am_pkt_t)); /* read once: checked, then used */
+    for (size_t i = 0; i < k; i++) {
+        wire += sizeof(mm_am_pkt_t) + MM_AM_PAD8((size_t)pk[i].len);
+        if (mm_am_region_at(a[MM_GETP_SRC_REGION], a[MM_GETP_SRC_OFF] + pk[i].rel,
+                            pk[i].len) == NULL ||
+            wire > mm_am.max_medium)
+            mm_fatal("meshmem_am_get: GET packet request from rank %d outside the symmetric "
+                     "region or too large for a reply (corrupt message)",
+                     t->src);
+    }
+    mm_am_out_t o = {.handler = MM_AM_H_GET_REPLY_PACKED, .kind = MM_AM_MEDIUM, .nargs = 4,
+                     .args = &a[MM_GETP_MODE], .buf = base, .nbytes = wire, .pkts = pk,
+                     .npkts = k};
+    t->replied = true;
+    mm_am_post(t->src, mm_am_slot(t->src, mm_g.rank, 1, t->n), t->n, &o, true);
+}
+
+/* GET data packets: args (mode, dest region or pointer, dest offset, counter) */
+static void mm_am_h_get_reply_packed(meshmem_am_token_t t, void *buf, size_t n,
+                                     const meshmem_am_arg_t *a, int na)
+{
+    (void)na;
+    mm_am_pkt_t h;
+    size_t at = 0;
+    uint64_t got = 0;
+    const char *data;
+    bool base_ok = a[0] != 1 || mm_am_region_at(a[1], a[2], 0) != NULL;
+    while ((data = mm_am_pkt_next(buf, n, &at, &h, "meshmem_am_get", t->src)) != NULL) {
+        char *d = a[0] == 1 ? (base_ok ? mm_am_region_at(a[1], a[2] + h.rel, h.len) : NULL)
+                            : (char *)(uintptr_t)a[1] + h.rel; /* private: our own pointer */
+        if (d == NULL)
+            mm_fatal("meshmem_am_get: packet from rank %d outside the symmetric region "
+                     "(corrupt message)",
+                     t->src);
+        memcpy(d, data, h.len);
+        got++;
+    }
+    atomic_fetch_add_explicit((_Atomic uint64_t *)(uintptr_t)a[3], got, memory_order_release);
+}
+
+/* the next slot's packets of a transfer of @p nbytes from @p off: @return their bytes */
+static size_t mm_am_pack_plan(mm_am_pkt_t *pk, size_t *npk, size_t *wire, size_t off,
+                              size_t nbytes, size_t frag, size_t k)
+{
+    size_t rel = 0, i = 0;
+    *wire = 0;
+    for (; i < k && off + rel < nbytes; i++) {
+        size_t len = nbytes - off - rel < frag ? nbytes - off - rel : frag;
+        pk[i] = (mm_am_pkt_t){.rel = (uint32_t)rel, .len = (uint32_t)len};
+        *wire += sizeof(mm_am_pkt_t) + MM_AM_PAD8(len);
+        rel += len;
+    }
+    *npk = i;
+    return rel;
+}
+
+/* meshmem_am_put in packed slots of @p k packets (@p o checked: region and offset set) */
+static void mm_am_put_packed(int rank, const mm_am_out_t *o, size_t frag, size_t k)
+{
+    mm_am_pkt_t pk[MM_AM_MAX_PKTS];
+    for (size_t off = 0, npk, wire; off < o->nbytes;) {
+        size_t bytes = mm_am_pack_plan(pk, &npk, &wire, off, o->nbytes, frag, k);
+        const meshmem_am_arg_t a[2] = {o->region, o->offset + off};
+        mm_am_out_t f = {.handler = MM_AM_H_PUT_PACKED, .kind = MM_AM_MEDIUM, .nargs = 2,
+                         .args = a, .buf = (const char *)o->buf + off, .nbytes = wire,
+                         .pkts = pk, .npkts = npk};
+        mm_am_send_request(rank, &f);
+        off += bytes;
+    }
+}
+
+/* meshmem_am_get in packed slots; @return the packets requested (each counted on arrival) */
+static uint64_t mm_am_get_packed(int rank, const mm_am_out_t *o, const meshmem_am_arg_t *dst,
+                                 size_t frag, size_t k, _Atomic uint64_t *arrived)
+{
+    mm_am_pkt_t pk[MM_AM_MAX_PKTS];
+    uint64_t total = 0;
+    for (size_t off = 0, npk, wire; off < o->nbytes; total += npk) {
+        size_t bytes = mm_am_pack_plan(pk, &npk, &wire, off, o->nbytes, frag, k);
+        meshmem_am_arg_t a[MM_GETP_NARGS] = {o->region, o->offset + off, dst[0],
+                                             dst[0] == 1 ? dst[1] : dst[1] + off,
+                                             dst[0] == 1 ? dst[2] + off : 0,
+                                             (uintptr_t)arrived};
+        mm_am_out_t f = {.handler = MM_AM_H_GET_PACKED, .kind = MM_AM_MEDIUM,
+                         .nargs = MM_GETP_NARGS, .args = a, .buf = pk,
+                         .nbytes = npk * sizeof(mm_am_pkt_t)};
+        mm_am_send_request(rank, &f);
+        off += bytes;
+    }
+    return total;
+}
+
 meshmem_status_t meshmem_am_put(void *dest, const void *src, size_t nbytes, int rank,
                                 size_t frag)
 {
@@ -771,6 +969,10 @@ meshmem_status_t meshmem_am_put(void *dest, const void *src, size_t nbytes, int 
     }
     if (frag == 0 || frag > nbytes)
         frag = nbytes;
+    if (frag < nbytes && mm_am_pack_count(frag) >= 2) {
+        mm_am_put_packed(rank, &o, frag, mm_am_pack_count(frag));
+        return MESHMEM_OK;
+    }
     size_t off = 0;
     do {
         size_t len = nbytes - off < frag ? nbytes - off : frag;
@@ -807,6 +1009,13 @@ meshmem_status_t meshmem_am_get(void *dest, const void *src, size_t nbytes, int 
         frag = nbytes;
     _Atomic uint64_t arrived = 0;
     uint64_t nfrag = 0;
+    if (frag < nbytes && mm_am_pack_count(frag) >= 2) {
+        const meshmem_am_arg_t dst[3] = {long_reply, long_reply ? dregion : (uintptr_t)dest,
+                                         doff};
+        nfrag = mm_am_get_packed(rank, &o, dst, frag, mm_am_pack_count(frag), &arrived);
+        MM_AM_WAIT_UNTIL(atomic_load_explicit(&arrived, memory_order_acquire) == nfrag);
+        return MESHMEM_OK;
+    }
     for (size_t off = 0; off < nbytes; off += frag, nfrag++) {
         size_t len = nbytes - off < frag ? nbytes - off : frag;
         meshmem_am_arg_t a[MM_GET_NARGS];
@@ -875,6 +1084,11 @@ int mm_am_init(void)
     mm_am_internal(MM_AM_H_GET, mm_am_h_get, MM_AM_SHORT, MM_AM_REQ, MM_GET_NARGS);
     mm_am_internal(MM_AM_H_GET_REPLY_LONG, mm_am_h_get_long, MM_AM_LONG, MM_AM_REP, 1);
     mm_am_internal(MM_AM_H_GET_REPLY_MEDIUM, mm_am_h_get_medium, MM_AM_MEDIUM, MM_AM_REP, 2);
+    mm_am_internal(MM_AM_H_PUT_PACKED, mm_am_h_put_packed, MM_AM_MEDIUM, MM_AM_REQ, 2);
+    mm_am_internal(MM_AM_H_GET_PACKED, mm_am_h_get_packed, MM_AM_MEDIUM, MM_AM_REQ,
+                   MM_GETP_NARGS);
+    mm_am_internal(MM_AM_H_GET_REPLY_PACKED, mm_am_h_get_reply_packed, MM_AM_MEDIUM, MM_AM_REP,
+                   4);
     mm_am.lim = (mm_am_limits_t){.kinds = mm_am.kinds, .flags = mm_am.flags,
                                  .nargs = mm_am.nargs, .slot_bytes = mm_am.slot_bytes,
                                  .region_base = {(char *)mm_g.heap_base, (char *)mm_g.data_base},

@@ -35,6 +35,9 @@ enum {
     MM_AM_H_GET,                       /* SHORT request: reply with the data */
     MM_AM_H_GET_REPLY_LONG,            /* LONG reply: count the fragment */
     MM_AM_H_GET_REPLY_MEDIUM,          /* MEDIUM reply: copy to the requester's buffer */
+    MM_AM_H_PUT_PACKED,                /* MEDIUM request: several PUT packets (mm_am.c) */
+    MM_AM_H_GET_PACKED,                /* MEDIUM request: several GET packet requests */
+    MM_AM_H_GET_REPLY_PACKED,          /* MEDIUM reply: their data packets */
     MM_AM_NHANDLERS
 };
 

@@ -2,7 +2,9 @@
  * put and get carried by active messages (the runtime's PUT and GET handlers): every fragment
  * size (128, 256, 512, 1024 B, larger than a slot, unfragmented) with sizes around the
  * fragment and slot boundaries, to every rank (this one included); gets into symmetric memory
- * (LONG replies) and into private memory (MEDIUM replies).
+ * (LONG replies) and into private memory (MEDIUM replies). Packed fragments (several packets
+ * per ring slot): odd fragment sizes (padding), 2 packets per slot and 1 (not packed), with
+ * sizes around one slot's packets and across many ring windows, to the right neighbour.
  */
 #include "am_test.h"
 
@@ -11,6 +13,29 @@
 int mm_test_rank_hint = -1;
 
 #define MAXB (3 << 16)
+
+/* put @p len bytes in fragments of @p frag to @p dst, read back; get them both ways */
+static void put_get(unsigned char *area, unsigned char *mine, unsigned char *got,
+                    unsigned char *priv, unsigned char *src, int me, int dst, size_t len,
+                    size_t frag)
+{
+    am_fill(src, me, len);
+    unsigned char *d = area + (size_t)me * MAXB;
+    CHECK(meshmem_am_put(d, src, len, dst, frag) == MESHMEM_OK);
+    CHECK(meshmem_am_quiet() == MESHMEM_OK);
+    /* read it back with a direct get: the PUT handlers have run */
+    meshmem_get(priv, d, len, dst);
+    CHECK(am_check_payload(priv, me, len));
+    /* get: symmetric destination (LONG or packed replies), then private */
+    memset(got, 0, len);
+    CHECK(meshmem_am_get(got, mine, len, dst, frag) == MESHMEM_OK);
+    for (size_t j = 0; j < len; j++)
+        CHECK(got[j] == am_byte(dst, MAXB, j));
+    memset(priv, 0, len);
+    CHECK(meshmem_am_get(priv, mine, len, dst, frag) == MESHMEM_OK);
+    for (size_t j = 0; j < len; j++)
+        CHECK(priv[j] == am_byte(dst, MAXB, j));
+}
 
 int main(void)
 {
@@ -30,26 +55,18 @@ int main(void)
     for (int k = 0; k < n; k++) {
         int dst = (me + k) % n;
         for (size_t f = 0; f < sizeof frags / sizeof frags[0]; f++)
-            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-                size_t len = sizes[s];
-                am_fill(src, me, len);
-                unsigned char *d = area + (size_t)me * MAXB;
-                CHECK(meshmem_am_put(d, src, len, dst, frags[f]) == MESHMEM_OK);
-                CHECK(meshmem_am_quiet() == MESHMEM_OK);
-                /* read it back with a direct get: the PUT handlers have run */
-                meshmem_get(priv, d, len, dst);
-                CHECK(am_check_payload(priv, me, len));
-                /* get: symmetric destination (LONG replies), then private (MEDIUM) */
-                memset(got, 0, len);
-                CHECK(meshmem_am_get(got, mine, len, dst, frags[f]) == MESHMEM_OK);
-                CHECK(memcmp(got, priv, 0) == 0);
-                for (size_t j = 0; j < len; j++)
-                    CHECK(got[j] == am_byte(dst, MAXB, j));
-                memset(priv, 0, len);
-                CHECK(meshmem_am_get(priv, mine, len, dst, frags[f]) == MESHMEM_OK);
-                for (size_t j = 0; j < len; j++)
-                    CHECK(priv[j] == am_byte(dst, MAXB, j));
-            }
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+                put_get(area, mine, got, priv, src, me, dst, sizes[s], frags[f]);
+    }
+    /* packed slots: k = packets per slot (8-byte header each, data padded to 8 bytes) */
+    size_t pfrags[] = {100, 129, 1000, mm / 2 - 8, mm / 2 - 4};
+    for (size_t f = 0; f < sizeof pfrags / sizeof pfrags[0]; f++) {
+        size_t fr = pfrags[f], k = mm / (8 + ((fr + 7) & ~(size_t)7));
+        size_t kf = (k ? k : 1) * fr;
+        size_t psizes[] = {fr + 1, kf - 1, kf, kf + 1, 3 * kf + 5, 17 * kf + 3, MAXB - 1};
+        for (size_t s = 0; s < sizeof psizes / sizeof psizes[0]; s++)
+            put_get(area, mine, got, priv, src, me, (me + 1) % n,
+                    psizes[s] < MAXB ? psizes[s] : MAXB, fr);
     }
     meshmem_barrier(MESHMEM_TEAM_WORLD);
     free(src);
