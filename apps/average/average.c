@@ -60,7 +60,7 @@ int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes)
     a->onestep_bytes = onestep_bytes;
     /* a slot holds a whole vector of at most onestep_bytes, then its flag on a line of its own */
     a->slot_bytes = (onestep_bytes + 63) / 64 * 64 + 64;
-    size_t slots = (size_t)a->nteams * 2 * (size_t)n;
+    size_t slots = (size_t)a->nteams * 2;
     a->x = meshmem_calloc(1, bytes);
     a->res = meshmem_calloc(1, bytes);
     a->buf = meshmem_calloc(1, bytes);
@@ -116,11 +116,10 @@ static void wait_team(avg_job_t *a, const avg_team_t *t, int kind)
             wait_flag(a, flag(a, kind, t->world[i]));
 }
 
-/* one-step slot of team @p k, this run's parity, written by world rank @p src */
-static char *slot(avg_job_t *a, int k, int src)
+/* this rank's one-step slot of team @p k and this run's parity */
+static char *slot(avg_job_t *a, int k)
 {
-    size_t i = ((size_t)k * 2 + (a->seq & 1)) * (size_t)meshmem_nranks() + (size_t)src;
-    return a->area + i * a->slot_bytes;
+    return a->area + ((size_t)k * 2 + (a->seq & 1)) * a->slot_bytes;
 }
 
 static uint64_t *slot_flag(avg_job_t *a, char *s)
@@ -129,35 +128,37 @@ static uint64_t *slot_flag(avg_job_t *a, char *s)
 }
 
 /*
- * The small-vector form of the aggressive approach (one step): our whole vector into our slot
- * at every member, with its block signal; then the mean of the N vectors, in member order (the
- * same bits on every rank), in one pass. Room: we write the slot of this parity that the
- * member last read in run seq-2, and it finished that run before it sent us anything in run
- * seq-1 (a one-step piece or a READY), which we waited for. @p dst is written only once every
- * member's piece is here: each has finished the previous run, and with it any read of @p dst.
+ * The small-vector form of the aggressive approach (one step): our whole vector is published
+ * in our slot of this run's parity with its block signal, every member reads every other
+ * member's vector straight from its slot, and each computes the mean of the N vectors in
+ * member order (the same bits on every rank) in one pass. The copy into the slot is local
+ * (the vector is in L1): a reader then pulls each line once, where a write into the reader's
+ * memory would move it twice (for ownership, then back to the reader), and the caller may
+ * change its vector as soon as we return.
+ * Room: the slot of this parity was last read in run seq-2, and every reader finished that
+ * run before it signalled us anything in run seq-1 (its piece or a READY), which we waited
+ * for. @p dst is written only once every member's signal of this run is here: each has
+ * finished the previous run, and with it any read of @p dst.
  */
 static void avg_onestep(avg_job_t *a, int k, const float *src, float *dst)
 {
     const avg_team_t *t = &a->teams[k];
-    int me = meshmem_rank();
-    size_t bytes = a->count * sizeof(float);
     const float *stack[16], **in = t->size <= 16 ? stack : malloc(sizeof(*in) * (size_t)t->size);
     if (!in) {
         fprintf(stderr, "average: out of memory\n");
         meshmem_global_exit(1);
     }
-    char *mine = slot(a, k, me);
-    for (int i = 1; i < t->size; i++) {
-        int w = t->world[(t->rank + i) % t->size];
-        memcpy(meshmem_ptr(mine, w), src, bytes);
-        raise_flag(a, slot_flag(a, mine), w); /* release: after the data */
+    char *mine = slot(a, k);
+    if (t->size > 1) {
+        memcpy(mine, src, a->count * sizeof(float));
+        __atomic_store_n(slot_flag(a, mine), a->seq, __ATOMIC_RELEASE);
     }
     for (int i = 0; i < t->size; i++) {
         if (i == t->rank) {
             in[i] = src;
             continue;
         }
-        char *s = slot(a, k, t->world[i]);
+        char *s = meshmem_ptr(mine, t->world[i]);
         wait_flag(a, slot_flag(a, s));
         in[i] = (const float *)s;
     }

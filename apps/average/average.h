@@ -10,11 +10,11 @@
  *  aggressive  2 steps (Fig. 6b): each rank averages its slice as it reads it from the peers'
  *              heaps (no buffer: the data goes straight into the averaging), then all-gather.
  *              Vectors of at most `onestep_bytes` take OPTWEB's small-data form instead: every
- *              rank writes its whole vector into every peer's receive area (one step, one block
- *              signal per peer) and each rank averages the N vectors itself. Below that size
- *              the two synchronisations of the sliced form cost more than moving and summing
- *              N whole vectors, and with no remote reads nothing has to be waited for before
- *              returning.
+ *              rank publishes its whole vector in its communication slot with one block signal,
+ *              every rank reads all N vectors and averages them itself (one step). Below that
+ *              size the two synchronisations of the sliced form cost more than moving and
+ *              summing N whole vectors. The slots alternate by run parity, so a rank never
+ *              waits for its readers before returning.
  * The division by N is fused into the averaging pass (one read of each input, one write).
  * Steps are separated by OPTWEB's one-cycle block signal: a store of the run's sequence
  * number into a per-peer flag (own cache line) in the peer's heap, waited for with a short
@@ -34,7 +34,7 @@
 typedef enum { AVG_NAIVE, AVG_AGGRESSIVE } avg_algo_t;
 
 /** Default largest vector (bytes per rank) of the aggressive approach's one-step form. */
-#define AVG_ONESTEP_BYTES 4096
+#define AVG_ONESTEP_BYTES 2048
 
 /** One team of the flow (the full mesh, or a GHC axis). */
 typedef struct {
@@ -54,7 +54,7 @@ typedef struct {
     avg_team_t teams[2];   /**< full mesh: {world}; GHC: {x axis, y axis} */
     int nteams;
     uint64_t *flags;       /**< symmetric [kind][world rank][8]: block signals (sequence numbers) */
-    char *area;            /**< symmetric one-step receive slots [team][parity][world source] */
+    char *area;            /**< symmetric one-step slots [team][run parity]: this rank's vector */
     size_t slot_bytes;     /**< one slot: the vector, then its flag line */
     size_t onestep_bytes;  /**< one-step form up to this many bytes per rank (0: never) */
     uint64_t seq;          /**< runs so far: the value of this run's signals */

@@ -41,7 +41,7 @@ def add_arguments(p):
     p.add_argument("--ghc", type=int, default=0, help="GHC columns (default: near square)")
     p.add_argument("--onestep", metavar="BYTES",
                    help="aggressive: one-step form up to BYTES per rank (default: the "
-                        "program's, 4K; 0 never)")
+                        "program's, 2K; 0 never)")
     p.add_argument("--iters", type=int, default=1000, help="averagings per run up to 64 KiB "
                                                            "(default 1000; 100 above)")
     p.add_argument("--rounds", type=int, default=3, help="alternating rounds (median)")

@@ -83,22 +83,22 @@ mm_app_case(apps_average apps_average_ghc_naive RANKS 4 6 8 ARGS -a naive -g 2 -
 mm_app_case(apps_average apps_average_ghc_aggr RANKS 4 6 8 ARGS -a aggressive -g 2 -S 4,100,1K,64K -i 20 -I 5)
 mm_app_case(apps_average apps_average_ghc_4x2 RANKS 8 ARGS -a aggressive -g 4 -S 100,64K -i 20 -I 5)
 mm_app_case(apps_average apps_average_corrupt WILL_FAIL RANKS 1 3 ARGS -a aggressive -S 1K -i 5 -C)
-# the aggressive approach's one-step form (vectors up to -T bytes, default 4 KiB): empty, one
+# the aggressive approach's one-step form (vectors up to -T bytes, default 2 KiB): empty, one
 # element, odd counts, and both sides of the threshold; -T 0 never takes it
 mm_app_case(apps_average apps_average_onestep RANKS 1 2 3 4 5 6 7 8
-            ARGS -a aggressive -S 0,4,12,100,1K,4092,4K,4100 -i 5)
+            ARGS -a aggressive -S 0,4,12,100,1K,2044,2K,2052 -i 5)
 mm_app_case(apps_average apps_average_threshold RANKS 2 3 8
             ARGS -a aggressive -T 1K -S 4,1020,1K,1028,1036 -i 5)
 mm_app_case(apps_average apps_average_sliced_small RANKS 1 2 3 8
             ARGS -a aggressive -T 0 -S 0,4,12,100,1K -i 5)
 mm_app_case(apps_average apps_average_naive_small RANKS 2 3 8 ARGS -a naive -S 0,4,12 -i 5)
 mm_app_case(apps_average apps_average_ghc_onestep RANKS 4 6 8
-            ARGS -a aggressive -g 2 -S 0,4,12,4K,4100 -i 5)
+            ARGS -a aggressive -g 2 -S 0,4,12,2K,2052 -i 5)
 # fresh input and a check after every run, no barrier in between, naive and aggressive in
 # turn (one-step and sliced forms following each other): the buffers' reuse is safe
 mm_app_case(apps_average apps_average_reuse RANKS 1 2 3 4 5 8
-            ARGS -a alternate -V -S 0,4,12,1K,4K,4100,64K -i 12 -I 4)
+            ARGS -a alternate -V -S 0,4,12,1K,2K,2052,64K -i 12 -I 4)
 mm_app_case(apps_average apps_average_reuse_ghc RANKS 4 6 8
-            ARGS -a alternate -V -g 2 -S 4,100,1K,4100,64K -i 12 -I 4)
+            ARGS -a alternate -V -g 2 -S 4,100,1K,2052,64K -i 12 -I 4)
 mm_app_case(apps_average apps_average_reuse_aggr RANKS 2 3 8
-            ARGS -a aggressive -V -S 4,1K,4100 -i 12)
+            ARGS -a aggressive -V -S 4,1K,2052 -i 12)
