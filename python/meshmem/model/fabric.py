@@ -160,7 +160,8 @@ _KNOWN = {
     "link": {"bandwidth_gbps", "efficiency", "hop_latency_us"},
     "memory": {"channels", "channel_width_bytes", "clock_mhz"},
     "protocol": {"eager_threshold_bytes", "rendezvous_extra_us", "sync_us"},
-    "mpi": {"software_latency_us", "reduce_gbytes_per_s", "algorithms"},
+    "mpi": {"software_latency_us", "reduce_gbytes_per_s", "algorithms", "ranks_per_node",
+            "alltoall_startup_us", "alltoall_efficiency"},
     "pgas": {"long_message_extra_us", "packet_header_bytes", "wire_framing_bytes",
              "datapath_header_beats", "default_packet_bytes"},
     "sort": {"key_bytes", "pipeline_efficiency", "radix_bits_per_pass", "variant"},
@@ -234,8 +235,18 @@ def _check_mpi(raw: dict, path: str) -> dict:
     out = {
         "software_latency_s": _get(raw, path, "mpi", "software_latency_us", float, nonneg=True) * 1e-6,
         "reduce_bytes_per_s": _get(raw, path, "mpi", "reduce_gbytes_per_s", float, positive=True) * 1e9,
+        "ranks_per_node": _get(raw, path, "mpi", "ranks_per_node", int, positive=True, default=1,
+                               required=False),
+        "alltoall_startup_s": _get(raw, path, "mpi", "alltoall_startup_us", float, nonneg=True,
+                                   default=0.0, required=False) * 1e-6,
+        "alltoall_efficiency": _get(raw, path, "mpi", "alltoall_efficiency", float, positive=True,
+                                    default=float(raw.get("link", {}).get("efficiency", 1.0)),
+                                    required=False),
         "algorithms": {},
     }
+    if out["alltoall_efficiency"] > 1.0:
+        raise FabricError(f"{_where(path, 'mpi', 'alltoall_efficiency')}: must be in (0, 1] "
+                          f"(got {out['alltoall_efficiency']})")
     algs = table.get("algorithms")
     if not isinstance(algs, dict) or not algs:
         raise FabricError(f"{_where(path, 'mpi', 'algorithms')}: missing table [mpi.algorithms]")

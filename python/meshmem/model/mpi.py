@@ -16,17 +16,32 @@ from typing import Callable
 
 @dataclass(frozen=True)
 class Ctx:
-    """Inputs of one cost evaluation; alpha(m) is the start-up of a message of m bytes."""
+    """Inputs of one cost evaluation; alpha(m) is the start-up of a message of m bytes.
+
+    With several ranks per node (q = nodes x ranks per node), the bandwidth terms stay those of p
+    nodes moving n bytes each over their one link (intra-node traffic does not cross it), while
+    the start-up terms count the steps of the algorithm over all q ranks."""
     p: int
     n: float
     alpha: Callable[[float], float]
     beta: float
     gamma: float
+    q: int = 0  # ranks in the start-up terms; 0: p (one rank per node)
+
+    @property
+    def ranks(self) -> int:
+        """Ranks taking part in the algorithm's steps."""
+        return self.q or self.p
 
     @property
     def lg(self) -> int:
-        """ceil(log2 p), the number of rounds of the tree and doubling algorithms."""
-        return max(1, math.ceil(math.log2(self.p))) if self.p > 1 else 0
+        """ceil(log2 ranks), the number of rounds of the tree and doubling algorithms."""
+        return max(1, math.ceil(math.log2(self.ranks))) if self.ranks > 1 else 0
+
+    @property
+    def steps(self) -> int:
+        """ranks - 1, the number of rounds of the linear and ring algorithms."""
+        return self.ranks - 1
 
     @property
     def frac(self) -> float:
@@ -39,11 +54,11 @@ def _alltoall_bruck(c: Ctx) -> float:
 
 
 def _alltoall_pairwise(c: Ctx) -> float:
-    return (c.p - 1) * c.alpha(c.n / c.p) + c.frac * c.n * c.beta
+    return c.steps * c.alpha(c.n / c.p) + c.frac * c.n * c.beta
 
 
 def _allgather_ring(c: Ctx) -> float:
-    return (c.p - 1) * c.alpha(c.n / c.p) + c.frac * c.n * c.beta
+    return c.steps * c.alpha(c.n / c.p) + c.frac * c.n * c.beta
 
 
 def _allgather_recursive_doubling(c: Ctx) -> float:
@@ -55,11 +70,11 @@ def _bcast_binomial(c: Ctx) -> float:
 
 
 def _bcast_scatter_allgather(c: Ctx) -> float:
-    return (c.lg + c.p - 1) * c.alpha(c.n / c.p) + 2 * c.frac * c.n * c.beta
+    return (c.lg + c.steps) * c.alpha(c.n / c.p) + 2 * c.frac * c.n * c.beta
 
 
 def _bcast_linear(c: Ctx) -> float:
-    return (c.p - 1) * (c.alpha(c.n) + c.n * c.beta)
+    return c.steps * (c.alpha(c.n) + c.n * c.beta)
 
 
 def _reduce_scatter_recursive_halving(c: Ctx) -> float:
@@ -67,7 +82,7 @@ def _reduce_scatter_recursive_halving(c: Ctx) -> float:
 
 
 def _reduce_scatter_ring(c: Ctx) -> float:
-    return (c.p - 1) * c.alpha(c.n / c.p) + c.frac * c.n * (c.beta + c.gamma)
+    return c.steps * c.alpha(c.n / c.p) + c.frac * c.n * (c.beta + c.gamma)
 
 
 def _allreduce_recursive_doubling(c: Ctx) -> float:
@@ -79,7 +94,7 @@ def _allreduce_rabenseifner(c: Ctx) -> float:
 
 
 def _allreduce_ring(c: Ctx) -> float:
-    return 2 * (c.p - 1) * c.alpha(c.n / c.p) + 2 * c.frac * c.n * c.beta + c.frac * c.n * c.gamma
+    return 2 * c.steps * c.alpha(c.n / c.p) + 2 * c.frac * c.n * c.beta + c.frac * c.n * c.gamma
 
 
 def _reduce_binomial(c: Ctx) -> float:
@@ -91,7 +106,7 @@ def _scatter_binomial(c: Ctx) -> float:
 
 
 def _scatter_linear(c: Ctx) -> float:
-    return (c.p - 1) * c.alpha(c.n / c.p) + c.frac * c.n * c.beta
+    return c.steps * c.alpha(c.n / c.p) + c.frac * c.n * c.beta
 
 
 def _barrier_recursive_doubling(c: Ctx) -> float:
@@ -99,7 +114,7 @@ def _barrier_recursive_doubling(c: Ctx) -> float:
 
 
 def _barrier_linear(c: Ctx) -> float:
-    return 2 * (c.p - 1) * c.alpha(0)
+    return 2 * c.steps * c.alpha(0)
 
 
 # operation -> algorithm name -> cost function. Thakur et al. 2005 section per entry in docs/model.md.

@@ -94,18 +94,25 @@ def _mpi(fabric: Fabric, op: str, L: float, p: int, opts) -> tuple[float, str, d
         return base + (proto.rendezvous_extra_s if msg > proto.eager_threshold_bytes else 0.0)
 
     beta = 1.0 / fabric.link.bytes_per_s
-    gamma = 1.0 / m["reduce_bytes_per_s"]
+    rpn = m["ranks_per_node"]
+    gamma = 1.0 / (m["reduce_bytes_per_s"] * rpn)  # a node's cores reduce their parts at once
     if op in ("put", "get"):
         extra = alpha(0) if op == "get" else 0.0
         return alpha(L) + L * beta + extra, "point-to-point", {"alpha_s": alpha(L)}
+    startup = 0.0
+    if op == "alltoall":  # many concurrent flows per link, and the call's own fixed cost
+        beta = 1.0 / (fabric.link.bandwidth_gbps * 1e9 / 8.0 * m["alltoall_efficiency"])
+        startup = m["alltoall_startup_s"]
     rules = m["algorithms"].get(op)
     if rules is None:
         raise ModelError(f"{fabric.path}: [mpi.algorithms] has no rule for {op!r}")
-    alg = opts.get("algorithm") or mpi.choose_algorithm(rules, L)
+    alg = opts.get("algorithm") or mpi.choose_algorithm(rules, L / rpn)  # OpenMPI decides per rank
     if alg not in mpi.ALGORITHMS[op]:
         raise ModelError(f"algorithm {alg!r} unknown for {op} (known: {', '.join(mpi.ALGORITHMS[op])})")
-    ctx = mpi.Ctx(p, L, alpha, beta, gamma)
-    return mpi.cost(op, alg, ctx), alg, {"alpha_s": base, "beta_s_per_byte": beta, "gamma_s_per_byte": gamma}
+    ctx = mpi.Ctx(p, L, alpha, beta, gamma, p * rpn)
+    return startup + mpi.cost(op, alg, ctx), alg, {
+        "alpha_s": base, "beta_s_per_byte": beta, "gamma_s_per_byte": gamma, "startup_s": startup,
+        "ranks": p * rpn}
 
 
 def _sort_cost(fabric: Fabric, L: float, ranks, opts) -> tuple[float, str, dict]:
