@@ -27,8 +27,8 @@
     X(HUGEPAGES, hugepages, BOOL, "1",                                                             \
       "Ask for transparent huge pages on the heap (effective where shmem THP is enabled).")                          \
     X(SPIN_US, spin_us, INT, "-1",                                                                 \
-      "Microseconds a waiting rank polls before it yields; -1 picks 2000, or 2 when ranks > "     \
-      "cores.")                                                                                     \
+      "Microseconds a waiting rank polls before it yields; -1 picks 2000, or 0 (a few polls, "   \
+      "then yield) when ranks > cores.")                                                            \
     X(YIELD_US, yield_us, INT, "-1",                                                               \
       "Microseconds a waiting rank then yields before it sleeps; -1 picks 20000, or 10000 when "  \
       "ranks > cores.")                                                                             \

@@ -36,18 +36,20 @@ static long mm_futex(atomic_uint *addr, int op, uint32_t val, const struct times
  * Budgets. A rank with a core of its own polls for milliseconds (a peer descheduled for a
  * time slice is still seen at once when it comes back; sleeping costs a futex wake of several
  * microseconds on both sides), yields for longer, and sleeps only when nothing has come for
- * tens of milliseconds. A rank sharing its core polls a moment and then yields, which hands
- * the core to the peers it waits for, as OpenMPI does when oversubscribed; it sleeps only
- * after yielding for a long time (a peer computing, not communicating).
+ * tens of milliseconds. A rank sharing its core polls a few times and then yields at once,
+ * which hands the core to the peers it waits for, as OpenMPI does when oversubscribed (every
+ * microsecond spent polling is one the peer that would post cannot run); it sleeps only after
+ * yielding for a long time (a peer computing, not communicating).
  */
 void mm_wait_setup(void)
 {
     bool over = mm_g.oversubscribed;
-    int64_t spin_us = mm_config.spin_us >= 0 ? mm_config.spin_us : (over ? 2 : 2000);
+    int64_t spin_us = mm_config.spin_us >= 0 ? mm_config.spin_us : (over ? 0 : 2000);
     int64_t yield_us = mm_config.yield_us >= 0 ? mm_config.yield_us : (over ? 10000 : 20000);
     mm_spin_ns = (uint64_t)spin_us * 1000u;
     mm_yield_ns = (uint64_t)yield_us * 1000u;
-    mm_wait_inline_polls = over || spin_us == 0 ? 64u : MM_WAIT_INLINE_MAX;
+    /* oversubscribed, a few polls: a peer on this core cannot post while we poll */
+    mm_wait_inline_polls = over || spin_us == 0 ? 4u : MM_WAIT_INLINE_MAX;
 }
 
 static void mm_check_job_alive(void)
@@ -63,6 +65,10 @@ void mm_wait_step(mm_wait_t *w)
         mm_progress_hook();
     uint32_t n = w->polls++;
     if (w->phase == MM_WAIT_SPIN) {
+        if (mm_spin_ns == 0) { /* no spin budget (oversubscribed): yield from the first step */
+            w->phase = MM_WAIT_YIELD;
+            return;
+        }
         mm_cpu_relax();
         if ((n & 63) == 0) { /* the clock every 64 polls: a couple of microseconds */
             uint64_t now = mm_now_ns();
