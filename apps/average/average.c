@@ -57,19 +57,22 @@ int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes)
     /* pad to a multiple of the ranks: a multiple of every team's size too */
     a->padded = (count + (size_t)n - 1) / (size_t)n * (size_t)n;
     size_t bytes = (a->padded ? a->padded : (size_t)n) * sizeof(float);
-    a->onestep_bytes = onestep_bytes;
-    /* a slot holds a whole vector of at most onestep_bytes, then its flag on a line of its own */
-    a->slot_bytes = (onestep_bytes + 63) / 64 * 64 + 64;
+    /* the limit grows with the ranks: the sliced form's two synchronisations each wait for
+     * every peer (measured crossover on 2 cores: ~2 KiB at 2 ranks, 4-8 KiB at 4 and 8) */
+    a->onestep_bytes = onestep_bytes * (size_t)(n > 2 ? n : 2) / 2;
+    int onestep = onestep_bytes > 0 && count * sizeof(float) <= a->onestep_bytes;
+    /* a slot holds the whole vector, then its flag on a line of its own */
+    a->slot_bytes = (count * sizeof(float) + 63) / 64 * 64 + 64;
     size_t slots = (size_t)a->nteams * 2;
     a->x = meshmem_calloc(1, bytes);
     a->res = meshmem_calloc(1, bytes);
     a->buf = meshmem_calloc(1, bytes);
     a->mid = meshmem_calloc(1, bytes);
     a->flags = meshmem_calloc((size_t)FLAG_KINDS * (size_t)n * LINE, sizeof(uint64_t));
-    a->area = onestep_bytes ? meshmem_align(64, slots * a->slot_bytes) : NULL;
-    if (!a->x || !a->res || !a->buf || !a->mid || !a->flags || (onestep_bytes && !a->area)) {
+    a->area = onestep ? meshmem_align(64, slots * a->slot_bytes) : NULL;
+    if (!a->x || !a->res || !a->buf || !a->mid || !a->flags || (onestep && !a->area)) {
         fprintf(stderr, "average: the symmetric heap has no room for 4 x %zu + %zu bytes\n",
-                bytes, onestep_bytes ? slots * a->slot_bytes : 0);
+                bytes, onestep ? slots * a->slot_bytes : 0);
         meshmem_global_exit(1);
     }
     if (a->area) /* slot flags start at 0: below every run's sequence number */
@@ -206,7 +209,7 @@ static void avg_sliced(avg_job_t *a, int k, const float *src, float *dst, avg_al
 
 static int use_onestep(const avg_job_t *a, avg_algo_t algo)
 {
-    return algo == AVG_AGGRESSIVE && a->area && a->count * sizeof(float) <= a->onestep_bytes;
+    return algo == AVG_AGGRESSIVE && a->area; /* a slot exists when the vector is small */
 }
 
 int avg_steps(const avg_job_t *a, avg_algo_t algo)

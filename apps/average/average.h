@@ -9,7 +9,7 @@
  *              every peer's averaged slice out of the peer's heap).
  *  aggressive  2 steps (Fig. 6b): each rank averages its slice as it reads it from the peers'
  *              heaps (no buffer: the data goes straight into the averaging), then all-gather.
- *              Vectors of at most `onestep_bytes` take OPTWEB's small-data form instead: every
+ *              Vectors up to AVG_ONESTEP_BYTES x ranks / 2 take OPTWEB's small-data form: every
  *              rank publishes its whole vector in its communication slot with one block signal,
  *              every rank reads all N vectors and averages them itself (one step). Below that
  *              size the two synchronisations of the sliced form cost more than moving and
@@ -33,7 +33,7 @@
 /** The two approaches of seed 000 Fig. 6. */
 typedef enum { AVG_NAIVE, AVG_AGGRESSIVE } avg_algo_t;
 
-/** Default largest vector (bytes per rank) of the aggressive approach's one-step form. */
+/** Default largest vector (bytes per rank, per 2 ranks) of the aggressive one-step form. */
 #define AVG_ONESTEP_BYTES 2048
 
 /** One team of the flow (the full mesh, or a GHC axis). */
@@ -56,7 +56,7 @@ typedef struct {
     uint64_t *flags;       /**< symmetric [kind][world rank][8]: block signals (sequence numbers) */
     char *area;            /**< symmetric one-step slots [team][run parity]: this rank's vector */
     size_t slot_bytes;     /**< one slot: the vector, then its flag line */
-    size_t onestep_bytes;  /**< one-step form up to this many bytes per rank (0: never) */
+    size_t onestep_bytes;  /**< one-step form up to this many bytes per rank (setup's x ranks/2) */
     uint64_t seq;          /**< runs so far: the value of this run's signals */
     unsigned spin;         /**< polls before a wait starts yielding the core */
 } avg_job_t;
@@ -65,7 +65,7 @@ typedef struct {
  * @brief Allocate the buffers for @p count parameters (collective). @p ghc_x > 0 arranges the
  * ranks as a GHC of ghc_x columns (must divide the ranks); 0 is the full mesh.
  * @p onestep_bytes: the aggressive approach's one-step form up to this vector size (bytes per
- * rank; 0 never), the same on every rank.
+ * rank) times ranks / 2 (at least 1); 0 never. The same on every rank.
  * @return 0, or -1 when the grid does not fit the ranks.
  */
 int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes);

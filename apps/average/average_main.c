@@ -25,7 +25,7 @@ static void usage(void)
            "  -i ITERS  timed runs up to 64 KiB (default 1000); -I above (default 100)\n"
            "  -w WARMUP untimed runs first (default 10%% of the timed, at least 2)\n"
            "  -s SEED   input seed (default 1)\n"
-           "  -T BYTES  aggressive: one-step form up to BYTES per rank (default %d; 0 never)\n"
+           "  -T BYTES  aggressive: one-step form up to BYTES x ranks/2 per rank (default %d; 0 never)\n"
            "  -V        fresh input and a verified result at every run, no barrier between runs\n"
            "            (tests the reuse of the buffers; -a alternate: naive and aggressive in\n"
            "            turn, so the one-step and sliced forms follow each other)\n"

@@ -83,12 +83,13 @@ mm_app_case(apps_average apps_average_ghc_naive RANKS 4 6 8 ARGS -a naive -g 2 -
 mm_app_case(apps_average apps_average_ghc_aggr RANKS 4 6 8 ARGS -a aggressive -g 2 -S 4,100,1K,64K -i 20 -I 5)
 mm_app_case(apps_average apps_average_ghc_4x2 RANKS 8 ARGS -a aggressive -g 4 -S 100,64K -i 20 -I 5)
 mm_app_case(apps_average apps_average_corrupt WILL_FAIL RANKS 1 3 ARGS -a aggressive -S 1K -i 5 -C)
-# the aggressive approach's one-step form (vectors up to -T bytes, default 2 KiB): empty, one
-# element, odd counts, and both sides of the threshold; -T 0 never takes it
+# the aggressive approach's one-step form (vectors up to -T x ranks/2 bytes, -T 2 KiB by
+# default): empty, one element, odd counts, and both sides of the threshold at 2, 4 and 8
+# ranks; -T 0 never takes it
 mm_app_case(apps_average apps_average_onestep RANKS 1 2 3 4 5 6 7 8
-            ARGS -a aggressive -S 0,4,12,100,1K,2044,2K,2052 -i 5)
+            ARGS -a aggressive -S 0,4,12,100,1K,2044,2K,2052,4K,4100,8K,8196 -i 5)
 mm_app_case(apps_average apps_average_threshold RANKS 2 3 8
-            ARGS -a aggressive -T 1K -S 4,1020,1K,1028,1036 -i 5)
+            ARGS -a aggressive -T 1K -S 4,1020,1K,1028,1536,1540,4K,4100 -i 5)
 mm_app_case(apps_average apps_average_sliced_small RANKS 1 2 3 8
             ARGS -a aggressive -T 0 -S 0,4,12,100,1K -i 5)
 mm_app_case(apps_average apps_average_naive_small RANKS 2 3 8 ARGS -a naive -S 0,4,12 -i 5)
