@@ -14,6 +14,10 @@ fabric's [compute] rates) or its measured wall time times a scale:
 - collective: every member starts at the latest entry clock of the team, then pays
   cost(op, L, team).
 - phases: the time each rank spends in a phase, split into compute, communication and waiting.
+- the phase named "setup" (SETUP_PHASE) is the program's own preparation and checking (data
+  generation, verification, timing): its unannotated intervals cost nothing (they are host work
+  the modelled machine would not do), its calls are charged as usual, and the predicted total
+  leaves it out: max over ranks of (end clock - time in setup). Its row is still reported.
 - critical path: from the rank that ends last, the chain of events that set each clock.
 """
 from __future__ import annotations
@@ -29,6 +33,7 @@ from meshmem.model.ops import ModelError, cost, operations
 FALLBACK_OPS = {"reduce": "allreduce", "team_sync": "barrier"}
 STORE_OPS = ("put", "signal", "amo", "famo", "am")
 ROUND_TRIP_OPS = ("get", "famo")
+SETUP_PHASE = "setup"  # left out of the predicted total; unannotated compute in it is free
 
 
 class ReplayError(ValueError):
@@ -44,6 +49,7 @@ class Event:
     start: float
     end: float
     pred: "Event | None" = None
+    phase: str = "main"
 
 
 @dataclass
@@ -69,12 +75,14 @@ class ReplayResult:
     phases: dict
     critical_path: list
     compute_scale: float
+    setup_s: float = 0.0     # the longest any rank spent in the setup phase (not in total_s)
 
     def as_dict(self) -> dict:
         """Plain dict for JSON output."""
         return {"fabric": self.fabric, "ranks": self.nranks, "predicted_s": self.total_s,
                 "rank_end_s": self.rank_end_s, "phases": self.phases,
-                "critical_path": self.critical_path, "compute_scale": self.compute_scale}
+                "critical_path": self.critical_path, "compute_scale": self.compute_scale,
+                "setup_s": self.setup_s, "excluded_phases": [SETUP_PHASE]}
 
 
 def _parse_line(path: Path, lineno: int, line: str) -> tuple:
@@ -156,13 +164,15 @@ class Replay:
                 raise ReplayError(f"{self.fabric.path}: the program annotates its compute "
                                   f"(meshmem_model_compute) but the fabric has no [compute] section")
             return sum(c.seconds(r, w, f) for r, w, f in st.annotations)
+        if st.phase == SETUP_PHASE:
+            return 0.0  # the program's own preparation and checks: not the modelled machine's
         return gap_ns * 1e-9 * self.scale
 
     # --- clock bookkeeping ----------------------------------------------------------------------
 
     def _add(self, r: int, kind: str, label: str, start: float, end: float, pred=None) -> Event:
         st = self.ranks[r]
-        ev = Event(r, kind, label, start, end, pred if pred is not None else st.last)
+        ev = Event(r, kind, label, start, end, pred if pred is not None else st.last, st.phase)
         st.last = ev
         st.clock = end
         table = self.phase_time.setdefault(st.phase, [defaultdict(float) for _ in self.ranks])
@@ -285,7 +295,9 @@ class Replay:
 
     def _result(self) -> ReplayResult:
         ends = [st.clock for st in self.ranks]
-        total = max(ends) if ends else 0.0
+        setup = [sum(d.values()) for d in self.phase_time.get(SETUP_PHASE, [{}] * len(ends))]
+        # a rank's time in setup (its waits there included) is not the program's predicted time
+        total = max((e - s for e, s in zip(ends, setup)), default=0.0)
         phases = {}
         for name, per_rank in self.phase_time.items():
             totals = [sum(d.values()) for d in per_rank]
@@ -297,7 +309,7 @@ class Replay:
         last = max(range(len(ends)), key=lambda i: ends[i]) if ends else 0
         return ReplayResult(self.fabric.name, len(self.ranks), total, ends, phases,
                             critical_path(self.ranks[last].last if self.ranks else None),
-                            self.scale)
+                            self.scale, max(setup, default=0.0))
 
 
 def critical_path(last: Event | None) -> list[dict]:
@@ -311,7 +323,7 @@ def critical_path(last: Event | None) -> list[dict]:
     chain.reverse()
     steps: list[dict] = []
     for ev in chain:
-        if ev.end - ev.start <= 0:
+        if ev.end - ev.start <= 0 or ev.phase == SETUP_PHASE:
             continue
         s = steps[-1] if steps else None
         if s and s["rank"] == ev.rank and s["kind"] == ev.kind and s["label"] == ev.label:
@@ -345,8 +357,9 @@ def format_report(res: ReplayResult, max_steps: int = 12) -> str:
              f"predicted time {_fmt(res.total_s)}"]
     lines.append(f"  {'phase':16} {'time':>11} {'compute':>11} {'comm':>11} {'wait':>11}  slowest rank")
     for name, p in res.phases.items():
+        note = "  (not in the total)" if name == SETUP_PHASE else ""
         lines.append(f"  {name:16} {_fmt(p['seconds']):>11} {_fmt(p['compute_s']):>11} "
-                     f"{_fmt(p['comm_s']):>11} {_fmt(p['wait_s']):>11}  {p['max_rank']}")
+                     f"{_fmt(p['comm_s']):>11} {_fmt(p['wait_s']):>11}  {p['max_rank']}{note}")
     steps = res.critical_path
     lines.append(f"  critical path ({len(steps)} steps):")
     shown = steps if len(steps) <= max_steps else steps[: max_steps // 2] + [None] + steps[-max_steps // 2:]
