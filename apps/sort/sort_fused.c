@@ -86,17 +86,24 @@ void sort_run_fused(sort_job_t *j)
 {
     struct sort_work *w = j->w;
     int n = j->nranks;
+    size_t rec = sort_record_bytes(j);
+    /* meshrun --fabric: one annotated pass per stage over whole records (both columns move in
+       the same sweep), the exchange is the traced all-to-all */
+    meshmem_model_phase("classify");
     memset(w->hist, 0, ((size_t)j->map.mask + 1) * sizeof(uint64_t));
     memset(w->sendcounts, 0, (size_t)n * sizeof(size_t));
     classify(j, j->in_keys, j->in_vals, j->nlocal, j->map.dest, w->send_keys, w->send_vals,
              w->send_cap, w->sendcounts);
+    sort_model_pass(j->nlocal, rec, 1);
     sum_histograms(j);
+    meshmem_model_phase("exchange");
     for (int d = 0; d < n; d++)
         w->sdispls[d] = (size_t)d * w->send_cap;
     sort_recv_displs(j, w->rdispls);
     exchange(j, MESHMEM_TEAM_WORLD, w->send_keys, w->send_vals, w->recv_keys, w->recv_vals,
              w->sendcounts, w->sdispls, w->rdispls, w->recvcounts);
-    place(j, w->recv_keys, w->recv_vals, w->rdispls, w->recvcounts, n);
+    meshmem_model_phase("place");
+    sort_model_pass(place(j, w->recv_keys, w->recv_vals, w->rdispls, w->recvcounts, n), rec, 1);
 }
 
 void sort_run_ghc(sort_job_t *j)
@@ -105,12 +112,16 @@ void sort_run_ghc(sort_job_t *j)
     int X = j->ghc_x, Y = j->ghc_y, y = j->me / X;
     const uint32_t *fx = w->ghc_fx, *fy = w->ghc_fy;
     size_t *cnt = w->sendcounts, *sd = w->sdispls, *rd = w->rdispls, *rc = w->recvcounts;
+    size_t rec = sort_record_bytes(j), got = 0;
     /* step 1: classify by destination column (with the histogram for the final placement) */
+    meshmem_model_phase("classify-x");
     memset(w->hist, 0, ((size_t)j->map.mask + 1) * sizeof(uint64_t));
     memset(cnt, 0, (size_t)X * sizeof(size_t));
     classify(j, j->in_keys, j->in_vals, j->nlocal, fx, w->send_keys, w->send_vals, w->send_cap,
              cnt);
+    sort_model_pass(j->nlocal, rec, 1);
     sum_histograms(j);
+    meshmem_model_phase("exchange-x");
     /* step 2: all-to-all-v along x (the row: ranks y*X .. y*X+X-1, in column order) */
     uint64_t row0 = sort_share_lo(j->total, j->nranks, y * X);
     for (int c = 0; c < X; c++) {
@@ -120,11 +131,16 @@ void sort_run_ghc(sort_job_t *j)
     exchange(j, w->xteam, w->send_keys, w->send_vals, w->recv_keys, w->recv_vals, cnt, sd, rd,
              rc);
     /* step 3: classify what arrived by destination row (column order kept: stable) */
+    meshmem_model_phase("classify-y");
     size_t fill2[Y], sd2[Y], rd2[Y], rc2[Y];
     memset(fill2, 0, sizeof(fill2));
-    for (int c = 0; c < X; c++)
+    for (int c = 0; c < X; c++) {
         classify(j, kat(j, w->recv_keys, rd[c]), vat(w->recv_vals, rd[c]), rc[c], fy,
                  w->send2_keys, w->send2_vals, w->send2_cap, fill2);
+        got += rc[c];
+    }
+    sort_model_pass(got, rec, 1);
+    meshmem_model_phase("exchange-y");
     /* step 4: all-to-all-v along y (a source row's records fit in that row's share) */
     for (int r = 0; r < Y; r++) {
         sd2[r] = (size_t)r * w->send2_cap;
@@ -133,5 +149,6 @@ void sort_run_ghc(sort_job_t *j)
     exchange(j, w->yteam, w->send2_keys, w->send2_vals, w->recv2_keys, w->recv2_vals, fill2, sd2,
              rd2, rc2);
     /* step 5: place; sources in row order, each row in column order: rank order, stable */
-    place(j, w->recv2_keys, w->recv2_vals, rd2, rc2, Y);
+    meshmem_model_phase("place");
+    sort_model_pass(place(j, w->recv2_keys, w->recv2_vals, rd2, rc2, Y), rec, 1);
 }

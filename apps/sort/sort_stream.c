@@ -6,23 +6,9 @@
  */
 #include "sort_stream.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-void sort_backoff(unsigned *polls)
-{
-    /* ranks outnumbering cores: yield at once, the peer needs this core */
-    static long cpus;
-    if (cpus == 0)
-        cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (++*polls < 64 && meshmem_nranks() <= cpus)
-        __builtin_ia32_pause();
-    else
-        sched_yield();
-}
 
 /* blocks that @p total records can need at one rank: all of them, plus a partly filled block
  * per (region, source) */
@@ -73,8 +59,19 @@ static void pool_free(sort_pool_t *p)
     memset(p, 0, sizeof(*p));
 }
 
-void sort_cursor_grow(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *c, int d)
+/* meshrun --fabric: the records placed since the last annotation, one read and one write each
+   (the single pass: classification, transfer and placement in one sweep) */
+static void model_placed(sort_job_t *j, size_t placed)
 {
+    struct sort_stream *st = j->w->stream;
+    if (placed > st->model_done)
+        sort_model_pass(placed - st->model_done, sort_record_bytes(j), 1);
+    st->model_done = placed;
+}
+
+void sort_cursor_grow(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *c, int d, size_t placed)
+{
+    model_placed(j, placed); /* the fetch-add below is traced: it ends the interval */
     uint64_t one = 1, id64 = 0;
     meshmem_atomic(MESHMEM_AMO_ADD, MESHMEM_UINT64, pool->used, &one, NULL, &id64, d);
     if (id64 >= pool->nblocks) {
@@ -176,15 +173,14 @@ static void pass_close(sort_job_t *j, sort_pool_t *pool, int to_self)
                            &st->eod[(size_t)me * SORT_LINE], mark, MESHMEM_SIGNAL_SET, d);
 }
 
-/* wait for every source's end-of-data mark of this pass */
+/* wait for every source's end-of-data mark of this pass (meshmem_wait_until: spins, yields,
+   then sleeps; and meshrun --fabric sees a wait on the marks, not compute) */
 static void wait_marks(sort_job_t *j)
 {
     struct sort_stream *st = j->w->stream;
-    for (int s = 0; s < j->nranks; s++) {
-        unsigned polls = 0;
-        while (__atomic_load_n(&st->eod[(size_t)s * SORT_LINE], __ATOMIC_ACQUIRE) != st->epoch)
-            sort_backoff(&polls);
-    }
+    for (int s = 0; s < j->nranks; s++)
+        meshmem_wait_until(&st->eod[(size_t)s * SORT_LINE], MESHMEM_UINT64, MESHMEM_CMP_EQ,
+                           &st->epoch);
 }
 
 /* this rank's regions in order: region-major, then source (stable) */
@@ -205,10 +201,15 @@ static void pool_output(const sort_job_t *j, const sort_pool_t *p, sort_seq_t *q
 static void place_pass(sort_job_t *j, const sort_seq_t *in, int shift, sort_pool_t *pool,
                        int to_self)
 {
+    j->w->stream->model_done = 0;
     if (j->keybytes == 8)
         sort_place_pass_64(j, in, shift, pool, to_self);
     else
         sort_place_pass_32(j, in, shift, pool, to_self);
+    size_t n = 0;
+    for (size_t g = 0; g < in->nseg; g++)
+        n += in->seg[g].n;
+    model_placed(j, n); /* the records after the last block taken */
 }
 
 /* A=2: pass 1 writes each record into the destination's receive area for this source */
@@ -239,6 +240,7 @@ static void stream_to_receive_areas(sort_job_t *j)
             rk[d][fill[d]++] = k;
         }
     }
+    sort_model_pass(j->nlocal, sort_record_bytes(j), 1); /* the stores are not traced calls */
     /* end of data: the count, tagged with the pass, after the data (put_signal orders them) */
     for (int d = 0; d < n; d++) {
         uint64_t mark = (st->epoch << 40) | (uint64_t)fill[d];
@@ -253,16 +255,17 @@ static void run_a2(sort_job_t *j)
     struct sort_stream *st = w->stream;
     sort_pool_t *pool = &st->pool[0];
     int n = j->nranks;
+    meshmem_model_phase("classify");
     pass_open(j, pool);
     stream_to_receive_areas(j);
+    meshmem_model_phase("place");
     /* pass 2: as each source's mark arrives, place its records by the key's lower part */
     sort_seq_t *q = &st->seq_in;
+    uint64_t first = st->epoch << 40; /* marks of earlier passes are below it */
     for (int s = 0; s < n; s++) {
-        unsigned polls = 0;
-        uint64_t mark;
-        while (((mark = __atomic_load_n(&st->eod[(size_t)s * SORT_LINE], __ATOMIC_ACQUIRE)) >>
-                40) != st->epoch)
-            sort_backoff(&polls);
+        meshmem_wait_until(&st->eod[(size_t)s * SORT_LINE], MESHMEM_UINT64, MESHMEM_CMP_GE,
+                           &first);
+        uint64_t mark = __atomic_load_n(&st->eod[(size_t)s * SORT_LINE], __ATOMIC_ACQUIRE);
         size_t at = (size_t)sort_share_lo(j->total, n, s);
         q->nseg = 0;
         sort_seq_push(q, (uint32_t *)w->recv_keys + at, w->recv_vals ? w->recv_vals + at : NULL,
@@ -285,6 +288,10 @@ void sort_run_stream(sort_job_t *j)
     sort_seq_push(&st->seq_in, j->in_keys, j->in_vals, j->nlocal);
     sort_pool_t *out = &st->pool[0];
     for (int p = 0; p < j->ndigit_passes; p++) {
+        char phase[32];
+        if (j->variant == SORT_RADIX)
+            snprintf(phase, sizeof(phase), "digit-%d", p + 1);
+        meshmem_model_phase(j->variant == SORT_RADIX ? phase : "single-pass");
         out = &st->pool[p % 2];
         pass_open(j, out);
         place_pass(j, &st->seq_in, p * j->digit_bits, out, 0);

@@ -52,16 +52,17 @@ struct sort_stream {
     sort_pool_t pool[2];
     sort_cursor_t *cur;   /* [dest * regions + region] */
     sort_seq_t seq_in;    /* radix: the previous pass's output as the next one's input */
+    size_t model_done;    /* meshrun --fabric: records of this pass already annotated */
 };
 
 /** @return symmetric bytes of one pool for @p total records. */
 size_t sort_pool_bytes(uint64_t total, int nranks, uint32_t regions, int keybytes, int has_vals);
 
-/** @brief Take a block of @p pool at rank @p d for cursor @p c (remote fetch-add, link). */
-void sort_cursor_grow(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *c, int d);
+/** @brief Take a block of @p pool at rank @p d for cursor @p c (remote fetch-add, link);
+ * @p placed: the records this place pass has written so far (annotated for meshrun --fabric
+ * before the traced fetch-add ends the interval). */
+void sort_cursor_grow(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *c, int d, size_t placed);
 
-/** @brief Wait politely: spin a little, then yield the core (ranks may outnumber cores). */
-void sort_backoff(unsigned *polls);
 
 /* the key-width template's entry points (sort_stream_tmpl.h) */
 void sort_place_pass_32(sort_job_t *j, const sort_seq_t *in, int shift, sort_pool_t *pool,

@@ -15,13 +15,15 @@
 static inline __attribute__((always_inline)) void
 SS_FN(place_seg)(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *base, int self,
                  uint32_t regions, const uint32_t *slot, const KEY_T *keys,
-                 const uint32_t *vals, size_t cnt, int shift, uint64_t mask, int has_vals)
+                 const uint32_t *vals, size_t cnt, int shift, uint64_t mask, int has_vals,
+                 size_t done)
 {
     for (size_t i = 0; i < cnt; i++) {
         KEY_T k = keys[i];
         sort_cursor_t *c = base + slot[(k >> shift) & mask];
         if (c->left == 0)
-            sort_cursor_grow(j, pool, c, self >= 0 ? self : (int)((size_t)(c - base) / regions));
+            sort_cursor_grow(j, pool, c, self >= 0 ? self : (int)((size_t)(c - base) / regions),
+                             done + i);
         *(KEY_T *)c->k = k;
         c->k += sizeof(KEY_T);
         if (has_vals)
@@ -47,15 +49,17 @@ void SS_FN(sort_place_pass)(sort_job_t *j, const sort_seq_t *in, int shift, sort
     for (uint64_t dg = 0; dg <= mask; dg++)
         slot[dg] = (to_self ? 0 : dest[dg] * regions) + local[dg];
     int self = to_self ? j->me : -1;
+    size_t done = 0; /* records of the earlier segments (the annotations' position) */
     for (size_t g = 0; g < in->nseg; g++) {
         const KEY_T *keys = in->seg[g].keys;
         const uint32_t *vals = in->seg[g].vals;
         if (vals)
             SS_FN(place_seg)(j, pool, base, self, regions, slot, keys, vals, in->seg[g].n, shift,
-                             mask, 1);
+                             mask, 1, done);
         else
             SS_FN(place_seg)(j, pool, base, self, regions, slot, keys, NULL, in->seg[g].n, shift,
-                             mask, 0);
+                             mask, 0, done);
+        done += in->seg[g].n;
     }
     free(slot);
 }

@@ -47,6 +47,15 @@ void *sort_symalloc(size_t bytes);
 /** @brief Allocate / free the stream state of A=2, A=1 and radix (sort_stream.c). */
 void sort_stream_setup(sort_job_t *j);
 void sort_stream_free(sort_job_t *j);
+/**
+ * @brief meshrun --fabric: annotate one memory pass over @p records records of @p bytes each
+ * (seed 004 eq. 1's unit of A): it reads them and, when @p writes, writes them once. Passes
+ * that only read (histogram, destination table: OPTWEB keeps its tables in block RAM) write
+ * nothing to memory. Without --fabric one branch (sort_job.c).
+ */
+void sort_model_pass(uint64_t records, size_t bytes, int writes);
+/** @return the bytes of one record of @p j (key, plus the value when there are values). */
+size_t sort_record_bytes(const sort_job_t *j);
 /** @return symmetric bytes the stream state of @p p needs (sort_stream.c). */
 size_t sort_stream_heap_bytes(const sort_params_t *p, int nranks, uint64_t ndigits, int keybytes);
 
