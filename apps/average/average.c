@@ -217,8 +217,32 @@ int avg_steps(const avg_job_t *a, avg_algo_t algo)
     return (use_onestep(a, algo) ? 1 : algo == AVG_AGGRESSIVE ? 2 : 3) * a->nteams;
 }
 
+/*
+ * meshrun --fabric: the run's memory traffic and arithmetic per team step, annotated once (the
+ * run makes no traced call: peers' data is read and written through meshmem_ptr, so the replay
+ * charges it at the fabric's memory rate). The mean of n vectors costs n additions per element
+ * (the scale folded in): the one-step form averages the whole vector, the sliced form one slice
+ * and then gathers the others' slices (the naive form first copies its slices into the buffer).
+ */
+static void avg_model(const avg_job_t *a, avg_algo_t algo)
+{
+    for (int k = 0; k < a->nteams; k++) {
+        uint64_t n = (uint64_t)a->teams[k].size, e = sizeof(float);
+        if (use_onestep(a, algo)) {
+            uint64_t c = a->count;
+            meshmem_model_compute((n + 1) * c * e, 2 * c * e, n * c);
+            continue;
+        }
+        uint64_t rc = a->padded / n, all = rc * n;
+        uint64_t copy = algo == AVG_NAIVE ? all * e : 0;
+        meshmem_model_compute(copy + all * e + (n - 1) * rc * e, copy + rc * e + (n - 1) * rc * e,
+                              all);
+    }
+}
+
 void avg_run(avg_job_t *a, avg_algo_t algo)
 {
+    avg_model(a, algo);
     a->seq++;
     if (use_onestep(a, algo)) {
         /* GHC: row means into mid (the column phase sends copies of it) */
