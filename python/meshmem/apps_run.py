@@ -7,9 +7,12 @@ lines and OpenMPI's environment come from meshmem.osu, as for `meshmem bench`.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from meshmem import osu
@@ -78,14 +81,18 @@ def parse_lines(text: str, tag: str) -> list[dict]:
 
 def run_app(runtime: str, name: str, ranks: int, args: list[str], tag: str,
             heap_bytes: int = 64 << 20, bind: str = "none", timeout_s: float = 300,
-            expect_fail: bool = False) -> list[dict]:
+            expect_fail: bool = False, meshrun_args: list[str] = ()) -> list[dict]:
     """Run app @p name (runtime "meshmem" or "openmpi") on @p ranks ranks; return its result
     lines. A failed run (or a verifier's rejection) raises BenchError with the output's tail,
-    unless @p expect_fail (then the rows are returned and the exit status is in row 'rc')."""
+    unless @p expect_fail (then the rows are returned and the exit status is in row 'rc').
+    @p meshrun_args go to meshrun before the program (meshmem runtime only)."""
     exe = ensure_app(name)
     rt = osu.RUNTIMES["meshmem" if runtime == "meshmem" else "mpi"]
     opts = LaunchOptions(ranks=ranks, bind=bind, heap_bytes=heap_bytes, timeout_s=timeout_s)
     cmd, env = osu.command(rt, exe, opts, [str(a) for a in args])
+    if meshrun_args:
+        at = cmd.index(str(exe))
+        cmd = cmd[:at] + [str(a) for a in meshrun_args] + cmd[at:]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, env=env,
                               timeout=timeout_s + 30)
@@ -102,6 +109,53 @@ def run_app(runtime: str, name: str, ranks: int, args: list[str], tag: str,
         raise BenchError(f"{name} on {ranks} ranks failed (exit {done.returncode}): "
                          f"{' '.join(cmd)}\n{tail}")
     return rows
+
+
+def check_fabric(fabric: str, ranks: int, compute_scale: float | None) -> str:
+    """The fabric file of `--fabric` (a path, or a name in fabrics/) checked for a job of
+    @p ranks ranks before anything runs; returns its path. BenchError naming --fabric when it
+    does not load, is too small, or @p compute_scale is negative."""
+    from meshmem.model import FabricError, load_fabric, resolve_fabric_path
+    if compute_scale is not None and not compute_scale >= 0:
+        raise BenchError(f"--compute-scale must be a number >= 0 (got {compute_scale})")
+    path = resolve_fabric_path(fabric)
+    try:
+        fab = load_fabric(path)
+    except (FabricError, OSError, ValueError) as e:
+        raise BenchError(f"--fabric {fabric}: {e}") from None
+    if ranks > fab.nodes:
+        raise BenchError(f"--fabric {fabric}: the job has {ranks} ranks but the fabric has "
+                         f"{fab.nodes} nodes")
+    return str(Path(path).resolve())
+
+
+def fabric_ok(args, command: str) -> bool:
+    """Check args.fabric (when given) as check_fabric does, replacing it by its path; a bad one
+    prints `meshmem COMMAND: ...` and gives False, before anything runs."""
+    if not args.fabric:
+        return True
+    try:
+        args.fabric = check_fabric(args.fabric, args.ranks, args.compute_scale)
+        return True
+    except BenchError as e:
+        print(f"meshmem {command}: {e}", file=sys.stderr)
+        return False
+
+
+def run_on_fabric(name: str, ranks: int, args: list[str], tag: str, fabric: str,
+                  compute_scale: float | None = None, **launch) -> tuple[list[dict], dict]:
+    """One run of meshmem app @p name under `meshrun --fabric` (the program runs for real and
+    verifies its result; its trace is replayed on @p fabric): (result lines, the replay's
+    prediction as meshrun --fabric-json writes it: predicted_s, phases, ...)."""
+    with tempfile.TemporaryDirectory(prefix="meshmem-fabric-") as d:
+        out = Path(d) / "prediction.json"
+        extra = ["--fabric", fabric, "--fabric-json", str(out)]
+        if compute_scale is not None:
+            extra += ["--compute-scale", repr(float(compute_scale))]
+        rows = run_app("meshmem", name, ranks, args, tag, meshrun_args=extra, **launch)
+        if not out.exists():
+            raise BenchError(f"{name}: meshrun --fabric {fabric} wrote no prediction")
+        return rows, json.loads(out.read_text())
 
 
 def cores() -> int:

@@ -8,6 +8,10 @@ over rounds is reported, and the paired ratios: the median over rounds of the ra
 runs of the same round (meshmem / MPI, aggressive / naive), less sensitive to the load drifting
 between rounds. Throughput as the paper's Fig. 17: bytes per rank / time. Every result
 is checked against a float64 reference.
+--fabric FILE adds, per algorithm and topology, one more meshmem run under `meshrun --fabric`
+(one averaging per size, no warm-up; verified): its trace replayed on the modelled fabric gives
+each size's predicted time (column "fabric us", JSON predicted_s). The OpenMPI twin is not
+modelled.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import statistics
 import sys
 import time
 
-from meshmem import apps_run, bench
+from meshmem import apps_run, bench, sort_cli
 from meshmem import plot as plots
 from meshmem.osu import BenchError
 
@@ -50,6 +54,7 @@ def add_arguments(p):
     p.add_argument("--json", metavar="FILE")
     p.add_argument("--plot", metavar="FILE.png")
     p.add_argument("--timeout", type=float, default=300)
+    sort_cli.add_fabric_arguments(p)
 
 
 def ghc_columns(ranks: int, want: int) -> int:
@@ -85,6 +90,12 @@ def measure(a, sizes: list[int], algos: list[str], topos: list[str], log=print):
     heap = max(64 << 20, 5 * max(sizes) + (32 << 20))
     configs = [(al, tp) for tp in topos for al in algos]
     results = {c: [] for c in configs}
+    predicted = {}
+    fabric = getattr(a, "fabric", None)  # argument sets built by callers (demo) have none
+    if fabric:
+        notes.append(f"fabric us: one averaging predicted on {os.path.basename(fabric)} by "
+                     "meshrun --fabric (the annotated reduction at the fabric's [compute] "
+                     "rates: transfers through meshmem_ptr are not traced); OpenMPI not modelled")
     mpi = []
     for r in range(a.rounds):
         order = configs + (["mpi"] if use_mpi else [])
@@ -104,6 +115,15 @@ def measure(a, sizes: list[int], algos: list[str], topos: list[str], log=print):
                                                heap_bytes=heap, bind=bind,
                                                timeout_s=a.timeout))
         log(f"  average: round {r + 1}/{a.rounds} done", file=sys.stderr)
+    for al, tp in configs if fabric else ():
+        extra = ["-g", ghc_columns(a.ranks, a.ghc)] if tp == "ghc" else []
+        if getattr(a, "onestep", None) is not None:
+            extra += ["-T", bench.parse_size(str(a.onestep))]
+        runs, pred = apps_run.run_on_fabric(
+            "average", a.ranks, ["-a", al, "-S", size_arg, "-i", 1, "-I", 1, "-w", 0, *extra],
+            "average", fabric, getattr(a, "compute_scale", None), heap_bytes=heap, bind=bind,
+            timeout_s=a.timeout)
+        predicted[(al, tp)] = (pred, all(x["verified"] == 1 for x in runs))
     rows = []
     for (al, tp), runs in results.items():
         for i, s in enumerate(sizes):
@@ -115,6 +135,12 @@ def measure(a, sizes: list[int], algos: list[str], topos: list[str], log=print):
                    "steps": runs[0][i].get("steps", (2 if al == "aggressive" else 3) *
                                            (2 if tp == "ghc" and a.ranks > 1 else 1))}
             row["GBps"] = s / row["us"] * 1e-3
+            if (al, tp) in predicted:  # average_main.c names each size's phase by its bytes
+                pred, ok = predicted[(al, tp)]
+                row.update(fabric=pred["fabric"],
+                           predicted_s=pred["phases"][f"average-{s // 4 * 4}"]["seconds"],
+                           fabric_compute_scale=pred["compute_scale"])
+                row["verified"] = int(row["verified"] and ok)
             if mpi:
                 mus = [run[i]["us"] for run in mpi]
                 row["mpi_us"] = statistics.median(mus)
@@ -137,8 +163,9 @@ def measure(a, sizes: list[int], algos: list[str], topos: list[str], log=print):
 def print_table(rows: list, out=None):
     """One line per (algorithm, topology, size)."""
     out = out or sys.stdout  # looked up now: a default bound at import goes stale
+    fabric = any("predicted_s" in r for r in rows)
     head = (f"{'algo':<11}{'topo':>5}{'ranks':>6}{'bytes':>9}{'steps':>6}{'meshmem us':>12}"
-            f"{'GB/s':>7}{'MPI us':>10}{'ratio':>7}{'paired':>7}{'aggr/naive':>11}{'paired':>7}"
+            f"{'fabric us' if fabric else '':>10}{'GB/s':>7}{'MPI us':>10}{'ratio':>7}{'paired':>7}{'aggr/naive':>11}{'paired':>7}"
             f"{'ok':>4}")
     print(head, file=out)
     print("-" * len(head), file=out)
@@ -149,6 +176,7 @@ def print_table(rows: list, out=None):
         pr = r.get("paired_ratio")
         print(f"{r['algo']:<11}{r['topology']:>5}{r['ranks']:>6}"
               f"{bench.format_size(r['bytes']):>9}{r['steps']:>6}{r['us']:>12.3f}"
+              f"{bench.fmt_optional(r['predicted_s'] * 1e6 if 'predicted_s' in r else None, '.3f') if fabric else '':>10}"
               f"{r['GBps']:>7.2f}{'-' if r.get('mpi_us') is None else format(r['mpi_us'], '.3f'):>10}"
               f"{'-' if r.get('ratio_vs_mpi') is None else format(r['ratio_vs_mpi'], '.2f'):>7}"
               f"{'-' if pr is None else format(pr, '.2f'):>7}"
@@ -199,6 +227,8 @@ def run(args) -> int:
     if args.ranks < 1 or args.rounds < 1:
         print("meshmem average: --ranks and --rounds must be at least 1", file=sys.stderr)
         return 2
+    if not apps_run.fabric_ok(args, "average"):  # a bad fabric: before anything runs
+        return 2
     topos = ["full", "ghc"] if args.topology == "both" else [args.topology]
     info = bench.machine_info()
     print(f"# meshmem average: {args.ranks} ranks on {info['nproc']} cores ({info['cpu']}); "
@@ -218,7 +248,8 @@ def run(args) -> int:
     doc = {"results": rows, "machine": info,
            "settings": {"ranks": args.ranks, "sizes": sizes, "algos": algos, "topologies": topos,
                         "rounds": args.rounds, "vs": args.vs, "notes": notes,
-                        "onestep": args.onestep,
+                        "onestep": args.onestep, "fabric": args.fabric,
+                        "compute_scale": args.compute_scale,
                         "date": time.strftime("%Y-%m-%d %H:%M:%S")}}
     if args.json:
         with open(args.json, "w") as f:

@@ -14,6 +14,10 @@ has no MPI form, since MPI_Alltoallv needs every count first; the serial baselin
 sort (histogram + scatter) for K key types, an 11-bit LSD radix sort for full-width keys.
 meshmem and OpenMPI run alternately (--rounds); medians are reported. Throughput is the total
 key bytes / time, as seed 004.
+--fabric FILE adds one more meshmem run of each variant under `meshrun --fabric` (one timed
+sort, no warm-up): the program runs for real and verifies, and its trace is replayed on the
+modelled fabric: the predicted time of one sort (column "fabric s", JSON predicted_s). The
+OpenMPI twin and the serial baseline are not modelled.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import json
 import statistics
 import sys
 import time
+from pathlib import Path
 
 from meshmem import apps_run, bench
 from meshmem import plot as plots
@@ -44,7 +49,8 @@ def add_arguments(p):
     p.description = (__doc__ or "").strip()
     p.epilog = ("examples:\n  meshmem sort --ranks 2 --records 2^24 --variant a1 --vs openmpi\n"
                 "  meshmem sort --variant all --records 1M --json s.json --plot s.png\n"
-                "  meshmem sort --variant radix --keybits 64 --records 4M")
+                "  meshmem sort --variant radix --keybits 64 --records 4M\n"
+                "  meshmem sort --ranks 8 --records 2^22 --variant a11 --fabric optweb-sort8")
     p.add_argument("--ranks", "-n", type=int, default=2, help="ranks (default 2)")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--records", default="1M", help="records in the job: 2^24, 16M, ... "
@@ -69,6 +75,17 @@ def add_arguments(p):
     p.add_argument("--json", metavar="FILE")
     p.add_argument("--plot", metavar="FILE.png")
     p.add_argument("--timeout", type=float, default=300)
+    add_fabric_arguments(p)
+
+
+def add_fabric_arguments(p):
+    """--fabric and --compute-scale (shared with `meshmem average`)."""
+    p.add_argument("--fabric", metavar="FILE",
+                   help="also predict the meshmem run on this modelled fabric (a file, or a "
+                        "name in fabrics/): one more run under meshrun --fabric")
+    p.add_argument("--compute-scale", type=float, metavar="X",
+                   help="with --fabric: factor on measured, unannotated compute time (default: "
+                        "the fabric's [compute] measured_scale)")
 
 
 def variant_list(text: str) -> list[str]:
@@ -112,9 +129,30 @@ def heap_for(args: list, ranks: int) -> int:
     return int(done.stdout.strip())
 
 
+def once(args: list) -> list:
+    """@p args with one timed run and no warm-up (the traced run of --fabric)."""
+    out = list(args)
+    for flag, value in (("-i", 1), ("-w", 0)):
+        out[out.index(flag) + 1] = value
+    return out
+
+
+def add_prediction(row: dict, pred: dict, fabric_rows: list) -> None:
+    """Put a replay's prediction into result @p row (predicted_s, fabric, its phases)."""
+    row.update(fabric=pred["fabric"], predicted_s=pred["predicted_s"],
+               fabric_phases={k: v["seconds"] for k, v in pred["phases"].items()},
+               fabric_compute_scale=pred["compute_scale"],
+               fabric_verified=int(all(x.get("verified", 0) == 1 for x in fabric_rows)))
+
+
 def measure(a, variants: list[str], records: int, log=print) -> tuple[list, list]:
     """Run every variant with its baselines; returns (result rows, notes)."""
     notes = []
+    fabric = getattr(a, "fabric", None)  # argument sets built by callers (demo) have none
+    if fabric:
+        notes.append(f"fabric s: one sort predicted on {Path(fabric).stem} by meshrun --fabric "
+                     "(a traced run of the meshmem program, replayed on the modelled fabric); "
+                     "the OpenMPI twin and the serial baseline are not modelled")
     ncpu = apps_run.cores()
     bind = a.bind if a.bind != "auto" else ("none" if a.ranks > ncpu else "core")
     mpi_ok, why = apps_run.openmpi_available()
@@ -139,12 +177,20 @@ def measure(a, variants: list[str], records: int, log=print) -> tuple[list, list
                 elif twin:
                     mp += apps_run.run_app("openmpi", "sort_mpi", a.ranks, twin, "sort",
                                            bind=bind, timeout_s=a.timeout)
+        fab = None
+        if fabric:
+            fab = apps_run.run_on_fabric("sort", a.ranks, once(args), "sort", fabric,
+                                         getattr(a, "compute_scale", None), heap_bytes=heap, bind=bind,
+                                         timeout_s=a.timeout)
         log(f"  sort {v}: {a.rounds} rounds done", file=sys.stderr)
         row = dict(mm[0])
         row.update(runtime="meshmem", seconds=statistics.median(x["seconds"] for x in mm),
                    rounds_s=[x["seconds"] for x in mm],
                    verified=int(all(x["verified"] == 1 for x in mm)))
         row["GBps"] = records * (8 if row.get("keybits") == 64 else 4) / row["seconds"] * 1e-9
+        if fab:
+            add_prediction(row, fab[1], fab[0])
+            row["verified"] = int(row["verified"] and row["fabric_verified"])
         if mp:
             row["mpi_variant"] = mp[0]["variant"]
             row["mpi_seconds"] = statistics.median(x["seconds"] for x in mp)
@@ -175,15 +221,18 @@ def measure(a, variants: list[str], records: int, log=print) -> tuple[list, list
 def print_table(rows: list, out=None):
     """One line per variant: passes, times, throughput, ratios."""
     out = out or sys.stdout  # looked up now: a default bound at import goes stale
+    fabric = any("predicted_s" in r for r in rows)
     head = (f"{'variant':<8}{'form':>5}{'ranks':>6}{'records':>10}{'A':>4}{'m':>3}"
-            f"{'meshmem s':>11}{'GB/s':>7}{'MPI s':>9}{'vs MPI':>8}{'serial s':>10}"
-            f"{'vs serial':>10}{'ok':>4}")
+            f"{'meshmem s':>11}{'fabric s' if fabric else '':>10}{'GB/s':>7}{'MPI s':>9}"
+            f"{'vs MPI':>8}{'serial s':>10}{'vs serial':>10}{'ok':>4}")
     print(head, file=out)
     print("-" * len(head), file=out)
     for r in rows:
         ok = r["verified"] and r.get("mpi_verified", 1)
         print(f"{r['variant']:<8}{r['form']:>5}{r['ranks']:>6}{r['records']:>10}{r['A']:>4}"
-              f"{r['m']:>3}{r['seconds']:>11.4f}{r['GBps']:>7.2f}"
+              f"{r['m']:>3}{r['seconds']:>11.4f}"
+              f"{bench.fmt_optional(r.get('predicted_s'), '.3g') if fabric else '':>10}"
+              f"{r['GBps']:>7.2f}"
               f"{bench.fmt_optional(r.get('mpi_seconds'), '.4f'):>9}{bench.fmt_optional(r.get('speedup_vs_mpi'), '.2f'):>8}"
               f"{bench.fmt_optional(r.get('serial_seconds'), '.4f'):>10}"
               f"{bench.fmt_optional(r.get('speedup_vs_serial'), '.2f'):>10}{'yes' if ok else 'NO':>4}", file=out)
@@ -224,6 +273,8 @@ def run(args) -> int:
     if args.ranks < 1 or args.rounds < 1 or args.iters < 1:
         print("meshmem sort: --ranks, --rounds and --iters must be at least 1", file=sys.stderr)
         return 2
+    if not apps_run.fabric_ok(args, "sort"):  # a bad fabric: before anything runs
+        return 2
     info = bench.machine_info()
     print(f"# meshmem sort: {args.ranks} ranks on {info['nproc']} cores ({info['cpu']}), "
           f"{records} records, {args.dist} keys; load average {info['loadavg'][0]:.2f}")
@@ -240,7 +291,8 @@ def run(args) -> int:
     doc = {"results": rows, "machine": info,
            "settings": {"ranks": args.ranks, "records": records, "variants": variants,
                         "rounds": args.rounds, "iters": args.iters, "vs": args.vs,
-                        "dist": args.dist, "notes": notes,
+                        "dist": args.dist, "notes": notes, "fabric": args.fabric,
+                        "compute_scale": args.compute_scale,
                         "date": time.strftime("%Y-%m-%d %H:%M:%S")}}
     if args.json:
         with open(args.json, "w") as f:

@@ -14,6 +14,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
+from meshmem import apps_run  # noqa: E402
+from meshmem.cli import main  # noqa: E402
 from meshmem.model import load_fabric  # noqa: E402
 from meshmem.model.replay import Replay, ReplayError  # noqa: E402
 
@@ -41,16 +43,17 @@ eager_threshold_bytes = 4096
 rendezvous_extra_us = 0.0
 sync_us = 0.0
 [compute]
-memory_gbytes_per_s = 1.0
+memory_gbytes_per_s = {mem}
 gflops = 1.0
 """
 MESH2 = 'kind = "full_mesh"\nnodes = 2'
 GHC22 = 'kind = "ghc"\nkx = 2\nky = 2'
 
 
-def fabric_file(tmp_path: Path, topology: str = MESH2, gbps: float = 8.0, name: str = "hand") -> str:
-    p = tmp_path / f"{name}-{gbps}.toml"
-    p.write_text(FABRIC.format(name=name, topology=topology, gbps=gbps))
+def fabric_file(tmp_path: Path, topology: str = MESH2, gbps: float = 8.0, name: str = "hand",
+                mem: float = 1.0) -> str:
+    p = tmp_path / f"{name}-{gbps}-{mem}.toml"
+    p.write_text(FABRIC.format(name=name, topology=topology, gbps=gbps, mem=mem))
     return str(p)
 
 
@@ -163,3 +166,87 @@ def test_replay_detects_an_impossible_trace(tmp_path):
     with pytest.raises(ReplayError, match="cannot be replayed"):
         Replay(fab, [[("coll", "barrier", 0, 0, 0, 1, 2)],
                      [("wait", 0, [(0, 1)]), ("coll", "barrier", 0, 0, 0, 1, 2)]], 0.0).run()
+
+
+def test_setup_phase_is_free_and_left_out(tmp_path):
+    fab = load_fabric(fabric_file(tmp_path))
+    # rank 0 spends 5 s (measured) in setup, then 1 GB of annotated work (1 s at 1 GB/s); rank 1
+    # only the setup; both meet in a barrier in setup: neither setup's time nor the wait counts
+    t0 = [("phase", 0, "setup"), ("phase", 5_000_000_000, "work"), ("compute", 10**9, 0, 0),
+          ("phase", 0, "setup"), ("coll", "barrier", 0, 0, 0, 1, 2)]
+    t1 = [("phase", 0, "setup"), ("coll", "barrier", 7_000_000_000, 0, 0, 1, 2)]
+    res = Replay(fab, [t0, t1], 1.0).run()
+    assert res.phases["work"]["seconds"] == pytest.approx(1.0)
+    assert res.phases["setup"]["compute_s"] == 0  # measured time in setup is not charged
+    assert res.total_s == pytest.approx(1.0)  # the barrier and rank 1's wait are setup's
+    assert res.setup_s > 0 and "setup" in res.as_dict()["excluded_phases"]
+    assert all(s["label"] != "setup" for s in res.critical_path)
+
+
+# --- the apps under --fabric: meshmem sort / meshmem average ----------------------------------
+
+@pytest.fixture
+def apps(build_dir, monkeypatch):
+    monkeypatch.setenv("MESHMEM_BUILD", str(build_dir))
+    if not (build_dir / "apps" / "bin" / "sort").exists():
+        pytest.skip("apps not built in this build tree")
+    return build_dir
+
+
+def sort_on(tmp_path, fabric, variants="a11,a3,a1", scale=None):
+    out = tmp_path / f"sort-{Path(fabric).stem}.json"
+    args = ["sort", "--ranks", "2", "--records", "20000", "--variant", variants, "--rounds", "1",
+            "--iters", "1", "--vs", "none", "--no-serial", "--fabric", fabric, "--json", str(out)]
+    assert main(args + (["--compute-scale", scale] if scale else [])) == 0
+    return json.loads(out.read_text())["results"]
+
+
+def test_sort_cli_predicts_on_a_fabric(apps, tmp_path, capsys):
+    rows = sort_on(tmp_path, fabric_file(tmp_path))  # the fabric's default compute scale (1)
+    assert [r["variant"] for r in rows] == ["a11", "a3", "a1"]
+    for r in rows:
+        assert r["verified"] == 1 and r["fabric_verified"] == 1
+        assert r["fabric"] == "hand" and r["predicted_s"] > 0 and r["seconds"] > 0
+    # a11's nine memory passes of 4-byte columns over 10000 records per rank at 1 GB/s
+    assert rows[0]["fabric_phases"]["classify"] >= 5 * 10000 * 4 * 1e-9
+    assert rows[0]["fabric_phases"]["place"] >= 4 * 10000 * 4 * 1e-9
+    out = capsys.readouterr().out
+    assert "fabric s" in out and "not modelled" in out
+
+
+def test_sort_faster_fabric_predicts_less(apps, tmp_path):
+    # measured intervals scaled by 0: only the fabric's costs, so the comparison is exact
+    slow = sort_on(tmp_path, fabric_file(tmp_path, gbps=8.0, mem=1.0), "a11,a1", scale="0")
+    fast = sort_on(tmp_path, fabric_file(tmp_path, gbps=80.0, mem=10.0), "a11,a1", scale="0")
+    for s, f in zip(slow, fast):
+        assert 0 < f["predicted_s"] < s["predicted_s"], (s["variant"], s, f)
+
+
+def test_average_cli_predicts_on_a_fabric(apps, tmp_path):
+    out = tmp_path / "avg.json"
+    fabric = fabric_file(tmp_path)
+    assert main(["average", "--ranks", "2", "--bytes", "1K,64K", "--rounds", "1", "--iters", "3",
+                 "--vs", "none", "--fabric", fabric, "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["results"]
+    assert len(rows) == 4
+    for r in rows:
+        assert r["verified"] == 1 and r["fabric"] == "hand" and r["predicted_s"] > 0
+    big = {r["algo"]: r["predicted_s"] for r in rows if r["bytes"] == 65536}
+    small = {r["algo"]: r["predicted_s"] for r in rows if r["bytes"] == 1024}
+    assert all(big[a] > small[a] for a in big)  # more parameters, more memory traffic
+    # the sliced naive form reads every member's slice, then copies: at least 64 KiB at 1 GB/s
+    assert big["naive"] >= 65536 * 1e-9
+
+
+@pytest.mark.parametrize("command", ["sort", "average"])
+def test_app_bad_fabric_fails_before_anything_runs(apps, tmp_path, capsys, monkeypatch, command):
+    def never(*a, **k):
+        raise AssertionError("a program was started")
+    monkeypatch.setattr(apps_run, "run_app", never)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("not toml [")
+    assert main([command, "--ranks", "2", "--vs", "none", "--fabric", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"--fabric {bad}" in err and "not valid TOML" in err
+    assert main([command, "--ranks", "4", "--vs", "none", "--fabric", fabric_file(tmp_path)]) == 2
+    assert "4 ranks but the fabric has 2 nodes" in capsys.readouterr().err
