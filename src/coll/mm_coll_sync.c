@@ -109,15 +109,22 @@ void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
     atomic_store_explicit(&f->seq, seq, memory_order_release);
 }
 
+/*
+ * No fence between the posts and the sleeper check: a fence there makes the poster wait until
+ * its posts own their lines at the peers (a cache-line round trip; on a machine whose cores are
+ * far apart the root of a broadcast paid more for it than the whole OpenMPI broadcast). The
+ * price is Dekker's race: a peer that registers as a sleeper while our post is still in our
+ * store buffer may miss this wake and sleep until its futex timeout (MESHMEM_SLEEP_US, 1 ms).
+ * Runtime waits sleep only after their spin and yield budgets (>= 10 ms), so at worst a wait
+ * that was already that long gets 1 ms longer, and only within a window of nanoseconds.
+ */
 void mm_coll_wake(struct meshmem_team *t, int dst)
 {
-    atomic_thread_fence(memory_order_seq_cst); /* posts before the sleeper check (mm_wait.h) */
     mm_wake_runtime(mm_team_world(t, dst));
 }
 
 void mm_coll_wake_all(struct meshmem_team *t)
 {
-    atomic_thread_fence(memory_order_seq_cst);
     for (int r = 0; r < t->size; r++)
         if (r != t->my_rank)
             mm_wake_runtime(mm_team_world(t, r));

@@ -149,10 +149,10 @@ void mm_coll_room(struct meshmem_team *t, int dst, uint64_t seq);
 void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
                   const uint64_t *payload, int n);
 
-/** @brief Order the posts before, then wake team member @p dst if it sleeps. */
+/** @brief Wake team member @p dst if it sleeps (no fence: see mm_coll_sync.c). */
 void mm_coll_wake(struct meshmem_team *t, int dst);
 
-/** @brief Fence once, then wake every other member that sleeps. */
+/** @brief Wake every other member that sleeps. */
 void mm_coll_wake_all(struct meshmem_team *t);
 
 /** @brief Wait for member @p src's flag @p kind of collective @p seq; @return the line. */

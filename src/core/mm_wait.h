@@ -6,7 +6,8 @@
  * instruction (MESHMEM_SPIN_US), then sched_yield (MESHMEM_YIELD_US), then sleep on
  * this rank's futex doorbell. Peers that store into this rank check its sleeper count and ring
  * the doorbell (mm_wake), so a sleeper wakes as soon as data arrives; the futex timeout
- * (mm_config.sleep_us) is only a safety net for plain stores, which carry no fence.
+ * (mm_config.sleep_us) is only a safety net for plain stores and collective flag posts, which
+ * carry no fence (mm_coll_sync.c says why that is cheap enough).
  *
  * Sleep protocol (Dekker-style, both sides sequentially consistent):
  *   waiter: db = doorbell; sleepers++; [caller re-checks condition]; futex_wait(doorbell, db)
