@@ -86,16 +86,10 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
 }
 
 /* the room check of mm_team.h: member dst has completed seq-2 */
-static void mm_coll_wait_room(struct meshmem_team *t, int dst, uint64_t seq)
+void mm_coll_wait_room(struct meshmem_team *t, int dst, uint64_t seq)
 {
     mm_coll_wait_seq(t, dst, &mm_team_completed(t, mm_team_world(t, dst))->seq, seq - 2,
                      false);
-}
-
-void mm_coll_room(struct meshmem_team *t, int dst, uint64_t seq)
-{
-    if (MM_UNLIKELY(!mm_seq_reached(t->heard[dst] + 1, seq)))
-        mm_coll_wait_room(t, dst, seq);
 }
 
 void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,

@@ -139,8 +139,16 @@ static inline void mm_coll_end(struct meshmem_team *t, uint64_t seq)
     atomic_store_explicit(&mm_team_completed(t, mm_g.rank)->seq, seq, memory_order_release);
 }
 
-/** @brief Wait until member @p dst can take posts of collective @p seq (the room check). */
-void mm_coll_room(struct meshmem_team *t, int dst, uint64_t seq);
+/** @brief The room check's slow path: wait until member @p dst has completed @p seq - 2. */
+void mm_coll_wait_room(struct meshmem_team *t, int dst, uint64_t seq);
+
+/** @brief Wait until member @p dst can take posts of collective @p seq (the room check);
+ * free when @p dst was heard from in seq - 1 (inline: it is on every post's path). */
+static inline void mm_coll_room(struct meshmem_team *t, int dst, uint64_t seq)
+{
+    if (MM_UNLIKELY(!mm_seq_reached(t->heard[dst] + 1, seq)))
+        mm_coll_wait_room(t, dst, seq);
+}
 
 /**
  * @brief Post flag @p kind of collective @p seq, with @p n payload words, to team member @p dst.
