@@ -384,6 +384,21 @@ void meshmem_model_compute(uint64_t bytes_read, uint64_t bytes_written, uint64_t
  */
 void meshmem_model_phase(const char *name);
 
+/**
+ * @brief Charge a transfer made by direct loads/stores through meshmem_ptr: @p bytes_to_pe
+ * bytes this rank wrote into world rank @p pe's memory and @p bytes_from_pe bytes it read
+ * from it (either may be 0).
+ *
+ * Such loads and stores are not calls, so without this the replay sees them only as the
+ * annotated memory traffic of the pass. Under `meshrun --fabric F` the replay charges them as
+ * a put of @p bytes_to_pe into @p pe and a get of @p bytes_from_pe from it; a write counts as
+ * a store into @p pe that its later waits depend on, so call this before the stores (or at
+ * least before the traced call that tells @p pe they are done). It does not end the interval
+ * of meshmem_model_compute annotations. Without --fabric the call costs one branch; a @p pe
+ * outside the job ends the job with an error naming the call when tracing.
+ */
+void meshmem_model_transfer(int pe, uint64_t bytes_to_pe, uint64_t bytes_from_pe);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Configuration                                                                               */
 /* ------------------------------------------------------------------------------------------ */

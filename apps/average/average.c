@@ -92,9 +92,11 @@ static void wait_flag(const avg_job_t *a, const uint64_t *f)
     }
 }
 
-/* the block signal: one store of the sequence number into the peer's heap, after the data */
+/* the block signal: one store of the sequence number into the peer's heap, after the data
+   (meshrun --fabric: an 8-byte direct write) */
 static void raise_flag(const avg_job_t *a, uint64_t *f, int world)
 {
+    meshmem_model_transfer(world, sizeof(uint64_t), 0);
     __atomic_store_n((uint64_t *)meshmem_ptr(f, world), a->seq, __ATOMIC_RELEASE);
 }
 
@@ -117,6 +119,10 @@ static void wait_team(avg_job_t *a, const avg_team_t *t, int kind)
     for (int i = 0; i < t->size; i++)
         if (i != t->rank)
             wait_flag(a, flag(a, kind, t->world[i]));
+    /* not a traced wait (meshrun --fabric): a wait depends on every store counted when it
+       ends, and with 8 ranks on 2 cores a peer's next flags are often counted by then, which
+       chained the ranks' steps one after another; the ranks are symmetric, so each rank's
+       own clock is the step's time */
 }
 
 /* this rank's one-step slot of team @p k and this run's parity */
@@ -152,6 +158,13 @@ static void avg_onestep(avg_job_t *a, int k, const float *src, float *dst)
         meshmem_global_exit(1);
     }
     char *mine = slot(a, k);
+    /* meshrun --fabric: the mean of n vectors (n additions per element, the scale folded in),
+       each other member's vector read from its slot */
+    uint64_t n = (uint64_t)t->size, c = a->count, e = sizeof(float);
+    meshmem_model_compute((n + 1) * c * e, 2 * c * e, n * c);
+    for (int i = 0; i < t->size; i++)
+        if (i != t->rank)
+            meshmem_model_transfer(t->world[i], 0, c * e);
     if (t->size > 1) {
         memcpy(mine, src, a->count * sizeof(float));
         __atomic_store_n(slot_flag(a, mine), a->seq, __ATOMIC_RELEASE);
@@ -184,8 +197,17 @@ static void avg_sliced(avg_job_t *a, int k, const float *src, float *dst, avg_al
         fprintf(stderr, "average: out of memory\n");
         meshmem_global_exit(1);
     }
-    for (int r = 0; r < n; r++)
+    /* meshrun --fabric: step 1 reads our slice of every vector (the naive form copies it into
+       the buffer first) and writes our slice of the mean, n additions per element; the other
+       members' slices come through meshmem_ptr */
+    uint64_t e = sizeof(float), all = (uint64_t)rc * (uint64_t)n;
+    uint64_t copy = algo == AVG_NAIVE ? all * e : 0;
+    meshmem_model_compute(copy + all * e, copy + rc * e, all);
+    for (int r = 0; r < n; r++) {
+        if (r != me)
+            meshmem_model_transfer(t->world[r], 0, rc * e);
         in[r] = meshmem_ptr(src + lo, t->world[r]);
+    }
     if (algo == AVG_NAIVE) {
         /* step 1: all-to-all: our slice of every member's vector into the buffer */
         for (int r = 0; r < n; r++) {
@@ -201,6 +223,10 @@ static void avg_sliced(avg_job_t *a, int k, const float *src, float *dst, avg_al
     signal_team(a, t, done_kind);
     wait_team(a, t, done_kind);
     /* last step: all-gather: every member's averaged slice out of its heap */
+    meshmem_model_compute((uint64_t)(n - 1) * rc * e, (uint64_t)(n - 1) * rc * e, 0);
+    for (int r = 0; r < n; r++)
+        if (r != me)
+            meshmem_model_transfer(t->world[r], 0, rc * e);
     for (int r = 0; r < n; r++)
         if (r != me)
             memcpy(dst + (size_t)r * rc, meshmem_ptr(dst + (size_t)r * rc, t->world[r]),
@@ -217,32 +243,8 @@ int avg_steps(const avg_job_t *a, avg_algo_t algo)
     return (use_onestep(a, algo) ? 1 : algo == AVG_AGGRESSIVE ? 2 : 3) * a->nteams;
 }
 
-/*
- * meshrun --fabric: the run's memory traffic and arithmetic per team step, annotated once (the
- * run makes no traced call: peers' data is read and written through meshmem_ptr, so the replay
- * charges it at the fabric's memory rate). The mean of n vectors costs n additions per element
- * (the scale folded in): the one-step form averages the whole vector, the sliced form one slice
- * and then gathers the others' slices (the naive form first copies its slices into the buffer).
- */
-static void avg_model(const avg_job_t *a, avg_algo_t algo)
-{
-    for (int k = 0; k < a->nteams; k++) {
-        uint64_t n = (uint64_t)a->teams[k].size, e = sizeof(float);
-        if (use_onestep(a, algo)) {
-            uint64_t c = a->count;
-            meshmem_model_compute((n + 1) * c * e, 2 * c * e, n * c);
-            continue;
-        }
-        uint64_t rc = a->padded / n, all = rc * n;
-        uint64_t copy = algo == AVG_NAIVE ? all * e : 0;
-        meshmem_model_compute(copy + all * e + (n - 1) * rc * e, copy + rc * e + (n - 1) * rc * e,
-                              all);
-    }
-}
-
 void avg_run(avg_job_t *a, avg_algo_t algo)
 {
-    avg_model(a, algo);
     a->seq++;
     if (use_onestep(a, algo)) {
         /* GHC: row means into mid (the column phase sends copies of it) */

@@ -72,6 +72,8 @@ static void model_placed(sort_job_t *j, size_t placed)
 void sort_cursor_grow(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *c, int d, size_t placed)
 {
     model_placed(j, placed); /* the fetch-add below is traced: it ends the interval */
+    if (c->first != SORT_NONE && d != j->me) /* the full block went to d by direct stores */
+        meshmem_model_transfer(d, SORT_BLOCK * sort_record_bytes(j) + sizeof(uint32_t), 0);
     uint64_t one = 1, id64 = 0;
     meshmem_atomic(MESHMEM_AMO_ADD, MESHMEM_UINT64, pool->used, &one, NULL, &id64, d);
     if (id64 >= pool->nblocks) {
@@ -160,6 +162,14 @@ static void pass_close(sort_job_t *j, sort_pool_t *pool, int to_self)
             continue;
         sort_desc_t *desc = meshmem_ptr(pool->desc, d);
         const sort_cursor_t *c = st->cur + (size_t)d * st->regions;
+        if (d != me) { /* the partly filled blocks and the descriptors, by direct stores */
+            uint64_t bytes = 0;
+            for (uint32_t r = 0; r < st->regions; r++)
+                if (c[r].first != SORT_NONE)
+                    bytes += (SORT_BLOCK - c[r].left) * sort_record_bytes(j) + sizeof(*desc);
+            if (bytes)
+                meshmem_model_transfer(d, bytes, 0);
+        }
         for (uint32_t r = 0; r < st->regions; r++)
             if (c[r].first != SORT_NONE)
                 desc[(size_t)r * (size_t)n + (size_t)me] =
@@ -241,6 +251,9 @@ static void stream_to_receive_areas(sort_job_t *j)
         }
     }
     sort_model_pass(j->nlocal, sort_record_bytes(j), 1); /* the stores are not traced calls */
+    for (int d = 0; d < n; d++) /* they moved fill[d] records to d: charged before the marks */
+        if (d != me && fill[d])
+            meshmem_model_transfer(d, fill[d] * sort_record_bytes(j), 0);
     /* end of data: the count, tagged with the pass, after the data (put_signal orders them) */
     for (int d = 0; d < n; d++) {
         uint64_t mark = (st->epoch << 40) | (uint64_t)fill[d];

@@ -142,13 +142,36 @@ def fabric_ok(args, command: str) -> bool:
         return False
 
 
+def sort_design(fabric: str, prefix: str) -> str | None:
+    """The name of @p fabric's [[sort.variant]] called @p prefix or starting with "@p prefix-"
+    (A11 -> A11-baseline); None when the fabric has no such design or already names one in
+    its own [replay] section."""
+    from meshmem.model import load_fabric
+    fab = load_fabric(fabric)
+    if fab.sort is None or "replay" in fab.raw:
+        return None
+    for v in fab.sort.variants:
+        if v.name == prefix or v.name.startswith(prefix + "-"):
+            return v.name
+    return None
+
+
 def run_on_fabric(name: str, ranks: int, args: list[str], tag: str, fabric: str,
-                  compute_scale: float | None = None, **launch) -> tuple[list[dict], dict]:
+                  compute_scale: float | None = None, sort_variant: str | None = None,
+                  **launch) -> tuple[list[dict], dict]:
     """One run of meshmem app @p name under `meshrun --fabric` (the program runs for real and
     verifies its result; its trace is replayed on @p fabric): (result lines, the replay's
-    prediction as meshrun --fabric-json writes it: predicted_s, phases, ...)."""
+    prediction as meshrun --fabric-json writes it: predicted_s, phases, ...). With
+    @p sort_variant (a [[sort.variant]] of the fabric), the replay runs on a copy of the file
+    with `[replay] sort_variant = NAME`: at that design's own rates (fabric.replay_design)."""
     with tempfile.TemporaryDirectory(prefix="meshmem-fabric-") as d:
         out = Path(d) / "prediction.json"
+        if sort_variant:
+            copy = Path(d) / Path(fabric).name
+            # a new table at the end of the file is valid TOML whatever precedes it
+            copy.write_text(Path(fabric).read_text() +
+                            f'\n[replay]\nsort_variant = "{sort_variant}"\n')
+            fabric = str(copy)
         extra = ["--fabric", fabric, "--fabric-json", str(out)]
         if compute_scale is not None:
             extra += ["--compute-scale", repr(float(compute_scale))]

@@ -95,7 +95,9 @@ def measure(a, sizes: list[int], algos: list[str], topos: list[str], log=print):
     if fabric:
         notes.append(f"fabric us: one averaging predicted on {os.path.basename(fabric)} by "
                      "meshrun --fabric (the annotated reduction at the fabric's [compute] "
-                     "rates: transfers through meshmem_ptr are not traced); OpenMPI not modelled")
+                     "rates; each peer's vector or slice read and each block signal written through "
+                     "meshmem_ptr charged as a get or put of its bytes, serialized on the rank's "
+                     "own link); OpenMPI not modelled")
     mpi = []
     for r in range(a.rounds):
         order = configs + (["mpi"] if use_mpi else [])

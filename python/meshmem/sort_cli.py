@@ -145,6 +145,12 @@ def add_prediction(row: dict, pred: dict, fabric_rows: list) -> None:
                fabric_verified=int(all(x.get("verified", 0) == 1 for x in fabric_rows)))
 
 
+# the [[sort.variant]] (name or name prefix) each variant implements, for its replay's rates: the
+# GHC flow is the 11-pass design per dimension (000 §4.C.2), the radix sort one A = 1 pass per digit
+DESIGNS = {"a11": "A11", "a6": "A6", "a3": "A3", "a2": "A2", "a1": "A1", "ghc": "A11",
+           "radix": "A1"}
+
+
 def measure(a, variants: list[str], records: int, log=print) -> tuple[list, list]:
     """Run every variant with its baselines; returns (result rows, notes)."""
     notes = []
@@ -152,7 +158,9 @@ def measure(a, variants: list[str], records: int, log=print) -> tuple[list, list
     if fabric:
         notes.append(f"fabric s: one sort predicted on {Path(fabric).stem} by meshrun --fabric "
                      "(a traced run of the meshmem program, replayed on the modelled fabric); "
-                     "the OpenMPI twin and the serial baseline are not modelled")
+                     "the OpenMPI twin and the serial baseline are not modelled; a variant "
+                     "whose design the fabric's [sort] section describes is replayed at that "
+                     "design's clock, link rate and pipeline efficiency")
     ncpu = apps_run.cores()
     bind = a.bind if a.bind != "auto" else ("none" if a.ranks > ncpu else "core")
     mpi_ok, why = apps_run.openmpi_available()
@@ -178,10 +186,11 @@ def measure(a, variants: list[str], records: int, log=print) -> tuple[list, list
                     mp += apps_run.run_app("openmpi", "sort_mpi", a.ranks, twin, "sort",
                                            bind=bind, timeout_s=a.timeout)
         fab = None
+        design = apps_run.sort_design(fabric, DESIGNS.get(v, "")) if fabric else None
         if fabric:
             fab = apps_run.run_on_fabric("sort", a.ranks, once(args), "sort", fabric,
-                                         getattr(a, "compute_scale", None), heap_bytes=heap, bind=bind,
-                                         timeout_s=a.timeout)
+                                         getattr(a, "compute_scale", None), design,
+                                         heap_bytes=heap, bind=bind, timeout_s=a.timeout)
         log(f"  sort {v}: {a.rounds} rounds done", file=sys.stderr)
         row = dict(mm[0])
         row.update(runtime="meshmem", seconds=statistics.median(x["seconds"] for x in mm),
@@ -190,6 +199,7 @@ def measure(a, variants: list[str], records: int, log=print) -> tuple[list, list
         row["GBps"] = records * (8 if row.get("keybits") == 64 else 4) / row["seconds"] * 1e-9
         if fab:
             add_prediction(row, fab[1], fab[0])
+            row["fabric_design"] = design or ""  # the [[sort.variant]] whose rates were used
             row["verified"] = int(row["verified"] and row["fabric_verified"])
         if mp:
             row["mpi_variant"] = mp[0]["variant"]

@@ -1,6 +1,7 @@
 /*
  * Tracing of communication calls for the virtual-clock replay (format and rules: mm_trace.h),
- * and the two modelling calls of meshmem.h, meshmem_model_compute and meshmem_model_phase.
+ * and the modelling calls of meshmem.h: meshmem_model_compute, meshmem_model_phase and
+ * meshmem_model_transfer.
  */
 #include "mm_trace.h"
 #include "mm_team.h"
@@ -221,6 +222,26 @@ void meshmem_model_compute(uint64_t bytes_read, uint64_t bytes_written, uint64_t
     pthread_mutex_lock(&mm_trace_lock);
     fprintf(mm_trace_file, "compute %llu %llu %llu\n", (unsigned long long)bytes_read,
             (unsigned long long)bytes_written, (unsigned long long)flops);
+    pthread_mutex_unlock(&mm_trace_lock);
+}
+
+void meshmem_model_transfer(int pe, uint64_t bytes_to_pe, uint64_t bytes_from_pe)
+{
+    if (MM_LIKELY(!mm_g.trace))
+        return;
+    if ((unsigned)pe >= (unsigned)mm_g.nranks)
+        mm_fatal("meshmem_model_transfer: pe %d is not a rank of this job (0..%d)", pe,
+                 mm_g.nranks - 1);
+    /* counted now, before the stores it stands for (see mm_trace.h): a wait in pe that sees
+       them has seen the count */
+    uint64_t event = 0;
+    if (bytes_to_pe > 0)
+        event = atomic_fetch_add_explicit(
+                    &mm_trace_events[(size_t)pe * (size_t)mm_g.nranks + (size_t)mm_g.rank], 1,
+                    memory_order_seq_cst) + 1;
+    pthread_mutex_lock(&mm_trace_lock);
+    fprintf(mm_trace_file, "xfer %llu %llu %d %llu\n", (unsigned long long)bytes_to_pe,
+            (unsigned long long)bytes_from_pe, pe, (unsigned long long)event);
     pthread_mutex_unlock(&mm_trace_lock);
 }
 

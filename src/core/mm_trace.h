@@ -20,10 +20,15 @@
  *   wait gap dur [src:event ...]               a wait or successful test, which ended after
  *                                              every listed store from src arrived
  *   compute read written flops                 a meshmem_model_compute annotation
+ *   xfer to from peer event                    a meshmem_model_transfer annotation: bytes
+ *                                              written into / read from peer by direct
+ *                                              loads and stores; event as for p2p (0 when
+ *                                              nothing is written). Like compute, not the
+ *                                              end of an interval
  *   phase gap NAME                             meshmem_model_phase
  *
  * Causality of point-to-point synchronisation: every store into a peer (put, signal, AMO,
- * active message) bumps a per-(source, destination) counter in DIR/events, a shared mapping of
+ * active message, an annotated direct write) bumps a per-(source, destination) counter in DIR/events, a shared mapping of
  * nranks x nranks counters, before its data is written; a rank whose wait ends reads its row
  * and records the counters that moved since its last wait. Any data a waiter can see was
  * counted first, so the replay never lets a wait end before the stores it saw.

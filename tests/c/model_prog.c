@@ -10,6 +10,10 @@
  *   model_prog pingpong R R round trips of an 8-byte put_signal between ranks 0 and 1
  *   model_prog skew       rank 0 annotates 1 GB read, then an all-to-all of 1 MiB per rank
  *   model_prog far D      rank 0 puts 1 MiB into rank D, then a barrier (GHC: 2 hops)
+ *   model_prog direct L   through meshmem_ptr with meshmem_model_transfer: rank 0 copies L
+ *                         bytes from rank 1 (phase "direct-get"); then rank 0 annotates 1 GB
+ *                         read and writes L bytes and a flag into rank 1, which waits for the
+ *                         flag (phase "direct-put": the wait follows the direct write)
  *   model_prog all        every program above in turn (the ctest case, without a fabric)
  */
 #include "meshmem.h"
@@ -121,6 +125,52 @@ static void prog_skew(void)
     free(recv);
 }
 
+/* direct loads and stores between ranks 0 and 1, annotated as transfers (see the top) */
+static void prog_direct(size_t len)
+{
+    int me = meshmem_rank();
+    unsigned char *buf = meshmem_malloc(len), *mine = malloc(len);
+    uint64_t *flag = meshmem_calloc(1, sizeof(uint64_t));
+    for (size_t i = 0; i < len; i++)
+        buf[i] = pattern(i, me);
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    int pair = meshmem_nranks() >= 2 && me < 2;
+    meshmem_model_phase("direct-get");
+    if (pair && me == 0) {
+        meshmem_model_transfer(1, 0, len);
+        memcpy(mine, meshmem_ptr(buf, 1), len);
+        for (size_t i = 0; i < len; i++)
+            if (mine[i] != pattern(i, 1)) {
+                check(0, "direct: wrong byte read from rank 1");
+                break;
+            }
+    }
+    meshmem_model_phase("sync");
+    meshmem_barrier(MESHMEM_TEAM_WORLD); /* rank 1 has checked nothing yet: buf still its own */
+    meshmem_model_phase("direct-put");
+    if (pair && me == 0) {
+        meshmem_model_compute(GB, 0, 0);
+        meshmem_model_transfer(1, len + sizeof(uint64_t), 0); /* before the stores */
+        for (size_t i = 0; i < len; i++)
+            mine[i] = pattern(i, 0);
+        memcpy(meshmem_ptr(buf, 1), mine, len);
+        __atomic_store_n((uint64_t *)meshmem_ptr(flag, 1), 1, __ATOMIC_RELEASE);
+    } else if (pair) {
+        uint64_t one = 1;
+        meshmem_wait_until(flag, MESHMEM_UINT64, MESHMEM_CMP_EQ, &one);
+        for (size_t i = 0; i < len; i++)
+            if (buf[i] != pattern(i, 0)) {
+                check(0, "direct: wrong byte written by rank 0");
+                break;
+            }
+    }
+    meshmem_model_phase("done");
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    meshmem_free(flag);
+    free(mine);
+    meshmem_free(buf);
+}
+
 int main(int argc, char **argv)
 {
     const char *name = argc > 1 ? argv[1] : "all";
@@ -137,6 +187,8 @@ int main(int argc, char **argv)
         prog_skew();
     if (all || !strcmp(name, "far"))
         prog_put(arg > 0 ? arg : meshmem_nranks() - 1);
+    if (all || !strcmp(name, "direct"))
+        prog_direct(arg > 0 ? (size_t)arg : MIB);
     if (meshmem_rank() == 0 && fails == 0)
         printf("model_prog %s ok\n", name);
     meshmem_finalize();

@@ -250,3 +250,94 @@ def test_app_bad_fabric_fails_before_anything_runs(apps, tmp_path, capsys, monke
     assert f"--fabric {bad}" in err and "not valid TOML" in err
     assert main([command, "--ranks", "4", "--vs", "none", "--fabric", fabric_file(tmp_path)]) == 2
     assert "4 ranks but the fabric has 2 nodes" in capsys.readouterr().err
+
+
+# --- direct loads/stores through meshmem_ptr (meshmem_model_transfer) ---------------------------
+
+def test_direct_transfer_is_charged_like_get_and_put(launch, tmp_path):
+    length = 100000
+    _, pred = run_model(launch, tmp_path, ["direct", str(length)])
+    # rank 0 reads L bytes of rank 1 through meshmem_ptr: a get, the request first: 2 alpha + beta L
+    assert phase(pred, "direct-get") == pytest.approx(2 * ALPHA + length * BETA, rel=1e-9)
+    # then 1 GB annotated (1 s at 1 GB/s) and a direct write of L bytes and the 8-byte flag: a put
+    put = ALPHA + (length + 8) * BETA
+    p = pred["phases"]["direct-put"]
+    assert p["seconds"] == pytest.approx(1.0 + put, rel=1e-9)
+    # causality: rank 1's wait on the flag ends when rank 0's direct write arrives, so both ranks
+    # spend the same time in the phase (without it rank 1's wait would cost nothing)
+    assert p["mean_s"] == pytest.approx(p["seconds"], rel=1e-9)
+
+
+def test_replay_wait_depends_on_a_direct_write(tmp_path):
+    fab = load_fabric(fabric_file(tmp_path))
+    # rank 0: 1 GB annotated, then a direct write of 1 MiB into rank 1 (its store #1); rank 1
+    # waits for that store: its clock moves to 1 s + alpha + beta L
+    t0 = [("compute", 10**9, 0, 0), ("xfer", MIB, 0, 1, 1), ("coll", "barrier", 0, 0, 0, 1, 2)]
+    t1 = [("wait", 0, [(0, 1)]), ("coll", "barrier", 0, 0, 0, 1, 2)]
+    res = Replay(fab, [t0, t1], 0.0).run()
+    arrival = 1.0 + ALPHA + MIB * BETA
+    assert res.phases["main"]["seconds"] == pytest.approx(arrival + ALPHA, rel=1e-9)
+    assert res.rank_end_s[1] == pytest.approx(arrival + ALPHA, rel=1e-9)
+    labels = [(s["rank"], s["label"]) for s in res.critical_path]
+    assert (0, "direct-put") in labels  # the wait's store is on the critical path
+    # a read only (no store): rank 1's wait would have nothing to wait for
+    with pytest.raises(ReplayError, match="cannot be replayed"):
+        Replay(fab, [[("xfer", 0, MIB, 1, 0), ("coll", "barrier", 0, 0, 0, 1, 2)], t1], 0.0).run()
+
+
+# --- the sort at its design's own rates ([replay] sort_variant) ------------------------------------
+
+SORT_SECTION = """
+[sort]
+key_bytes = 4
+pipeline_efficiency = {eff}
+radix_bits_per_pass = 6
+[[sort.variant]]
+name = "A11-baseline"
+passes_fixed = 5
+passes_per_dimension = 6
+exchanges_per_dimension = 2
+clock_mhz = {clock}
+link_gbytes_per_s = 0.5
+[[sort.variant]]
+name = "A1-single-pass"
+passes_fixed = 0
+passes_per_dimension = 1
+exchanges_per_dimension = 1
+clock_mhz = {clock}
+link_gbytes_per_s = 0.5
+"""
+
+
+def sort_fabric(tmp_path, clock: float, eff: float = 0.8) -> str:
+    p = tmp_path / f"sortfab-{clock}-{eff}.toml"
+    p.write_text(Path(fabric_file(tmp_path)).read_text() + SORT_SECTION.format(clock=clock, eff=eff))
+    return str(p)
+
+
+def test_replay_design_rates(tmp_path):
+    from meshmem.model.fabric import replay_design
+    base = load_fabric(sort_fabric(tmp_path, 125.0))
+    assert replay_design(base) is base  # no [replay]: the fabric's own rates
+    fab = load_fabric(sort_fabric(tmp_path, 125.0), ["replay.sort_variant='A11-baseline'"])
+    d = replay_design(fab)
+    # W*M*C of the design's clock (1 B x 1 channel x 125 MHz) times the efficiency; its links
+    assert d.compute.memory_bytes_per_s == pytest.approx(1 * 1 * 125e6 * 0.8)
+    assert d.link.bytes_per_s == pytest.approx(0.5e9)
+    with pytest.raises(Exception, match="no sort variant"):
+        load_fabric(sort_fabric(tmp_path, 125.0), ["replay.sort_variant='A7'"])
+
+
+def test_sort_prediction_follows_the_design_clock(apps, tmp_path):
+    slow = sort_on(tmp_path, sort_fabric(tmp_path, 100.0), "a11,a1", scale="0")
+    fast = sort_on(tmp_path, sort_fabric(tmp_path, 400.0), "a11,a1", scale="0")
+    for s, f in zip(slow, fast):
+        assert s["fabric_design"] and s["fabric_design"] == f["fabric_design"]
+        assert 0 < f["predicted_s"] < s["predicted_s"], (s["variant"], s, f)
+        # the memory passes are charged at the design's clock: 4 x the clock, 1/4 the time
+        for ph in ("classify", "place", "single-pass"):
+            if ph in s["fabric_phases"] and s["fabric_phases"][ph] > 0:
+                assert f["fabric_phases"][ph] < s["fabric_phases"][ph]
+    # and the pipeline efficiency: a lower one predicts more
+    worse = sort_on(tmp_path, sort_fabric(tmp_path, 400.0, eff=0.4), "a11", scale="0")
+    assert worse[0]["predicted_s"] > fast[0]["predicted_s"]

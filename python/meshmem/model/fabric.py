@@ -2,12 +2,14 @@
 
 A fabric file has the sections [fabric], [topology], [link], [memory], [protocol] and, depending on
 the engine, [mpi], [pgas] or [sort]; [compute] (optional) gives the rates the virtual-clock replay
-charges annotated computation with. Every error names the file and the key, e.g.
+charges annotated computation with; [replay] (optional) names the [[sort.variant]] whose rates
+the replay uses (``sort_variant``, see replay_design). Every error names the file and the key, e.g.
 ``fabrics/x.toml: [link] bandwidth_gbps: must be > 0 (got -1)``.
 """
 from __future__ import annotations
 
 import copy
+import dataclasses
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,6 +168,7 @@ _KNOWN = {
              "datapath_header_beats", "default_packet_bytes"},
     "sort": {"key_bytes", "pipeline_efficiency", "radix_bits_per_pass", "variant"},
     "compute": {"memory_gbytes_per_s", "gflops", "read_write_overlap", "measured_scale"},
+    "replay": {"sort_variant"},
 }
 
 
@@ -313,14 +316,40 @@ def fabric_from_dict(raw: dict, path: str = "<dict>") -> Fabric:
         rendezvous_extra_s=_get(raw, path, "protocol", "rendezvous_extra_us", float, nonneg=True) * 1e-6,
         sync_s=_get(raw, path, "protocol", "sync_us", float, nonneg=True) * 1e-6,
     )
+    sort = _load_sort(raw, path)
+    if "replay" in raw:
+        name = _get(raw, path, "replay", "sort_variant", str)
+        if sort is None:
+            raise FabricError(f"{_where(path, 'replay', 'sort_variant')}: the fabric has no [sort]")
+        try:
+            sort.variant(name)
+        except KeyError as e:
+            raise FabricError(f"{_where(path, 'replay', 'sort_variant')}: {e.args[0]}") from None
     return Fabric(
         name=_get(raw, path, "fabric", "name", str),
         description=_get(raw, path, "fabric", "description", str, default="", required=False),
         engine=engine, path=path, topology=topo, link=link, memory=memory, protocol=protocol,
         mpi=_check_mpi(raw, path) if engine == "mpi" else {},
         pgas=_check_pgas(raw, path) if engine == "pgas" else {},
-        sort=_load_sort(raw, path), compute=_load_compute(raw, path), raw=raw,
+        sort=sort, compute=_load_compute(raw, path), raw=raw,
     )
+
+
+def replay_design(fabric: Fabric) -> Fabric:
+    """The fabric the replay charges with: unchanged, or, with `[replay] sort_variant = NAME`,
+    the machine of that [[sort.variant]]: its link rate per link, and annotated memory traffic
+    at W*M*C of its clock times [sort] pipeline_efficiency (004 eq. 1 and the measured ~80 %),
+    since each design of 004 Fig. 10 ran at its own clock and links."""
+    name = fabric.raw.get("replay", {}).get("sort_variant")
+    if name is None or fabric.sort is None or fabric.compute is None:
+        return fabric
+    v = fabric.sort.variant(name)
+    m = fabric.memory
+    memory = m.channels * m.channel_width_bytes * v.clock_hz * fabric.sort.pipeline_efficiency
+    link = dataclasses.replace(fabric.link,
+                               bandwidth_gbps=v.link_bytes_per_s * 8 / 1e9 / fabric.link.efficiency)
+    compute = dataclasses.replace(fabric.compute, memory_bytes_per_s=memory)
+    return dataclasses.replace(fabric, link=link, compute=compute)
 
 
 def parse_override(text: str) -> tuple[str, str, object]:

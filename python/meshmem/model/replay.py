@@ -9,6 +9,10 @@ fabric's [compute] rates) or its measured wall time times a scale:
   to 2; eager or rendezvous start-up by the fabric's threshold). The calls are blocking in
   meshmem, so a rank's outgoing transfers serialize on its injection link; the store arrives
   when the call ends. get and fetching AMOs: the get cost (a request travels first).
+- direct loads/stores through meshmem_ptr annotated with meshmem_model_transfer ("xfer"): the
+  bytes written into a peer cost a put, those read from it a get (the same code as the calls),
+  and the write is a store that the peer's later waits depend on. The annotation does not end
+  the compute interval: the interval's annotated compute so far is charged first.
 - wait (or a test that succeeded): the clock moves to the arrival of the latest store it
   depended on (the event counters of the trace), never back.
 - collective: every member starts at the latest entry clock of the team, then pays
@@ -19,6 +23,9 @@ fabric's [compute] rates) or its measured wall time times a scale:
   the modelled machine would not do), its calls are charged as usual, and the predicted total
   leaves it out: max over ranks of (end clock - time in setup). Its row is still reported.
 - critical path: from the rank that ends last, the chain of events that set each clock.
+- a fabric with `[replay] sort_variant = NAME` (meshmem sort --fabric adds it for the design
+  being run) is replayed at that [[sort.variant]]'s rates: its link rate, and annotated memory
+  traffic at W*M*C of its clock times [sort] pipeline_efficiency (fabric.replay_design).
 """
 from __future__ import annotations
 
@@ -26,7 +33,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from meshmem.model.fabric import Fabric
+from meshmem.model.fabric import Fabric, replay_design
 from meshmem.model.ops import ModelError, cost, operations
 
 # collectives of the runtime without a formula of their own on some engine: the model op used
@@ -60,6 +67,7 @@ class RankState:
     phase: str = "main"
     annotations: list = field(default_factory=list)
     charged: bool = False     # the interval before records[pos] is already on the clock
+    annotated: bool = False   # this interval's annotations were charged (before an xfer)
     registered: bool = False  # waiting inside a collective for the other members
     last: Event | None = None
     coll_seen: dict = field(default_factory=lambda: defaultdict(int))
@@ -97,6 +105,8 @@ def _parse_line(path: Path, lineno: int, line: str) -> tuple:
             return ("wait", int(f[1]), deps)
         if f[0] == "compute":
             return ("compute", int(f[1]), int(f[2]), int(f[3]))
+        if f[0] == "xfer":
+            return ("xfer", int(f[1]), int(f[2]), int(f[3]), int(f[4]))
         if f[0] == "phase":
             return ("phase", int(f[1]), f[2])
     except (IndexError, ValueError):
@@ -131,6 +141,7 @@ class Replay:
         if len(traces) > fabric.nodes:
             raise ReplayError(f"{fabric.path}: the job has {len(traces)} ranks but the fabric has "
                               f"{fabric.nodes} nodes")
+        fabric = replay_design(fabric)
         self.fabric = fabric
         default = fabric.compute.measured_scale if fabric.compute else 1.0
         self.scale = default if compute_scale is None else compute_scale
@@ -164,8 +175,10 @@ class Replay:
                 raise ReplayError(f"{self.fabric.path}: the program annotates its compute "
                                   f"(meshmem_model_compute) but the fabric has no [compute] section")
             return sum(c.seconds(r, w, f) for r, w, f in st.annotations)
-        if st.phase == SETUP_PHASE:
-            return 0.0  # the program's own preparation and checks: not the modelled machine's
+        if st.annotated or st.phase == SETUP_PHASE:
+            # annotated before an xfer (its measured time is not charged twice), or the
+            # program's own preparation and checks: not the modelled machine's
+            return 0.0
         return gap_ns * 1e-9 * self.scale
 
     # --- clock bookkeeping ----------------------------------------------------------------------
@@ -193,6 +206,7 @@ class Replay:
         st = self.ranks[r]
         st.pos += 1
         st.charged = False
+        st.annotated = False
 
     # --- one record -------------------------------------------------------------------------------
 
@@ -204,6 +218,10 @@ class Replay:
         if kind == "compute":
             st.annotations.append(rec[1:])
             st.pos += 1
+            return True
+        if kind == "xfer":
+            self._transfer(r, rec)
+            st.pos += 1  # not the end of the interval: like a compute annotation
             return True
         if kind == "phase":
             self._charge_interval(r, rec[1])
@@ -234,6 +252,27 @@ class Replay:
             self._next(r)
             return True
         return self._collective(r, rec)
+
+    def _transfer(self, r: int, rec: tuple) -> None:
+        """Direct stores into / loads from a peer: a put and a get, as the calls would be."""
+        st = self.ranks[r]
+        _, to_pe, from_pe, peer, event = rec
+        if peer < 0 or peer >= len(self.ranks):
+            raise ReplayError(f"rank {r}: transfer annotation with rank {peer}, not in the job")
+        if st.annotations:  # the pass annotated so far comes first
+            t = self._compute_seconds(st, 0)
+            st.annotations = []
+            st.annotated = True
+            if t > 0:
+                self._add(r, "compute", st.phase, st.clock, st.clock + t)
+        if to_pe > 0:
+            t = self._p2p_seconds("put", to_pe, r, peer)
+            ev = self._add(r, "comm", "direct-put", st.clock, st.clock + t)
+            if event > 0:
+                self.arrivals[(r, peer, event)] = ev
+        if from_pe > 0:
+            t = self._p2p_seconds("get", from_pe, r, peer)
+            self._add(r, "comm", "direct-get", st.clock, st.clock + t)
 
     def _collective(self, r: int, rec: tuple) -> bool:
         st = self.ranks[r]
