@@ -341,3 +341,75 @@ def test_sort_prediction_follows_the_design_clock(apps, tmp_path):
     # and the pipeline efficiency: a lower one predicts more
     worse = sort_on(tmp_path, sort_fabric(tmp_path, 400.0, eff=0.4), "a11", scale="0")
     assert worse[0]["predicted_s"] > fast[0]["predicted_s"]
+
+
+# --- links, not ranks: transfers issued together overlap on different links --------------------
+
+MESH3 = 'kind = "full_mesh"\nnodes = 3'
+SWITCH3 = 'kind = "switch"\nnodes = 3'
+GET = 2 * ALPHA  # a get of L bytes: the request (alpha), then the data (alpha + beta L)
+
+
+def reads(peers, length=MIB):
+    """Rank 0 reads `length` bytes from each of `peers` with consecutive xfer annotations."""
+    t0 = [("xfer", 0, length, p, 0) for p in peers] + [("coll", "barrier", 0, 0, 0, 1, 3)]
+    return [t0] + [[("coll", "barrier", 0, 0, 0, 1, 3)] for _ in range(2)]
+
+
+def test_transfers_to_two_peers_overlap_on_a_full_mesh(tmp_path):
+    fab = load_fabric(fabric_file(tmp_path, MESH3))
+    # two reads on two links (0-1 and 0-2) start together: the slower one, 2 alpha + beta L, not
+    # the sum; then the barrier (alpha)
+    res = Replay(fab, reads([1, 2]), 0.0).run()
+    assert res.total_s == pytest.approx(GET + MIB * BETA + ALPHA, rel=1e-9)
+    assert res.phases["main"]["comm_s"] == pytest.approx(GET + MIB * BETA + ALPHA, rel=1e-9)
+
+
+def test_transfers_share_a_switch_node_link(tmp_path):
+    # the MPI engine (a switch has no direct links); no software latency, so alpha is the one
+    # hop's 1 us and a get is 2 alpha + beta L as on the mesh (no rendezvous extra)
+    p = tmp_path / "switch3.toml"
+    p.write_text(Path(fabric_file(tmp_path, SWITCH3, name="hand-switch")).read_text()
+                 .replace('engine = "onestep"', 'engine = "mpi"')
+                 + '[mpi]\nsoftware_latency_us = 0.0\nreduce_gbytes_per_s = 1.0\n'
+                 '[mpi.algorithms]\nbarrier = [ { algorithm = "recursive_doubling" } ]\n')
+    fab = load_fabric(str(p))
+    # one link per node: the two reads serialize on it, 2 (2 alpha + beta L)
+    t0 = [("xfer", 0, MIB, 1, 0), ("xfer", 0, MIB, 2, 0)]
+    res = Replay(fab, [t0, [], []], 0.0).run()
+    assert res.total_s == pytest.approx(2 * (GET + MIB * BETA), rel=1e-9)
+
+
+def test_transfers_to_the_same_peer_serialize(tmp_path):
+    fab = load_fabric(fabric_file(tmp_path, MESH3))
+    res = Replay(fab, reads([1, 1]), 0.0).run()
+    assert res.total_s == pytest.approx(2 * (GET + MIB * BETA) + ALPHA, rel=1e-9)
+    # a write and a read with one peer share the pair's link too; with two peers they overlap
+    t = [("xfer", MIB, MIB, 1, 1)]
+    res = Replay(fab, [t, [("wait", 0, [(0, 1)])], []], 0.0).run()
+    assert res.total_s == pytest.approx(ALPHA + MIB * BETA + GET + MIB * BETA, rel=1e-9)
+    # rank 1's wait sees the write's own completion (the first on the link), not the batch's end
+    assert res.rank_end_s[1] == pytest.approx(ALPHA + MIB * BETA, rel=1e-9)
+
+
+def test_batch_ends_at_the_next_other_record(tmp_path):
+    fab = load_fabric(fabric_file(tmp_path, MESH3))
+    # xfer to 1, a compute annotation (1 MB at 1 GB/s = 1 ms), xfer to 2: two batches, in turn
+    t0 = [("xfer", 0, MIB, 1, 0), ("compute", 10**6, 0, 0), ("xfer", 0, MIB, 2, 0)]
+    res = Replay(fab, [t0, [], []], 0.0).run()
+    assert res.total_s == pytest.approx(2 * (GET + MIB * BETA) + 1e-3, rel=1e-9)
+
+
+def test_ghc_transfers_share_the_links_of_their_hops(tmp_path):
+    fab = load_fabric(fabric_file(tmp_path, GHC22))
+    # rank 0 = (0,0) writes 1 MiB to 1 = (1,0) and to 3 = (1,1), whose route is 0-1 then 1-3:
+    # both use the link 0-1, so they serialize: (alpha + beta L) + 2 (alpha + beta L) (two hops,
+    # store and forward, as in test_ghc_two_hop_put)
+    one, two = ALPHA + MIB * BETA, 2 * (ALPHA + MIB * BETA)
+    t0 = [("xfer", MIB, 0, 1, 1), ("xfer", MIB, 0, 3, 1)]
+    res = Replay(fab, [t0, [], [], []], 0.0).run()
+    assert res.total_s == pytest.approx(one + two, rel=1e-9)
+    # to 1 and to 2 = (0,1): links 0-1 and 0-2, they overlap
+    t0 = [("xfer", MIB, 0, 1, 1), ("xfer", MIB, 0, 2, 1)]
+    res = Replay(fab, [t0, [], [], []], 0.0).run()
+    assert res.total_s == pytest.approx(one, rel=1e-9)

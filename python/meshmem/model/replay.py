@@ -7,12 +7,20 @@ fabric's [compute] rates) or its measured wall time times a scale:
 
 - put, signal, AMO, active message: the unicast cost over the route's hops (full mesh 1, GHC up
   to 2; eager or rendezvous start-up by the fabric's threshold). The calls are blocking in
-  meshmem, so a rank's outgoing transfers serialize on its injection link; the store arrives
-  when the call ends. get and fetching AMOs: the get cost (a request travels first).
+  meshmem: the rank waits for each (its clock moves to the call's end); the store arrives when
+  the call ends. get and fetching AMOs: the get cost (a request travels first).
 - direct loads/stores through meshmem_ptr annotated with meshmem_model_transfer ("xfer"): the
   bytes written into a peer cost a put, those read from it a get (the same code as the calls),
   and the write is a store that the peer's later waits depend on. The annotation does not end
   the compute interval: the interval's annotated compute so far is charged first.
+- links, not ranks: consecutive xfer records (nothing else between them) form a batch that
+  starts at the rank's clock; each transfer occupies the links of its route
+  (Topology.route_links: full mesh the pair's link, GHC the link of each hop, switch, tree and
+  torus the node's own link) and starts when they are free, so transfers on different links
+  overlap and those sharing a link serialize on it. The rank's clock moves to the batch's
+  latest completion at its next record of another kind (or its end); a wait on one of the
+  batch's stores sees that transfer's own completion. Links are a rank's own: transfers of
+  different ranks do not contend.
 - wait (or a test that succeeded): the clock moves to the arrival of the latest store it
   depended on (the event counters of the trace), never back.
 - collective: every member starts at the latest entry clock of the team, then pays
@@ -70,7 +78,17 @@ class RankState:
     annotated: bool = False   # this interval's annotations were charged (before an xfer)
     registered: bool = False  # waiting inside a collective for the other members
     last: Event | None = None
+    batch: "Batch | None" = None  # the xfer records issued together, not yet on the clock
     coll_seen: dict = field(default_factory=lambda: defaultdict(int))
+
+
+@dataclass
+class Batch:
+    """Transfers started together at `start`: when each link is free again and by what."""
+    start: float
+    pred: Event | None
+    free: dict = field(default_factory=dict)    # link -> (end, event that occupied it last)
+    events: list = field(default_factory=list)
 
 
 @dataclass
@@ -215,6 +233,8 @@ class Replay:
         st = self.ranks[r]
         rec = st.records[st.pos]
         kind = rec[0]
+        if kind != "xfer":
+            self._close_batch(r)
         if kind == "compute":
             st.annotations.append(rec[1:])
             st.pos += 1
@@ -259,20 +279,49 @@ class Replay:
         _, to_pe, from_pe, peer, event = rec
         if peer < 0 or peer >= len(self.ranks):
             raise ReplayError(f"rank {r}: transfer annotation with rank {peer}, not in the job")
-        if st.annotations:  # the pass annotated so far comes first
-            t = self._compute_seconds(st, 0)
+        if st.annotations:  # the pass annotated so far comes first (no batch is open: a
+            t = self._compute_seconds(st, 0)  # compute record closed it)
             st.annotations = []
             st.annotated = True
             if t > 0:
                 self._add(r, "compute", st.phase, st.clock, st.clock + t)
+        if st.batch is None:
+            st.batch = Batch(st.clock, st.last)
         if to_pe > 0:
-            t = self._p2p_seconds("put", to_pe, r, peer)
-            ev = self._add(r, "comm", "direct-put", st.clock, st.clock + t)
+            ev = self._start_transfer(r, "put", to_pe, peer)
             if event > 0:
                 self.arrivals[(r, peer, event)] = ev
         if from_pe > 0:
-            t = self._p2p_seconds("get", from_pe, r, peer)
-            self._add(r, "comm", "direct-get", st.clock, st.clock + t)
+            self._start_transfer(r, "get", from_pe, peer)
+
+    def _start_transfer(self, r: int, op: str, nbytes: int, peer: int) -> Event:
+        """One transfer of the open batch: on its route's links, once they are free."""
+        st = self.ranks[r]
+        b = st.batch
+        t = self._p2p_seconds(op, nbytes, r, peer)
+        links = self.fabric.topology.route_links(r, peer)
+        start, pred = b.start, b.pred
+        for link in links:
+            end, ev = b.free.get(link, (0.0, None))
+            if end > start:
+                start, pred = end, ev
+        ev = Event(r, "comm", f"direct-{op}", start, start + t, pred, st.phase)
+        for link in links:
+            b.free[link] = (ev.end, ev)
+        b.events.append(ev)
+        return ev
+
+    def _close_batch(self, r: int) -> None:
+        """The rank's clock moves to the open batch's latest completion."""
+        st = self.ranks[r]
+        b, st.batch = st.batch, None
+        if b is None or not b.events:
+            return
+        last = max(b.events, key=lambda e: e.end)
+        table = self.phase_time.setdefault(st.phase, [defaultdict(float) for _ in self.ranks])
+        table[r]["comm"] += last.end - b.start
+        st.last = last
+        st.clock = max(st.clock, last.end)
 
     def _collective(self, r: int, rec: tuple) -> bool:
         st = self.ranks[r]
@@ -323,6 +372,8 @@ class Replay:
                     if not self._step(r):
                         break
                     progress = True
+                if st.pos >= len(st.records):
+                    self._close_batch(r)  # the end of the trace ends an open batch
             if all(st.pos >= len(st.records) for st in self.ranks):
                 break
             if not progress:

@@ -70,6 +70,27 @@ class Topology:
         dx, dy = abs(ax - bx), abs(ay - by)
         return min(dx, self.kx - dx) + min(dy, self.ky - dy)
 
+    def route_links(self, a: int, b: int) -> tuple:
+        """The links a transfer between ranks a and b occupies (for the replay's link sharing).
+
+        Full mesh: the pair's own link. GHC: the link of each hop, x first then y (hops()'s
+        route). Switch, tree, torus: the node's own link into the network (a rank's transfers
+        all share it; the links inside the network are not modelled). A link is named by the
+        pair of nodes it joins, (lower, higher), or ("node", a) for a node's link."""
+        if a == b:
+            return ()
+        if self.kind == "full_mesh":
+            return ((min(a, b), max(a, b)),)
+        if self.kind == "ghc":
+            (ax, ay), (bx, by) = self.coords(a), self.coords(b)
+            path = [a]
+            if ax != bx:
+                path.append(bx + ay * self.kx)
+            if ay != by:
+                path.append(b)
+            return tuple((min(u, v), max(u, v)) for u, v in zip(path, path[1:]))
+        return (("node", a),)
+
     def average_hops(self) -> float:
         """Mean hops over all ordered pairs of distinct ranks (closed forms; no O(N^2) loop)."""
         n = self.nodes
