@@ -96,8 +96,8 @@ def measure(a, sizes: list[int], algos: list[str], topos: list[str], log=print):
         notes.append(f"fabric us: one averaging predicted on {os.path.basename(fabric)} by "
                      "meshrun --fabric (the annotated reduction at the fabric's [compute] "
                      "rates; each peer's vector or slice read and each block signal written through "
-                     "meshmem_ptr charged as a get or put of its bytes, serialized on the rank's "
-                     "own link); OpenMPI not modelled")
+                     "meshmem_ptr charged as a get or put of its bytes on the links of its route, "
+                     "transfers on different links at once); OpenMPI not modelled")
     mpi = []
     for r in range(a.rounds):
         order = configs + (["mpi"] if use_mpi else [])
