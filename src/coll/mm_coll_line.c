@@ -24,19 +24,13 @@ static inline void mm_line_copy(void *dst, const void *src, size_t n)
         *d++ = *s++;
 }
 
-/* header word of an inline message of n bytes (mm_msg.c's MM_MSG_HDR(MM_MSG_INLINED, n)) */
-static inline uint64_t mm_line_hdr(size_t n)
-{
-    return ((uint64_t)1 << 56) | (uint64_t)n;
-}
-
 /* post n bytes at buf to member dst inside collective seq; no wake */
 static inline void mm_line_post(struct meshmem_team *t, int dst, uint64_t seq, const void *buf,
                                 size_t n)
 {
     mm_coll_room(t, dst, seq);
     mm_flag_t *f = mm_team_flag(t, mm_team_world(t, dst), seq, MM_FLAG_DATA, t->my_rank);
-    f->payload[0] = mm_line_hdr(n);
+    f->payload[0] = MM_MSG_HDR(MM_MSG_INLINED, n);
     mm_line_copy(&f->payload[1], buf, n);
     atomic_store_explicit(&f->seq, seq, memory_order_release);
 }
@@ -45,10 +39,10 @@ static inline void mm_line_post(struct meshmem_team *t, int dst, uint64_t seq, c
 static inline const void *mm_line_wait(const mm_coll_args_t *a, int src, uint64_t seq, size_t n)
 {
     const mm_flag_t *f = mm_coll_wait(a->t, src, MM_FLAG_DATA, seq);
-    if (MM_UNLIKELY(f->payload[0] != mm_line_hdr(n)))
+    if (MM_UNLIKELY(f->payload[0] != MM_MSG_HDR(MM_MSG_INLINED, n)))
         mm_fatal("%s: team rank %d sent %zu bytes where %zu were expected (counts differ "
                  "between ranks)",
-                 a->call, src, (size_t)(f->payload[0] & ((UINT64_C(1) << 56) - 1)), n);
+                 a->call, src, MM_MSG_BYTES(f->payload[0]), n);
     return &f->payload[1];
 }
 

@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* DATA line payload[0]: bytes in the low 56 bits, the protocol in the top 8 */
-enum { MM_MSG_INLINED = 1, MM_MSG_EAGER = 2, MM_MSG_RNDV = 3 };
-#define MM_MSG_HDR(proto, n) (((uint64_t)(proto) << 56) | (uint64_t)(n))
-#define MM_MSG_PROTO(h)      ((int)((h) >> 56))
-#define MM_MSG_BYTES(h)      ((size_t)((h) & ((UINT64_C(1) << 56) - 1)))
-
 static mm_heap_t *mm_stage_arena;
 static char *mm_stage_base;
 static size_t mm_stage_bytes;

@@ -25,6 +25,13 @@
 
 #define MM_MSG_INLINE 48 /* payload bytes that fit in a DATA line next to the header word */
 
+/* DATA line payload[0]: bytes in the low 56 bits, the protocol in the top 8 (the wire format
+ * of every collective message, mm_msg.c's and the line path's, mm_coll_line.c) */
+enum { MM_MSG_INLINED = 1, MM_MSG_EAGER = 2, MM_MSG_RNDV = 3 };
+#define MM_MSG_HDR(proto, n) (((uint64_t)(proto) << 56) | (uint64_t)(n))
+#define MM_MSG_PROTO(h)      ((int)((h) >> 56))
+#define MM_MSG_BYTES(h)      ((size_t)((h) & ((UINT64_C(1) << 56) - 1)))
+
 /** Where a peer finds one of this rank's buffers. */
 enum { MM_DESC_NONE = 0, MM_DESC_HEAP = 1, MM_DESC_DATA = 2, MM_DESC_SEG = 3 };
 
