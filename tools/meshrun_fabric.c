@@ -68,7 +68,15 @@ int meshrun_fabric_prepare(meshrun_fabric_t *f, int nranks)
                         "was started\n", f->fabric);
         return 2;
     }
-    snprintf(f->trace_dir, sizeof(f->trace_dir), "/tmp/meshmem-trace.XXXXXX");
+    /* a mkdtemp template under $TMPDIR (the ranks' trace files, removed after the replay) */
+    const char *tmp = getenv("TMPDIR");
+    int n = snprintf(f->trace_dir, sizeof(f->trace_dir), "%s/meshmem-trace.XXXXXX",
+                     tmp && *tmp ? tmp : "/tmp");
+    if (n < 0 || (size_t)n >= sizeof(f->trace_dir)) {
+        fprintf(stderr, "meshrun: --fabric: TMPDIR is too long for a trace directory\n");
+        f->trace_dir[0] = 0;
+        return 1;
+    }
     if (mkdtemp(f->trace_dir) == NULL) {
         fprintf(stderr, "meshrun: --fabric: cannot make a trace directory: %s\n", strerror(errno));
         f->trace_dir[0] = 0;

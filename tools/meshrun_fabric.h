@@ -6,12 +6,14 @@
 #ifndef MESHRUN_FABRIC_H
 #define MESHRUN_FABRIC_H
 
+#include <limits.h>
+
 /** What --fabric, --compute-scale and --fabric-json asked for. */
 typedef struct {
     const char *fabric;        /* fabric file or name; NULL: no modelling */
     const char *compute_scale; /* as given, checked by the replay; NULL: the fabric's */
     const char *json;          /* also write the prediction as JSON here; NULL: no */
-    char        trace_dir[64]; /* the job's trace directory, once made */
+    char        trace_dir[PATH_MAX]; /* the job's trace directory, once made */
 } meshrun_fabric_t;
 
 /**
