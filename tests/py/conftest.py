@@ -29,6 +29,15 @@ def build_dir() -> Path:
     return b
 
 
+@pytest.fixture
+def built(build_dir, monkeypatch):
+    """The build tree, with MESHMEM_BUILD pointing at it for the CLI; skips without the apps."""
+    monkeypatch.setenv("MESHMEM_BUILD", str(build_dir))
+    if not (build_dir / "apps" / "bin" / "sort").exists():
+        pytest.skip("apps not built in this build tree")
+    return build_dir
+
+
 def shm_objects() -> set[str]:
     """Names of meshmem's objects now in /dev/shm."""
     return {p.name for p in SHM.glob("meshmem.*")}

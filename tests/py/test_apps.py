@@ -18,14 +18,6 @@ SORT_SCHEMA = {"variant", "runtime", "ranks", "records", "A", "m", "seconds", "G
 AVG_SCHEMA = {"algo", "topology", "ranks", "bytes", "us", "GBps", "verified", "steps"}
 
 
-@pytest.fixture
-def built(build_dir, monkeypatch):
-    monkeypatch.setenv("MESHMEM_BUILD", str(build_dir))
-    if not (build_dir / "apps" / "bin" / "sort").exists():
-        pytest.skip("apps not built in this build tree")
-    return build_dir
-
-
 def vs():
     return "openmpi" if apps_run.openmpi_available()[0] else "none"
 

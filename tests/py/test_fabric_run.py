@@ -185,14 +185,6 @@ def test_setup_phase_is_free_and_left_out(tmp_path):
 
 # --- the apps under --fabric: meshmem sort / meshmem average ----------------------------------
 
-@pytest.fixture
-def apps(build_dir, monkeypatch):
-    monkeypatch.setenv("MESHMEM_BUILD", str(build_dir))
-    if not (build_dir / "apps" / "bin" / "sort").exists():
-        pytest.skip("apps not built in this build tree")
-    return build_dir
-
-
 def sort_on(tmp_path, fabric, variants="a11,a3,a1", scale=None):
     out = tmp_path / f"sort-{Path(fabric).stem}.json"
     args = ["sort", "--ranks", "2", "--records", "20000", "--variant", variants, "--rounds", "1",
@@ -201,7 +193,7 @@ def sort_on(tmp_path, fabric, variants="a11,a3,a1", scale=None):
     return json.loads(out.read_text())["results"]
 
 
-def test_sort_cli_predicts_on_a_fabric(apps, tmp_path, capsys):
+def test_sort_cli_predicts_on_a_fabric(built, tmp_path, capsys):
     rows = sort_on(tmp_path, fabric_file(tmp_path))  # the fabric's default compute scale (1)
     assert [r["variant"] for r in rows] == ["a11", "a3", "a1"]
     for r in rows:
@@ -214,7 +206,7 @@ def test_sort_cli_predicts_on_a_fabric(apps, tmp_path, capsys):
     assert "fabric s" in out and "not modelled" in out
 
 
-def test_sort_faster_fabric_predicts_less(apps, tmp_path):
+def test_sort_faster_fabric_predicts_less(built, tmp_path):
     # measured intervals scaled by 0: only the fabric's costs, so the comparison is exact
     slow = sort_on(tmp_path, fabric_file(tmp_path, gbps=8.0, mem=1.0), "a11,a1", scale="0")
     fast = sort_on(tmp_path, fabric_file(tmp_path, gbps=80.0, mem=10.0), "a11,a1", scale="0")
@@ -222,7 +214,7 @@ def test_sort_faster_fabric_predicts_less(apps, tmp_path):
         assert 0 < f["predicted_s"] < s["predicted_s"], (s["variant"], s, f)
 
 
-def test_average_cli_predicts_on_a_fabric(apps, tmp_path):
+def test_average_cli_predicts_on_a_fabric(built, tmp_path):
     out = tmp_path / "avg.json"
     fabric = fabric_file(tmp_path)
     assert main(["average", "--ranks", "2", "--bytes", "1K,64K", "--rounds", "1", "--iters", "3",
@@ -239,7 +231,7 @@ def test_average_cli_predicts_on_a_fabric(apps, tmp_path):
 
 
 @pytest.mark.parametrize("command", ["sort", "average"])
-def test_app_bad_fabric_fails_before_anything_runs(apps, tmp_path, capsys, monkeypatch, command):
+def test_app_bad_fabric_fails_before_anything_runs(built, tmp_path, capsys, monkeypatch, command):
     def never(*a, **k):
         raise AssertionError("a program was started")
     monkeypatch.setattr(apps_run, "run_app", never)
@@ -328,7 +320,7 @@ def test_replay_design_rates(tmp_path):
         load_fabric(sort_fabric(tmp_path, 125.0), ["replay.sort_variant='A7'"])
 
 
-def test_sort_prediction_follows_the_design_clock(apps, tmp_path):
+def test_sort_prediction_follows_the_design_clock(built, tmp_path):
     slow = sort_on(tmp_path, sort_fabric(tmp_path, 100.0), "a11,a1", scale="0")
     fast = sort_on(tmp_path, sort_fabric(tmp_path, 400.0), "a11,a1", scale="0")
     for s, f in zip(slow, fast):
