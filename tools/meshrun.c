@@ -59,6 +59,8 @@ static void usage(FILE *out)
             "                       name in fabrics/): every call is traced and replayed\n"
             "  --compute-scale X    factor on measured compute time (default: the fabric's)\n"
             "  --fabric-json FILE   also write the prediction as JSON\n"
+            "  --fabric-set S.K=V   replace one value of the fabric for this prediction\n"
+            "                       (repeatable, e.g. link.bandwidth_gbps=90)\n"
             "  -h, --help           this text\n");
 }
 
@@ -300,7 +302,7 @@ int main(int argc, char **argv)
                 return usage_error("--timeout argument \"%s\" is not a number of seconds > 0",
                                    argv[i]);
         } else if (!strcmp(a, "--fabric") || !strcmp(a, "--compute-scale") ||
-                   !strcmp(a, "--fabric-json")) {
+                   !strcmp(a, "--fabric-json") || !strcmp(a, "--fabric-set")) {
             if (!has_value)
                 return usage_error("option %s needs a value", a);
             const char *v = argv[++i];
@@ -308,6 +310,11 @@ int main(int argc, char **argv)
                 fabric.fabric = v;
             else if (!strcmp(a, "--fabric-json"))
                 fabric.json = v;
+            else if (!strcmp(a, "--fabric-set")) {
+                if (fabric.nsets == MESHRUN_FABRIC_SETS)
+                    return usage_error("%s", "at most 8 --fabric-set options (MESHRUN_FABRIC_SETS)");
+                fabric.sets[fabric.nsets++] = v;
+            }
             else
                 fabric.compute_scale = v;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -327,8 +334,8 @@ int main(int argc, char **argv)
     int bad = check_program(prog[0]);
     if (bad)
         return bad;
-    if (fabric.fabric == NULL && (fabric.compute_scale || fabric.json))
-        return usage_error("%s", "--compute-scale and --fabric-json need --fabric");
+    if (fabric.fabric == NULL && (fabric.compute_scale || fabric.json || fabric.nsets))
+        return usage_error("%s", "--compute-scale, --fabric-json and --fabric-set need --fabric");
     bad = meshrun_fabric_prepare(&fabric, nranks);
     if (bad)
         return bad;

@@ -34,13 +34,19 @@ static int run_replay(const meshrun_fabric_t *f, const char **extra)
         fprintf(stderr, "meshrun: --fabric needs the meshmem command next to meshrun: not found\n");
         return 2;
     }
-    const char *argv[16] = {tool, "model", "replay", "--fabric", f->fabric};
+    /* 5 fixed, 2 for the scale, 2 per override, the caller's (at most 5), the NULL */
+    const char *argv[5 + 2 + 2 * MESHRUN_FABRIC_SETS + 5 + 1] = {tool, "model", "replay",
+                                                                 "--fabric", f->fabric};
     int a = 5;
     if (f->compute_scale) {
         argv[a++] = "--compute-scale";
         argv[a++] = f->compute_scale;
     }
-    for (int i = 0; extra[i] && a < 15; i++)
+    for (int i = 0; i < f->nsets; i++) {
+        argv[a++] = "--set";
+        argv[a++] = f->sets[i];
+    }
+    for (int i = 0; extra[i] && a < (int)(sizeof(argv) / sizeof(argv[0])) - 1; i++)
         argv[a++] = extra[i];
     argv[a] = NULL;
     pid_t pid;

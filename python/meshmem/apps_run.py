@@ -162,17 +162,14 @@ def run_on_fabric(name: str, ranks: int, args: list[str], tag: str, fabric: str,
     """One run of meshmem app @p name under `meshrun --fabric` (the program runs for real and
     verifies its result; its trace is replayed on @p fabric): (result lines, the replay's
     prediction as meshrun --fabric-json writes it: predicted_s, phases, ...). With
-    @p sort_variant (a [[sort.variant]] of the fabric), the replay runs on a copy of the file
-    with `[replay] sort_variant = NAME`: at that design's own rates (fabric.replay_design)."""
+    @p sort_variant (a [[sort.variant]] of the fabric), the replay runs with
+    `[replay] sort_variant = NAME` set (meshrun --fabric-set): at that design's own rates
+    (fabric.replay_design)."""
     with tempfile.TemporaryDirectory(prefix="meshmem-fabric-") as d:
         out = Path(d) / "prediction.json"
-        if sort_variant:
-            copy = Path(d) / Path(fabric).name
-            # a new table at the end of the file is valid TOML whatever precedes it
-            copy.write_text(Path(fabric).read_text() +
-                            f'\n[replay]\nsort_variant = "{sort_variant}"\n')
-            fabric = str(copy)
         extra = ["--fabric", fabric, "--fabric-json", str(out)]
+        if sort_variant:
+            extra += ["--fabric-set", f'replay.sort_variant="{sort_variant}"']
         if compute_scale is not None:
             extra += ["--compute-scale", repr(float(compute_scale))]
         rows = run_app("meshmem", name, ranks, args, tag, meshrun_args=extra, **launch)

@@ -3,7 +3,7 @@
     meshmem model validate [--json FILE]
     meshmem model predict --fabric FILE --op OP --bytes L [--ranks N] [--set sec.key=val] [--json FILE]
     meshmem model sweep [--param degree|bandwidth|nodes ...] [--plot DIR] [--json FILE]
-    meshmem model replay --fabric FILE --trace DIR [--compute-scale X] [--json FILE]
+    meshmem model replay --fabric FILE --trace DIR [--compute-scale X] [--set sec.key=val] [--json FILE]
     meshmem model replay --fabric FILE --check --ranks N     (meshrun --fabric, before launching)
 """
 from __future__ import annotations
@@ -56,6 +56,8 @@ def add_arguments(p) -> None:
                     help="only check that the fabric loads and holds --ranks ranks")
     rp.add_argument("--ranks", type=int, help="ranks of the job (with --check)")
     rp.add_argument("--json", metavar="FILE", help="also write the prediction as JSON")
+    rp.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                    help="replace a value of the fabric file (repeatable; meshrun --fabric-set)")
 
 
 def _write_json(path: str, data) -> None:
@@ -141,7 +143,7 @@ def _sweep(args) -> int:
 
 def _replay(args) -> int:
     from meshmem.model import replay
-    fabric = load_fabric(resolve_fabric_path(args.fabric))
+    fabric = load_fabric(resolve_fabric_path(args.fabric), args.set)
     if args.compute_scale is not None and not args.compute_scale >= 0:
         raise ValueError(f"--compute-scale must be a number >= 0 (got {args.compute_scale})")
     if args.check:

@@ -130,6 +130,27 @@ def test_faster_link_gives_a_smaller_time(launch, tmp_path):
     assert fast["predicted_s"] < slow["predicted_s"]
 
 
+def test_fabric_set_overrides_a_value_for_the_replay(launch, tmp_path):
+    """meshrun --fabric-set S.K=V: the replay's fabric with one value replaced (8 -> 80 Gbps:
+    the 1 MiB put's beta L shrinks tenfold); a bad override stops the job before launch."""
+    out = tmp_path / "set.json"
+    job = launch.run(["-n", "2", "--heap", "16M", "--fabric", fabric_file(tmp_path),
+                      "--fabric-set", "link.bandwidth_gbps=80.0", "--compute-scale", "0",
+                      "--fabric-json", str(out), str(launch.build / "tests" / "model_prog"), "put"],
+                     guard=90)
+    assert job.rc == 0, job.err
+    pred = json.loads(out.read_text())
+    assert phase(pred, "transfer") == pytest.approx(ALPHA + MIB * BETA / 10 + ALPHA, rel=1e-9)
+    bad = launch.run(["-n", "2", "--heap", "16M", "--fabric", fabric_file(tmp_path),
+                      "--fabric-set", "link.bandwidth_gbps=-1",
+                      str(launch.build / "tests" / "model_prog"), "put"], guard=60)
+    assert bad.rc == 2 and "nothing was started" in bad.err
+    assert "model_prog put ok" not in bad.out
+    alone = launch.run(["-n", "2", "--fabric-set", "link.bandwidth_gbps=80.0",
+                        str(launch.build / "tests" / "model_prog"), "put"], guard=60)
+    assert alone.rc != 0 and "need --fabric" in alone.err
+
+
 def test_measured_compute_is_scaled(launch, tmp_path):
     _, none = run_model(launch, tmp_path, ["put"], scale="0")
     _, some = run_model(launch, tmp_path, ["put"], scale="1000")
