@@ -387,6 +387,15 @@ int main(int argc, char **argv)
         for (int c = 0; c < CPU_SETSIZE; c++)
             if (CPU_ISSET(c, &allowed))
                 cpus[ncpu++] = c;
+    /* the ranks' own affinity masks shrink to one CPU under --bind-to core, so they cannot
+     * tell from them whether they share cores: pass the job's CPU count (mm_count_cpus);
+     * without it every bound rank of a job of 2 or more believes it is oversubscribed and
+     * yields in every wait */
+    if (ncpu > 0) {
+        char ncpu_s[16];
+        snprintf(ncpu_s, sizeof(ncpu_s), "%d", ncpu);
+        setenv("MESHMEM_JOB_CPUS", ncpu_s, 1);
+    }
 
     job_t job = {.nranks = nranks};
     job.pids = calloc((size_t)nranks, sizeof(pid_t));

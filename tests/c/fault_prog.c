@@ -28,10 +28,13 @@
  *   echo ARGS...     prints its rank and arguments to stdout, one line to stderr; no init
  *   heap             prints the symmetric heap size per rank
  *   ranks            prints "rank R of N" (used without meshrun: a singleton)
+ *   cpus             prints its affinity mask's CPU count and MESHMEM_JOB_CPUS; no init
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "meshmem.h"
 #include "meshmem_coll.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -119,6 +122,13 @@ int main(int argc, char **argv)
             printf(" [%s]", argv[i]);
         printf("\n");
         fprintf(stderr, "stderr from rank %d\n", env_rank);
+        return 0;
+    }
+    if (!strcmp(mode, "cpus")) { /* what a rank knows of the CPUs it shares (mm_count_cpus) */
+        cpu_set_t mask;
+        int mine = sched_getaffinity(0, sizeof(mask), &mask) == 0 ? CPU_COUNT(&mask) : -1;
+        const char *job = getenv("MESHMEM_JOB_CPUS");
+        printf("cpus rank %d affinity %d job %s\n", env_rank, mine, job ? job : "unset");
         return 0;
     }
     if (!strcmp(mode, "ok"))

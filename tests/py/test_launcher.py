@@ -84,6 +84,18 @@ def test_heap_size(launch, how):
         assert f"heap rank {r} total {size}\n" in res.out
 
 
+@pytest.mark.parametrize("bind", ["core", "none"])
+def test_ranks_know_the_cpus_of_the_job(launch, bind):
+    """A rank bound to one core must still learn how many CPUs the job has: from its own mask
+    it would think itself oversubscribed and yield in every wait (a regression once)."""
+    job = len(os.sched_getaffinity(0))
+    res = launch.run(["-n", "2", "--bind-to", bind, launch.fault_prog, "cpus"])
+    check_ended(res, 0)
+    mine = 1 if bind == "core" else job
+    for r in range(2):
+        assert f"cpus rank {r} affinity {mine} job {job}\n" in res.out, res.out
+
+
 def test_without_meshrun_runs_as_one_pe(launch):
     res = launch.run([launch.fault_prog, "ranks"], direct=True, env={"MESHMEM_HEAP_SIZE": "8M"})
     check_ended(res, 0)
