@@ -15,6 +15,11 @@
 #include <meshmem.h>
 #include <meshmem_coll.h>
 
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <unistd.h>
+
 static int me, npes;
 static char *s_buf, *r_buf;
 static size_t *counts, *displs;
@@ -88,6 +93,64 @@ static void call(const coll_geom_t *g)
         fail(coll_names[op], st);
 }
 
+/*
+ * The floor: the operation's one-step pattern of cache lines, written by the benchmark itself
+ * with no runtime in between. Each rank owns one line per writer in the symmetric heap; a post
+ * is the block's bytes and a sequence number in the writer's line at the destination (one line
+ * transfer, as the runtime's line path); a wait polls the own copy of the writer's line. Timed
+ * like the collective, so meshmem's time over this one is what the runtime costs beyond the
+ * machine's line transfers (and, oversubscribed, its context switches: waits yield, as the
+ * runtime's do). No reduction arithmetic and no flow control: a floor, not an implementation.
+ */
+typedef struct {
+    _Alignas(64) _Atomic uint64_t seq;
+    unsigned char bytes[56];
+} floor_line_t;
+
+static floor_line_t *floor_lines; /* symmetric: floor_lines[r] is written by rank r */
+static uint64_t floor_seq;
+static int floor_yield;           /* more ranks than cores: a wait yields its core */
+
+static void floor_post(int dst, uint64_t seq, const char *src, size_t n)
+{
+    floor_line_t *l = meshmem_ptr(&floor_lines[me], dst);
+    memcpy(l->bytes, src, n);
+    atomic_store_explicit(&l->seq, seq, memory_order_release);
+}
+
+static void floor_wait(int src, uint64_t seq, char *dst, size_t n)
+{
+    const floor_line_t *l = &floor_lines[src];
+    while (atomic_load_explicit(&l->seq, memory_order_acquire) < seq)
+        if (floor_yield)
+            sched_yield();
+    memcpy(dst, l->bytes, n);
+}
+
+/* one call of the floor: who posts to whom is the one-step algorithm's (root 0) */
+static void floor_call(const coll_geom_t *g)
+{
+    uint64_t seq = ++floor_seq;
+    size_t n = g->block;
+    /* per-peer blocks on the sending or the receiving side, else the one vector */
+    size_t sstep = op == COLL_ALLTOALL || op == COLL_ALLTOALLV || op == COLL_SCATTER ? n : 0;
+    size_t rstep = op == COLL_ALLTOALL || op == COLL_ALLTOALLV || op == COLL_GATHER ||
+                           op == COLL_ALLGATHER || op == COLL_ALLGATHERV ? n : 0;
+    int from_root = op == COLL_BCAST || op == COLL_SCATTER;
+    int to_root = op == COLL_GATHER || op == COLL_REDUCE;
+    char *into = op == COLL_BCAST ? s_buf : r_buf;
+    for (int k = 1; k < npes; k++) {
+        int j = (me + k) % npes;
+        if ((!from_root && !to_root) || (from_root && me == 0) || (to_root && j == 0))
+            floor_post(j, seq, s_buf + (size_t)j * sstep, n);
+    }
+    for (int k = 1; k < npes; k++) {
+        int j = (me + npes - k) % npes;
+        if ((!from_root && !to_root) || (from_root && j == 0) || (to_root && me == 0))
+            floor_wait(j, seq, into + (size_t)j * rstep, n);
+    }
+}
+
 /* counts and displacements of the v-variants: equal blocks, in rank order */
 static void layout(const coll_geom_t *g)
 {
@@ -157,8 +220,17 @@ int main(int argc, char **argv)
     r_buf = buffer(rbytes, o.private_bufs);
     counts = malloc(sizeof(size_t) * (size_t)npes);
     displs = malloc(sizeof(size_t) * (size_t)npes);
+    floor_lines = meshmem_calloc((size_t)npes, sizeof(floor_line_t));
+    if (floor_lines == NULL) {
+        fprintf(stderr, "osu_coll: rank %d: no symmetric heap left for the floor's lines\n", me);
+        meshmem_global_exit(1);
+    }
+    /* the runtime's test of oversubscription: the job's CPUs as meshrun counts them */
+    const char *job_cpus = getenv("MESHMEM_JOB_CPUS");
+    long cpus = job_cpus ? atol(job_cpus) : sysconf(_SC_NPROCESSORS_ONLN);
+    floor_yield = cpus > 0 && npes > cpus;
     osu_runtime_t rt = {rt_barrier, rt_sum_to_root, me, npes};
-    if (coll_run_sizes(&rt, &a, &o, call, layout, s_buf, r_buf))
+    if (coll_run_sizes(&rt, &a, &o, call, layout, floor_call, s_buf, r_buf))
         meshmem_global_exit(1);
     free(counts);
     free(displs);
@@ -169,6 +241,7 @@ int main(int argc, char **argv)
         meshmem_free(r_buf);
         meshmem_free(s_buf);
     }
+    meshmem_free(floor_lines);
     meshmem_free(sum_slot);
     meshmem_finalize();
     return 0;

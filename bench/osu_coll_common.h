@@ -15,7 +15,9 @@
  *   -p 0|1    1: buffers from malloc (private) instead of the symmetric heap / MPI_Alloc_mem
  *   -d TYPE   element type of the reductions: float32 (default, as OSU), float64, int32, int64
  * Output: the lines of osu_common.h; @memcpy lines carry moved=M, the bytes one rank moves per
- * call (N blocks for all-to-all and all-gather), which is what the reference copies.
+ * call (N blocks for all-to-all and all-gather), which is what the reference copies. The
+ * meshmem program adds "@floor bytes=.. us=.." for blocks that fit in a flag line: the same
+ * pattern of cache lines written by the benchmark itself, with no runtime (osu_coll.c).
  *
  * Sizes follow OSU: `bytes` is the block one rank sends to one peer (alltoall(v), allgather(v),
  * scatter, gather, reduce_scatter's per-member block) or the whole vector (bcast, reduce,
@@ -278,19 +280,18 @@ static void coll_memcpy_reference(const osu_runtime_t *rt, const osu_args_t *a, 
 }
 
 /**
- * @brief Measure one size: warm-up, timed calls of @p call separated by @p rt->barrier, then
- * the check; prints the @osu line on rank 0. @return 0, or 1 after printing why the result
- * was wrong.
+ * @brief Time @p call at one size the OSU way: warm-up, then the timed calls, each timed on its
+ * own with @p rt->barrier between them (untimed); @p whole_loop (the barrier benchmark) times
+ * the loop instead. Collective. @return this rank's average microseconds per call.
  */
-static int coll_measure(const osu_runtime_t *rt, const osu_args_t *a, const coll_opts_t *o,
-                        size_t size, const coll_geom_t *g, void (*call)(const coll_geom_t *),
-                        const char *sbuf, const char *rbuf)
+static double coll_time(const osu_runtime_t *rt, const osu_args_t *a, size_t size,
+                        const coll_geom_t *g, void (*call)(const coll_geom_t *), int whole_loop)
 {
     int iters, warmup;
     osu_iters_for(a, size, &iters, &warmup);
     double total = 0;
     rt->barrier();
-    if (o->op == COLL_BARRIER) {
+    if (whole_loop) {
         for (int i = 0; i < warmup; i++)
             call(g);
         double t0 = osu_now_us();
@@ -307,8 +308,22 @@ static int coll_measure(const osu_runtime_t *rt, const osu_args_t *a, const coll
             rt->barrier();
         }
     }
+    return total / iters;
+}
+
+/**
+ * @brief Measure one size: coll_time, then the check; prints the @osu line on rank 0.
+ * @return 0, or 1 after printing why the result was wrong.
+ */
+static int coll_measure(const osu_runtime_t *rt, const osu_args_t *a, const coll_opts_t *o,
+                        size_t size, const coll_geom_t *g, void (*call)(const coll_geom_t *),
+                        const char *sbuf, const char *rbuf)
+{
+    int iters, warmup;
+    osu_iters_for(a, size, &iters, &warmup);
+    double mine = coll_time(rt, a, size, g, call, o->op == COLL_BARRIER);
     const char *bad = coll_check(o, g, rt->me, rt->npes, sbuf, rbuf);
-    double sum = rt->sum_to_root(total / iters);
+    double sum = rt->sum_to_root(mine);
     if (bad) {
         fprintf(stderr, "osu_coll: rank %d: %s of %zu bytes: wrong result: %s\n", rt->me,
                 coll_names[o->op], size, bad);
@@ -328,21 +343,35 @@ static int coll_measure(const osu_runtime_t *rt, const osu_args_t *a, const coll
 static const char *const coll_algo_names[] = {"auto", "onestep", "naive", "aggressive", "ring",
                                               "recdbl"};
 
+/** Sizes up to which the floor is measured: those whose blocks fit in one flag line with the
+ * runtime's header word (meshmem's line path, MM_MSG_INLINE). */
+#define COLL_FLOOR_MAX_BYTES 48
+
 /**
  * @brief Measure every size of @p a: the geometry, @p layout (counts and displacements of the
- * v-variants, in the program's own integer type), the fill, then coll_measure.
+ * v-variants, in the program's own integer type), the fill, then coll_measure. With @p floor
+ * (NULL in the MPI twin), sizes up to COLL_FLOOR_MAX_BYTES also time @p floor, the machine's
+ * floor for the operation, the same way, and print "@floor bytes=.. us=..".
  * @return 0, or 1 when a result was wrong (the caller ends the job).
  */
 static int coll_run_sizes(const osu_runtime_t *rt, const osu_args_t *a, const coll_opts_t *o,
                           void (*call)(const coll_geom_t *), void (*layout)(const coll_geom_t *),
-                          char *sbuf, char *rbuf)
+                          void (*floor)(const coll_geom_t *), char *sbuf, char *rbuf)
 {
     for (int k = 0; k < a->nsizes; k++) {
-        coll_geom_t g = coll_geom(o, o->op == COLL_BARRIER ? 0 : a->sizes[k], rt->npes);
+        size_t size = a->sizes[k];
+        coll_geom_t g = coll_geom(o, o->op == COLL_BARRIER ? 0 : size, rt->npes);
         layout(&g);
         coll_fill(o, &g, rt->me, rt->npes, sbuf, rbuf);
-        if (coll_measure(rt, a, o, a->sizes[k], &g, call, sbuf, rbuf))
+        if (coll_measure(rt, a, o, size, &g, call, sbuf, rbuf))
             return 1;
+        if (floor && g.block <= COLL_FLOOR_MAX_BYTES) { /* after the check: it clobbers rbuf */
+            double sum = rt->sum_to_root(coll_time(rt, a, size, &g, floor,
+                                                   o->op == COLL_BARRIER));
+            if (rt->me == 0)
+                printf("@floor bytes=%zu us=%.4f\n", size, sum / rt->npes);
+            fflush(stdout);
+        }
     }
     return 0;
 }

@@ -117,7 +117,7 @@ int main(int argc, char **argv)
     counts = malloc(sizeof(int) * (size_t)npes);
     displs = malloc(sizeof(int) * (size_t)npes);
     osu_runtime_t rt = {rt_barrier, rt_sum_to_root, me, npes};
-    if (coll_run_sizes(&rt, &a, &o, call, layout, s_buf, r_buf))
+    if (coll_run_sizes(&rt, &a, &o, call, layout, NULL, s_buf, r_buf))
         MPI_Abort(MPI_COMM_WORLD, 1);
     free(counts);
     free(displs);

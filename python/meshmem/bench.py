@@ -20,7 +20,11 @@ call timed on its own, a barrier between iterations (OSU's osu_alltoall etc.); b
 symmetric heap (--private: malloc); --algo picks meshmem's algorithm (a comma list measures
 several against the same OpenMPI runs); --topology sets MESHMEM_TOPOLOGY for the meshmem side.
 Their memcpy reference copies the bytes a rank moves per call (N blocks for all-to-all and
-all-gather), so "% memcpy" is the memcpy's time over the collective's.
+all-gather), so "% memcpy" is the memcpy's time over the collective's. For blocks that fit in a
+flag line (48 bytes) the meshmem runs also time the floor: the same one-step pattern of cache
+lines written by the benchmark itself, with no runtime, timed the same way ("floor us"; "x floor"
+is meshmem's time over it): what line transfers (and, oversubscribed, context switches) cost on
+this machine, whatever the runtime.
 """
 from __future__ import annotations
 
@@ -304,7 +308,7 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
     if twin:
         sides.append((("baseline", None), RUNTIMES[twin[0]], list(twin_args), None))
     per_side = {name: [] for name, _, _, _ in sides}
-    memcpy_all, memcpy_one, moved = {}, {}, {}
+    memcpy_all, memcpy_one, moved, floor = {}, {}, {}, {}
     for r in range(rounds):
         order = sides if r % 2 == 0 else sides[::-1]
         for name, rt, args, env in order:
@@ -317,6 +321,8 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
             for s, v in out.memcpy_one.items():
                 memcpy_one.setdefault(s, []).append(v)
             moved.update(out.moved)
+            for s, v in out.floor_us.items():
+                floor.setdefault(s, []).append(v)
         log(f"  {op.name}: round {r + 1}/{rounds} done", file=sys.stderr)
     rows = []
     for algo, _ in variants:
@@ -335,6 +341,10 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
                    "meshmem_rounds_us": mm,
                    "memcpy_one_rank_GBps": (statistics.median(memcpy_one[s])
                                             if s in memcpy_one else None)}
+            if s in floor:
+                row["floor_us"] = statistics.median(floor[s])
+                row["floor_rounds_us"] = floor[s]
+                row["meshmem_vs_floor"] = row["meshmem_us"] / row["floor_us"]
             row.update(dict(op.row_fields))
             if algo is not None:
                 row["algo"] = algo
@@ -348,6 +358,8 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
                 # sensitive to the machine's load drifting between rounds
                 if all(b > 0 for b in bl):
                     row["paired_ratio"] = statistics.median(m / b for m, b in zip(mm, bl))
+                if row.get("floor_us"):
+                    row["baseline_vs_floor"] = row["baseline_us"] / row["floor_us"]
             if op.bandwidth and s >= BANDWIDTH_MIN:
                 nbytes = moved.get(s, s)
                 if op.program == "coll":
@@ -379,7 +391,7 @@ def print_table(rows: list, out=None):
     out = out or sys.stdout
     head = (f"{'op':<22}{'ranks':>6}{'bytes':>9}{'meshmem us':>12}{'baseline us':>13}"
             f"{'ratio':>8}{'meshmem GB/s':>14}{'memcpy GB/s':>13}{'% memcpy':>10}"
-            f"{'1-rank memcpy':>15}  baseline")
+            f"{'1-rank memcpy':>15}{'floor us':>10}{'x floor':>9}  baseline")
     print(head, file=out)
     print("-" * len(head), file=out)
     for r in rows:
@@ -390,6 +402,8 @@ def print_table(rows: list, out=None):
               f"{fmt_optional(r['memcpy_GBps'], '.2f'):>13}"
               f"{'-' if pct is None else format(100 * pct, '.0f') + '%':>10}"
               f"{fmt_optional(r.get('memcpy_one_rank_GBps'), '.2f'):>15}"
+              f"{fmt_optional(r.get('floor_us'), '.3f'):>10}"
+              f"{fmt_optional(r.get('meshmem_vs_floor'), '.2f'):>9}"
               f"  {r['baseline'] or 'none'}", file=out)
 
 
@@ -540,7 +554,9 @@ def run(args) -> int:
         print(f"# note: {n}")
     print("# ratio = meshmem us / baseline us (below 1: meshmem faster); memcpy GB/s: a plain "
           "memcpy of that size by every rank at once, in the same runs (1-rank: rank 0 alone); "
-          "collectives: of the bytes a rank moves per call (N blocks for alltoall/allgather)")
+          "collectives: of the bytes a rank moves per call (N blocks for alltoall/allgather); "
+          "floor us: the collective's pattern of cache lines with no runtime, timed the same "
+          "way in the meshmem runs; x floor = meshmem us / floor us")
     info["loadavg_end"] = list(os.getloadavg())
     doc = {"results": rows, "machine": info,
            "settings": {"ranks": args.ranks, "rounds": args.rounds, "iters": iters,

@@ -123,19 +123,22 @@ class RunOutput:
     memcpy_all: dict = field(default_factory=dict)   # bytes -> GB/s, every rank at once
     memcpy_one: dict = field(default_factory=dict)   # bytes -> GB/s, rank 0 alone
     moved: dict = field(default_factory=dict)        # bytes -> bytes a rank moves (collectives)
+    floor_us: dict = field(default_factory=dict)     # bytes -> us of the bare line pattern
 
 
 def parse_output(text: str) -> RunOutput:
-    """Read the @osu and @memcpy lines of a benchmark's stdout."""
+    """Read the @osu, @memcpy and @floor lines of a benchmark's stdout."""
     out = RunOutput()
     for line in text.splitlines():
-        if not line.startswith(("@osu ", "@memcpy ")):
+        if not line.startswith(("@osu ", "@memcpy ", "@floor ")):
             continue
         kv = dict(item.split("=", 1) for item in line.split()[1:])
         size = int(kv["bytes"])
         if line.startswith("@osu "):
             out.latency_us[size] = float(kv["us"])
             out.iters[size] = int(kv["iters"])
+        elif line.startswith("@floor "):
+            out.floor_us[size] = float(kv["us"])
         else:
             out.memcpy_all[size] = float(kv["all_GBps"])
             out.memcpy_one[size] = float(kv["one_GBps"])

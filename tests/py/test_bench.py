@@ -40,6 +40,7 @@ def test_parse_output_ignores_other_lines():
     assert out.latency_us == {8: 0.04, 65536: 1.5}
     assert out.iters == {8: 1000, 65536: 100}
     assert out.memcpy_all == {65536: 40.0} and out.memcpy_one == {65536: 50.0}
+    assert osu.parse_output("@floor bytes=8 us=0.0700\n").floor_us == {8: 0.07}
 
 
 def test_every_op_is_known_to_both_programs():
@@ -251,6 +252,24 @@ def test_coll_tiny_run_data_movement(tmp_path):
             assert r["moved_bytes"] == 2 * 65536
             assert r["meshmem_GBps"] == pytest.approx(2 * 65536 / r["meshmem_us"] * 1e-3)
             assert r["meshmem_vs_memcpy"] > 0
+            assert "floor_us" not in r  # a 64 KiB block is not one line
+        else:  # blocks of a flag line: the bare pattern of lines was timed too
+            assert r["floor_us"] > 0 and len(r["floor_rounds_us"]) == 1
+            assert r["meshmem_vs_floor"] == pytest.approx(r["meshmem_us"] / r["floor_us"])
+            if vs == "openmpi":
+                assert r["baseline_vs_floor"] == pytest.approx(r["baseline_us"] / r["floor_us"])
+
+
+@needs_coll
+@pytest.mark.parametrize("ranks", [3, 8])
+def test_coll_floor_of_every_collective(ranks):
+    # each collective's pattern of lines (exchange, from the root, to the root) completes, at
+    # an odd size and oversubscribed (8 ranks: the floor's waits yield), for blocks up to 48 B
+    opts = osu.LaunchOptions(ranks=ranks, heap_bytes=16 << 20, timeout_s=60)
+    for op in sorted(COLLECTIVES):
+        out = osu.run(osu.RUNTIMES["meshmem_coll"], opts, op, [1, 48, 56], 20, 5, 10, 1 << 30)
+        want = {1, 48, 56} if op == "barrier" else {1, 48}  # the barrier: no blocks
+        assert set(out.floor_us) == want and min(out.floor_us.values()) > 0, (op, out)
 
 
 @needs_coll
