@@ -105,10 +105,13 @@ def command(rt: Runtime, exe: Path, opts: LaunchOptions, args: list[str]) -> tup
     if launcher is None:
         raise BenchError(f"{rt.launcher} not found: OpenMPI is not installed")
     env.update(OPENMPI_ENV)
-    cmd = [launcher, "-n", str(opts.ranks), "--bind-to", opts.bind]
+    oversub = opts.ranks > (os.cpu_count() or 1)
+    # more ranks than cores: OpenMPI binds several ranks to a core only when told it may
+    bind = f"{opts.bind}:overload-allowed" if oversub and opts.bind == "core" else opts.bind
+    cmd = [launcher, "-n", str(opts.ranks), "--bind-to", bind]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
-    if opts.ranks > (os.cpu_count() or 1):
+    if oversub:
         cmd.append("--oversubscribe")
     if rt.key == "oshmem":
         env["SHMEM_SYMMETRIC_SIZE"] = str(opts.heap_bytes)
