@@ -104,6 +104,21 @@ void mm_line_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvb
 /** @brief Broadcast of @p len bytes from team rank @p root. */
 void mm_line_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root);
 
+/** @brief Scatter of @p len bytes per member from @p root's sbuf (block j at j * len). */
+void mm_line_scatter(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len, int root);
+
+/** @brief Gather of @p len bytes per member into @p root's rbuf (block j at j * len); the root's
+ * sbuf NULL: its block is in place already. */
+void mm_line_gather(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len, int root);
+
+/** @brief All-gather of the @p len bytes at @p blk (may be rbuf + me * len) into rbuf. */
+void mm_line_allgather(const mm_coll_args_t *a, const char *blk, char *rbuf, size_t len);
+
+/** @brief Reduce of @p count elements to @p root (recvbuf may be sendbuf), in member order:
+ * the same bits as mm_line_allreduce. */
+void mm_line_reduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf, size_t count,
+                    meshmem_dtype_t dtype, meshmem_op_t op, int root);
+
 /* ---- mm_coll_gather.c ---- */
 
 /**

@@ -368,6 +368,10 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
     const void *src = sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf;
     if (mm_ghc_for(&a))
         return mm_ghc_reduce(&a, src, recvbuf, count, dtype, op, root);
+    if (len <= MM_MSG_INLINE && a.algo == MESHMEM_ALGO_AUTO) {
+        mm_line_reduce(&a, src, recvbuf, count, dtype, op, root);
+        return MESHMEM_OK;
+    }
     /* reduce-scatter the slices, then gather them at the root */
     size_t lo = mm_slice_lo(count, n, me), cnt = mm_slice_lo(count, n, me + 1) - lo;
     char *slice = mm_xalloc(&a, cnt * es);
@@ -390,7 +394,6 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
     }
     mm_coll_end(t, seq);
     free(slice);
-    (void)len;
     return MESHMEM_OK;
 }
 

@@ -115,6 +115,10 @@ meshmem_status_t meshmem_coll_scatter(meshmem_team_t team, const void *sendbuf, 
     size_t len = mm_coll_bytes(&a, count);
     if (mm_ghc_for(&a))
         return mm_ghc_scatter(&a, sendbuf, recvbuf, len, root);
+    if (mm_line_fits(&a, len)) {
+        mm_line_scatter(&a, sendbuf, recvbuf, len, root);
+        return MESHMEM_OK;
+    }
     int n = a.t->size;
     bool is_root = a.t->my_rank == root;
     const char *sbuf = is_root ? sendbuf : NULL;

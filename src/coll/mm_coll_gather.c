@@ -42,6 +42,10 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
     size_t len = mm_coll_bytes(&a, count);
     if (mm_ghc_for(&a))
         return mm_ghc_gather(&a, sendbuf, recvbuf, len, root);
+    if (mm_line_fits(&a, len)) {
+        mm_line_gather(&a, sendbuf == MESHMEM_IN_PLACE ? NULL : sendbuf, recvbuf, len, root);
+        return MESHMEM_OK;
+    }
     uint64_t seq = mm_coll_begin(t);
     if (me != root) {
         mm_desc_t d;
@@ -151,6 +155,13 @@ meshmem_status_t meshmem_coll_allgather(meshmem_team_t team, const void *sendbuf
         return st;
     int n = a.t->size;
     size_t len = mm_coll_bytes(&a, count);
+    if (mm_line_fits(&a, len) && !mm_ghc_for(&a)) {
+        char *rbuf = recvbuf;
+        mm_line_allgather(&a, sendbuf == MESHMEM_IN_PLACE ? rbuf + (size_t)a.t->my_rank * len
+                                                          : sendbuf,
+                          rbuf, len);
+        return MESHMEM_OK;
+    }
     size_t *v = malloc(sizeof(size_t) * 2 * (size_t)n);
     if (v == NULL)
         return MESHMEM_ERR_NOMEM;

@@ -108,3 +108,84 @@ void mm_line_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root)
     }
     mm_coll_end(t, seq);
 }
+
+void mm_line_scatter(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len, int root)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    uint64_t seq = mm_coll_begin(t);
+    if (me == root) {
+        for (int k = 1; k < n; k++) {
+            int j = root + k < n ? root + k : root + k - n;
+            mm_line_post(t, j, seq, sbuf + (size_t)j * len, len);
+        }
+        mm_coll_wake_all(t);
+        if (rbuf != sbuf + (size_t)me * len)
+            memmove(rbuf, sbuf + (size_t)me * len, len);
+    } else {
+        mm_line_copy(rbuf, mm_line_wait(a, root, seq, len), len);
+    }
+    mm_coll_end(t, seq);
+}
+
+void mm_line_gather(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len, int root)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    uint64_t seq = mm_coll_begin(t);
+    if (me != root) {
+        mm_line_post(t, root, seq, sbuf, len);
+        mm_coll_wake(t, root);
+    } else {
+        if (sbuf != NULL && rbuf + (size_t)me * len != sbuf) /* NULL: in place */
+            memmove(rbuf + (size_t)me * len, sbuf, len);
+        for (int k = 1; k < n; k++) {
+            int j = me + k < n ? me + k : me + k - n;
+            mm_line_copy(rbuf + (size_t)j * len, mm_line_wait(a, j, seq, len), len);
+        }
+    }
+    mm_coll_end(t, seq);
+}
+
+void mm_line_allgather(const mm_coll_args_t *a, const char *blk, char *rbuf, size_t len)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    uint64_t seq = mm_coll_begin(t);
+    for (int k = 1; k < n; k++) {
+        int j = me + k < n ? me + k : me + k - n;
+        mm_line_post(t, j, seq, blk, len);
+    }
+    mm_coll_wake_all(t);
+    if (rbuf + (size_t)me * len != blk)
+        memmove(rbuf + (size_t)me * len, blk, len);
+    for (int k = 1; k < n; k++) {
+        int j = me >= k ? me - k : me - k + n;
+        mm_line_copy(rbuf + (size_t)j * len, mm_line_wait(a, j, seq, len), len);
+    }
+    mm_coll_end(t, seq);
+}
+
+void mm_line_reduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf, size_t count,
+                    meshmem_dtype_t dtype, meshmem_op_t op, int root)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    size_t len = count * a->esize;
+    uint64_t seq = mm_coll_begin(t);
+    if (me != root) {
+        mm_line_post(t, root, seq, sendbuf, len);
+        mm_coll_wake(t, root);
+    } else { /* in member order from member 0, as mm_line_allreduce */
+        uint64_t mine[MM_FLAG_PAYLOAD];
+        mm_line_copy(mine, sendbuf, len);
+        for (int r = 0; r < n; r++) {
+            const void *v = r == me ? (const void *)mine : mm_line_wait(a, r, seq, len);
+            if (r == 0)
+                mm_line_copy(recvbuf, v, len);
+            else
+                mm_reduce_apply(dtype, op, recvbuf, v, count);
+        }
+    }
+    mm_coll_end(t, seq);
+}

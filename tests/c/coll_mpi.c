@@ -66,6 +66,17 @@ static void test_bcast_scatter_gather(meshmem_team_t team, int sym)
                 for (int j = 0; j < n; j++)
                     for (size_t i = 0; i < c; i++)
                         CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, 3));
+            /* in place at the root: its block is already at b + root * c */
+            for (size_t i = 0; i < c * (size_t)n; i++)
+                b[i] = r == root && i / (c ? c : 1) == (size_t)root ? val(r, i % c, 7) : -1;
+            for (size_t i = 0; i < c; i++)
+                a[i] = val(r, i, 7);
+            CHECK(meshmem_coll_gather(team, r == root ? MESHMEM_IN_PLACE : a, b, c,
+                                      MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) == 0);
+            if (r == root)
+                for (int j = 0; j < n; j++)
+                    for (size_t i = 0; i < c; i++)
+                        CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, 7));
         }
         buf_free(b, sym);
         buf_free(a, sym);
@@ -218,6 +229,18 @@ static void test_reductions(meshmem_team_t team, int sym)
                     int64_t ref = 0;
                     for (int j = 0; j < n; j++)
                         ref ^= val(j, i, 10);
+                    CHECK_EQ_LL(b[i], ref);
+                }
+            /* in place: the vector and the result in b */
+            for (size_t i = 0; i < c; i++)
+                b[i] = val(r, i, 12);
+            CHECK(meshmem_coll_reduce(team, MESHMEM_IN_PLACE, b, c, MESHMEM_INT64, MESHMEM_OP_SUM,
+                                      rt, MESHMEM_ALGO_AUTO) == 0);
+            if (r == rt)
+                for (size_t i = 0; i < c; i++) {
+                    int64_t ref = 0;
+                    for (int j = 0; j < n; j++)
+                        ref += val(j, i, 12);
                     CHECK_EQ_LL(b[i], ref);
                 }
         }
