@@ -24,7 +24,7 @@ meshmem_status_t mm_coll_check(mm_coll_args_t *a, const char *call, meshmem_team
         mm_error("%s: dtype argument (%d) is not a meshmem_dtype_t", call, (int)dtype);
         return MESHMEM_ERR_ARG;
     }
-    if (meshmem_algo_name(algo) == NULL) {
+    if ((unsigned)algo >= MESHMEM_ALGO_COUNT) {
         mm_error("%s: algo argument (%d) is not a meshmem_algo_t", call, (int)algo);
         return MESHMEM_ERR_ARG;
     }
@@ -72,11 +72,9 @@ meshmem_status_t mm_coll_check_rooted(mm_coll_args_t *a, const char *call, meshm
     return st;
 }
 
-size_t mm_coll_bytes(const mm_coll_args_t *a, size_t count)
+void mm_coll_bytes_overflow(const mm_coll_args_t *a, size_t count)
 {
-    if (count > SIZE_MAX / a->esize / (size_t)(a->t->size ? a->t->size : 1))
-        mm_fatal("%s: count argument (%zu) overflows", a->call, count);
-    return count * a->esize;
+    mm_fatal("%s: count argument (%zu) overflows", a->call, count);
 }
 
 meshmem_status_t mm_coll_no_algo(const mm_coll_args_t *a)
