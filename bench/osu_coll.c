@@ -108,12 +108,37 @@ typedef struct {
 } floor_line_t;
 
 static floor_line_t *floor_lines; /* symmetric: floor_lines[r] is written by rank r */
+static floor_line_t **floor_out;  /* floor_out[j]: my line at rank j, as loads/stores reach it */
 static uint64_t floor_seq;
 static int floor_yield;           /* more ranks than cores: a wait yields its core */
 
+/* the floor's lines, with every peer's reachable by load/store; @return 0, or -1 when a peer
+ * is not (no floor then: it is defined by direct stores) */
+static int floor_setup(void)
+{
+    floor_lines = meshmem_calloc((size_t)npes, sizeof(floor_line_t));
+    floor_out = malloc(sizeof(*floor_out) * (size_t)npes);
+    if (floor_lines == NULL || floor_out == NULL) {
+        fprintf(stderr, "osu_coll: rank %d: no memory for the floor's lines\n", me);
+        meshmem_global_exit(1);
+    }
+    int reachable = 1;
+    for (int j = 0; j < npes; j++)
+        reachable &= (floor_out[j] = meshmem_ptr(&floor_lines[me], j)) != NULL;
+    /* the runtime's test of oversubscription: the job's CPUs as meshrun counts them */
+    const char *job_cpus = getenv("MESHMEM_JOB_CPUS");
+    long cpus = job_cpus ? atol(job_cpus) : sysconf(_SC_NPROCESSORS_ONLN);
+    floor_yield = cpus > 0 && npes > cpus;
+    /* all or none: a rank that skipped the floor would leave the others in its barriers */
+    int all = 0;
+    meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, &reachable, &all, 1, MESHMEM_INT32,
+                           MESHMEM_OP_MIN, MESHMEM_ALGO_AUTO);
+    return all ? 0 : -1;
+}
+
 static void floor_post(int dst, uint64_t seq, const char *src, size_t n)
 {
-    floor_line_t *l = meshmem_ptr(&floor_lines[me], dst);
+    floor_line_t *l = floor_out[dst];
     memcpy(l->bytes, src, n);
     atomic_store_explicit(&l->seq, seq, memory_order_release);
 }
@@ -220,17 +245,9 @@ int main(int argc, char **argv)
     r_buf = buffer(rbytes, o.private_bufs);
     counts = malloc(sizeof(size_t) * (size_t)npes);
     displs = malloc(sizeof(size_t) * (size_t)npes);
-    floor_lines = meshmem_calloc((size_t)npes, sizeof(floor_line_t));
-    if (floor_lines == NULL) {
-        fprintf(stderr, "osu_coll: rank %d: no symmetric heap left for the floor's lines\n", me);
-        meshmem_global_exit(1);
-    }
-    /* the runtime's test of oversubscription: the job's CPUs as meshrun counts them */
-    const char *job_cpus = getenv("MESHMEM_JOB_CPUS");
-    long cpus = job_cpus ? atol(job_cpus) : sysconf(_SC_NPROCESSORS_ONLN);
-    floor_yield = cpus > 0 && npes > cpus;
+    void (*floor)(const coll_geom_t *) = floor_setup() == 0 ? floor_call : NULL;
     osu_runtime_t rt = {rt_barrier, rt_sum_to_root, me, npes};
-    if (coll_run_sizes(&rt, &a, &o, call, layout, floor_call, s_buf, r_buf))
+    if (coll_run_sizes(&rt, &a, &o, call, layout, floor, s_buf, r_buf))
         meshmem_global_exit(1);
     free(counts);
     free(displs);
@@ -241,6 +258,7 @@ int main(int argc, char **argv)
         meshmem_free(r_buf);
         meshmem_free(s_buf);
     }
+    free(floor_out);
     meshmem_free(floor_lines);
     meshmem_free(sum_slot);
     meshmem_finalize();
