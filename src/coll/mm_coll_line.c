@@ -46,19 +46,22 @@ static inline const void *mm_line_wait(const mm_coll_args_t *a, int src, uint64_
     return &f->payload[1];
 }
 
-void mm_line_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len)
+/* every member posts src + j * sstep to member j, then takes member j's block into rbuf + j * len
+ * (its own from src + me * sstep): all-to-all (sstep = len) and all-gather (sstep = 0) */
+static void mm_line_exchange(const mm_coll_args_t *a, const char *src, size_t sstep, char *rbuf,
+                             size_t len)
 {
     struct meshmem_team *t = a->t;
     int n = t->size, me = t->my_rank;
     uint64_t seq = mm_coll_begin(t);
     for (int k = 1; k < n; k++) {
         int j = me + k < n ? me + k : me + k - n;
-        mm_line_post(t, j, seq, sbuf + (size_t)j * len, len);
+        mm_line_post(t, j, seq, src + (size_t)j * sstep, len);
     }
     mm_coll_wake_all(t);
     /* every outgoing block is in a line now, so writing rbuf is safe in place */
-    if (rbuf != sbuf)
-        mm_line_copy(rbuf + (size_t)me * len, sbuf + (size_t)me * len, len);
+    if (rbuf + (size_t)me * len != src + (size_t)me * sstep) /* else in place */
+        mm_line_copy(rbuf + (size_t)me * len, src + (size_t)me * sstep, len);
     for (int k = 1; k < n; k++) {
         int j = me >= k ? me - k : me - k + n;
         mm_line_copy(rbuf + (size_t)j * len, mm_line_wait(a, j, seq, len), len);
@@ -66,66 +69,80 @@ void mm_line_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, siz
     mm_coll_end(t, seq);
 }
 
+void mm_line_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len)
+{
+    mm_line_exchange(a, sbuf, len, rbuf, len);
+}
+
+void mm_line_allgather(const mm_coll_args_t *a, const char *blk, char *rbuf, size_t len)
+{
+    mm_line_exchange(a, blk, 0, rbuf, len);
+}
+
+/* every member's vector of collective seq reduced into recvbuf in member order from member 0:
+ * the same order, so the same bits, wherever it runs; the own vector is kept aside first, as
+ * recvbuf may be sendbuf */
+static void mm_line_reduce_all(const mm_coll_args_t *a, uint64_t seq, const void *sendbuf,
+                               void *recvbuf, size_t count, meshmem_dtype_t dtype,
+                               meshmem_op_t op)
+{
+    size_t len = count * a->esize;
+    uint64_t mine[MM_FLAG_PAYLOAD];
+    mm_line_copy(mine, sendbuf, len);
+    for (int r = 0; r < a->t->size; r++) {
+        const void *v = r == a->t->my_rank ? (const void *)mine : mm_line_wait(a, r, seq, len);
+        if (r == 0)
+            mm_line_copy(recvbuf, v, len);
+        else
+            mm_reduce_apply(dtype, op, recvbuf, v, count);
+    }
+}
+
 void mm_line_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
                        size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
 {
     struct meshmem_team *t = a->t;
     int n = t->size, me = t->my_rank;
-    size_t len = count * a->esize;
     uint64_t seq = mm_coll_begin(t);
     for (int k = 1; k < n; k++) {
         int j = me + k < n ? me + k : me + k - n;
-        mm_line_post(t, j, seq, sendbuf, len);
+        mm_line_post(t, j, seq, sendbuf, count * a->esize);
     }
     mm_coll_wake_all(t);
-    /* reduce in member order from member 0, the same on every member: equal bits everywhere;
-     * the own vector is kept aside first, as recvbuf may be sendbuf */
-    uint64_t mine[MM_FLAG_PAYLOAD];
-    mm_line_copy(mine, sendbuf, len);
-    for (int r = 0; r < n; r++) {
-        const void *v = r == me ? (const void *)mine : mm_line_wait(a, r, seq, len);
-        if (r == 0)
-            mm_line_copy(recvbuf, v, len);
-        else
-            mm_reduce_apply(dtype, op, recvbuf, v, count);
+    mm_line_reduce_all(a, seq, sendbuf, recvbuf, count, dtype, op);
+    mm_coll_end(t, seq);
+}
+
+/* @p root posts sbuf + j * sstep to member j, the others take it into rbuf; the root's own block
+ * goes from sbuf + root * sstep to rbuf: broadcast (sstep = 0, rbuf = sbuf) and scatter */
+static void mm_line_from_root(const mm_coll_args_t *a, const char *sbuf, size_t sstep, char *rbuf,
+                              size_t len, int root)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    uint64_t seq = mm_coll_begin(t);
+    if (me == root) {
+        for (int k = 1; k < n; k++) {
+            int j = root + k < n ? root + k : root + k - n;
+            mm_line_post(t, j, seq, sbuf + (size_t)j * sstep, len);
+        }
+        mm_coll_wake_all(t);
+        if (rbuf != sbuf + (size_t)me * sstep) /* else in place (a broadcast) */
+            mm_line_copy(rbuf, sbuf + (size_t)me * sstep, len);
+    } else {
+        mm_line_copy(rbuf, mm_line_wait(a, root, seq, len), len);
     }
     mm_coll_end(t, seq);
 }
 
 void mm_line_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root)
 {
-    struct meshmem_team *t = a->t;
-    int n = t->size, me = t->my_rank;
-    uint64_t seq = mm_coll_begin(t);
-    if (me == root) {
-        for (int k = 1; k < n; k++) {
-            int j = root + k < n ? root + k : root + k - n;
-            mm_line_post(t, j, seq, buf, len);
-        }
-        mm_coll_wake_all(t);
-    } else {
-        mm_line_copy(buf, mm_line_wait(a, root, seq, len), len);
-    }
-    mm_coll_end(t, seq);
+    mm_line_from_root(a, buf, 0, buf, len, root);
 }
 
 void mm_line_scatter(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len, int root)
 {
-    struct meshmem_team *t = a->t;
-    int n = t->size, me = t->my_rank;
-    uint64_t seq = mm_coll_begin(t);
-    if (me == root) {
-        for (int k = 1; k < n; k++) {
-            int j = root + k < n ? root + k : root + k - n;
-            mm_line_post(t, j, seq, sbuf + (size_t)j * len, len);
-        }
-        mm_coll_wake_all(t);
-        if (rbuf != sbuf + (size_t)me * len)
-            memmove(rbuf, sbuf + (size_t)me * len, len);
-    } else {
-        mm_line_copy(rbuf, mm_line_wait(a, root, seq, len), len);
-    }
-    mm_coll_end(t, seq);
+    mm_line_from_root(a, sbuf, len, rbuf, len, root);
 }
 
 void mm_line_gather(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len, int root)
@@ -147,45 +164,16 @@ void mm_line_gather(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_
     mm_coll_end(t, seq);
 }
 
-void mm_line_allgather(const mm_coll_args_t *a, const char *blk, char *rbuf, size_t len)
-{
-    struct meshmem_team *t = a->t;
-    int n = t->size, me = t->my_rank;
-    uint64_t seq = mm_coll_begin(t);
-    for (int k = 1; k < n; k++) {
-        int j = me + k < n ? me + k : me + k - n;
-        mm_line_post(t, j, seq, blk, len);
-    }
-    mm_coll_wake_all(t);
-    if (rbuf + (size_t)me * len != blk)
-        memmove(rbuf + (size_t)me * len, blk, len);
-    for (int k = 1; k < n; k++) {
-        int j = me >= k ? me - k : me - k + n;
-        mm_line_copy(rbuf + (size_t)j * len, mm_line_wait(a, j, seq, len), len);
-    }
-    mm_coll_end(t, seq);
-}
-
 void mm_line_reduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf, size_t count,
                     meshmem_dtype_t dtype, meshmem_op_t op, int root)
 {
     struct meshmem_team *t = a->t;
-    int n = t->size, me = t->my_rank;
-    size_t len = count * a->esize;
     uint64_t seq = mm_coll_begin(t);
-    if (me != root) {
-        mm_line_post(t, root, seq, sendbuf, len);
+    if (t->my_rank != root) {
+        mm_line_post(t, root, seq, sendbuf, count * a->esize);
         mm_coll_wake(t, root);
-    } else { /* in member order from member 0, as mm_line_allreduce */
-        uint64_t mine[MM_FLAG_PAYLOAD];
-        mm_line_copy(mine, sendbuf, len);
-        for (int r = 0; r < n; r++) {
-            const void *v = r == me ? (const void *)mine : mm_line_wait(a, r, seq, len);
-            if (r == 0)
-                mm_line_copy(recvbuf, v, len);
-            else
-                mm_reduce_apply(dtype, op, recvbuf, v, count);
-        }
+    } else {
+        mm_line_reduce_all(a, seq, sendbuf, recvbuf, count, dtype, op);
     }
     mm_coll_end(t, seq);
 }
