@@ -8,7 +8,9 @@
  * memory". Counts are in elements of @c dtype (MESHMEM_BYTE for raw bytes). Every call is
  * collective over @p team and blocking: on return the send buffers may be reused and the
  * receive buffers hold the result. Each call takes an algorithm hint; MESHMEM_ALGO_AUTO picks
- * the fastest known for the size and topology. On a team with a GHC topology
+ * the fastest known for the size and topology. As counts, roots and types, the hint must be the
+ * same on every member (AUTO and the algorithm AUTO picks may be mixed; reduce, which has one
+ * algorithm, takes AUTO and AGGRESSIVE alike). On a team with a GHC topology
  * (meshmem_team_set_topology, MESHMEM_TOPOLOGY) every hint but RING and RECDBL runs per
  * dimension, along x then along y, with the same results bit for bit (docs/collectives.md).
  *

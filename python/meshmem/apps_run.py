@@ -8,7 +8,6 @@ lines and OpenMPI's environment come from meshmem.osu, as for `meshmem bench`.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -178,9 +177,4 @@ def run_on_fabric(name: str, ranks: int, args: list[str], tag: str, fabric: str,
         return rows, json.loads(out.read_text())
 
 
-def cores() -> int:
-    """CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
+cores = osu.cores  # CPUs this process may run on

@@ -496,7 +496,7 @@ def run(args) -> int:
     except BenchError as e:
         print(f"meshmem bench: {e}", file=sys.stderr)
         return 2
-    ncpu = os.cpu_count() or 1
+    ncpu = osu.cores()
     oversub = args.ranks > ncpu
     iters = args.iters or (OVERSUB_ITERS if oversub else 1000)
     iters_large = args.iters_large or (OVERSUB_ITERS_LARGE if oversub else 100)

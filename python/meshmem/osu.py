@@ -94,6 +94,14 @@ class LaunchOptions:
     timeout_s: float = 300.0
 
 
+def cores() -> int:
+    """CPUs this process may run on (its affinity mask, as meshrun counts the job's CPUs)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def command(rt: Runtime, exe: Path, opts: LaunchOptions, args: list[str]) -> tuple[list, dict]:
     """The command line and environment that run @p exe with @p args under @p rt's launcher."""
     env = dict(os.environ)
@@ -105,7 +113,7 @@ def command(rt: Runtime, exe: Path, opts: LaunchOptions, args: list[str]) -> tup
     if launcher is None:
         raise BenchError(f"{rt.launcher} not found: OpenMPI is not installed")
     env.update(OPENMPI_ENV)
-    oversub = opts.ranks > (os.cpu_count() or 1)
+    oversub = opts.ranks > cores()
     # more ranks than cores: OpenMPI binds several ranks to a core only when told it may
     bind = f"{opts.bind}:overload-allowed" if oversub and opts.bind == "core" else opts.bind
     cmd = [launcher, "-n", str(opts.ranks), "--bind-to", bind]

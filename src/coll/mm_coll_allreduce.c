@@ -368,7 +368,9 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
     const void *src = sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf;
     if (mm_ghc_for(&a))
         return mm_ghc_reduce(&a, src, recvbuf, count, dtype, op, root);
-    if (len <= MM_MSG_INLINE && a.algo == MESHMEM_ALGO_AUTO) {
+    /* whatever the hint (AUTO and AGGRESSIVE are the one algorithm of reduce): members that
+     * mix them must still take the same path */
+    if (len <= MM_MSG_INLINE) {
         mm_line_reduce(&a, src, recvbuf, count, dtype, op, root);
         return MESHMEM_OK;
     }

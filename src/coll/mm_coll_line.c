@@ -87,7 +87,7 @@ static void mm_line_reduce_all(const mm_coll_args_t *a, uint64_t seq, const void
                                meshmem_op_t op)
 {
     size_t len = count * a->esize;
-    uint64_t mine[MM_FLAG_PAYLOAD];
+    _Alignas(16) uint64_t mine[MM_FLAG_PAYLOAD]; /* read as any type, long double included */
     mm_line_copy(mine, sendbuf, len);
     for (int r = 0; r < a->t->size; r++) {
         const void *v = r == a->t->my_rank ? (const void *)mine : mm_line_wait(a, r, seq, len);

@@ -231,6 +231,20 @@ static void test_reductions(meshmem_team_t team, int sym)
                         ref ^= val(j, i, 10);
                     CHECK_EQ_LL(b[i], ref);
                 }
+            /* hints mixed between members (reduce has one algorithm: AUTO = AGGRESSIVE), on
+             * the line path (up to 48 B) and above it: the same path everywhere, no hang */
+            for (size_t i = 0; i < c; i++)
+                a[i] = val(r, i, 13);
+            memset(b, 0, c * 8);
+            CHECK(meshmem_coll_reduce(team, a, b, c, MESHMEM_INT64, MESHMEM_OP_SUM, rt,
+                                      r % 2 ? MESHMEM_ALGO_AGGRESSIVE : MESHMEM_ALGO_AUTO) == 0);
+            if (r == rt)
+                for (size_t i = 0; i < c; i++) {
+                    int64_t ref = 0;
+                    for (int j = 0; j < n; j++)
+                        ref += val(j, i, 13);
+                    CHECK_EQ_LL(b[i], ref);
+                }
             /* in place: the vector and the result in b */
             for (size_t i = 0; i < c; i++)
                 b[i] = val(r, i, 12);
