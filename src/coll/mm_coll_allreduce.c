@@ -76,8 +76,7 @@ static void mm_reduce_step(const mm_coll_args_t *a, const void *sendbuf, void *o
         if (r != me)
             m = mm_msg_peek(t, seq, r);
         if (m.bytes != cnt * es)
-            mm_fatal("%s: rank %d sent %zu bytes for rank %d, %zu expected (counts differ)",
-                     a->call, r, m.bytes, me, cnt * es);
+            mm_msg_counts_differ(a->call, r, m.bytes, cnt * es);
         if (r == 0)
             memcpy(out, m.data, cnt * es);
         else
@@ -190,8 +189,7 @@ static void mm_allreduce_ring(const mm_coll_args_t *a, const void *sendbuf, void
         mm_coll_wake(t, right);
         mm_msg_t m = mm_msg_peek(t, seq, left);
         if (m.bytes != (rhi - rlo) * es)
-            mm_fatal("%s: rank %d sent %zu bytes, %zu expected (counts differ)", a->call, left,
-                     m.bytes, (rhi - rlo) * es);
+            mm_msg_counts_differ(a->call, left, m.bytes, (rhi - rlo) * es);
         /* received (reduced along the ring so far) op ours: one fixed order per element */
         mm_reduce_apply3(dtype, op, acc + rlo * es, m.data, acc + rlo * es, rhi - rlo);
         mm_msg_release(t, seq, left, &m);
@@ -209,7 +207,7 @@ static void mm_allreduce_ring(const mm_coll_args_t *a, const void *sendbuf, void
         const char *src = mm_red_expose(a, acc + slo * es, (shi - slo) * es, (shi - slo) * es, &d);
         bool by_desc = mm_msg_send(t, seq, right, src, (shi - slo) * es, &d);
         mm_coll_wake(t, right);
-        mm_msg_recv(a->call, t, seq, left, acc + rlo * es, (rhi - rlo) * es);
+        mm_msg_recv_exact(a->call, t, seq, left, acc + rlo * es, (rhi - rlo) * es);
         if (by_desc)
             mm_coll_wait(t, right, MM_FLAG_DONE, seq);
         mm_coll_end(t, seq);
@@ -234,8 +232,7 @@ static void mm_recdbl_step(const mm_coll_args_t *a, int peer, char *acc, size_t 
     if (recv) {
         mm_msg_t m = mm_msg_peek(t, seq, peer);
         if (m.bytes != len)
-            mm_fatal("%s: rank %d sent %zu bytes, %zu expected (counts differ)", a->call, peer,
-                     m.bytes, len);
+            mm_msg_counts_differ(a->call, peer, m.bytes, len);
         /* while the peer reads our acc (by descriptor) the result goes to a temporary */
         char *dst = by_desc ? mm_xalloc(a, len) : acc;
         if (!combine)
@@ -391,7 +388,7 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
         for (int k = 1; k < n; k++) {
             int r = (me + k) % n;
             size_t rlo = mm_slice_lo(count, n, r), rhi = mm_slice_lo(count, n, r + 1);
-            mm_msg_recv(a.call, t, seq, r, (char *)recvbuf + rlo * es, (rhi - rlo) * es);
+            mm_msg_recv_exact(a.call, t, seq, r, (char *)recvbuf + rlo * es, (rhi - rlo) * es);
         }
     }
     mm_coll_end(t, seq);

@@ -18,7 +18,7 @@ static void mm_root_step(const mm_coll_args_t *a, int root, const char *buf, siz
     int n = t->size, me = t->my_rank;
     uint64_t seq = mm_coll_begin(t);
     if (me != root) {
-        mm_msg_recv(a->call, t, seq, root, recv, len);
+        mm_msg_recv_exact(a->call, t, seq, root, recv, len);
         mm_coll_end(t, seq);
         return;
     }

@@ -62,7 +62,7 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
         memmove(rbuf + (size_t)me * len, sendbuf, len);
     for (int k = 1; k < n; k++) {
         int r = (me + k) % n;
-        mm_msg_recv(a.call, t, seq, r, rbuf + (size_t)r * len, len);
+        mm_msg_recv_exact(a.call, t, seq, r, rbuf + (size_t)r * len, len);
     }
     mm_coll_end(t, seq);
     return MESHMEM_OK;
@@ -90,9 +90,7 @@ static void mm_allgather_step(const mm_coll_args_t *a, const char *blk, size_t m
         memmove(rbuf + roff[me], blk, mylen);
     for (int k = 1; k < n; k++) {
         int r = (me + n - k) % n;
-        size_t got = mm_msg_recv(a->call, t, seq, r, rbuf + roff[r], rcap[r]);
-        if (got != rcap[r])
-            mm_fatal("%s: rank %d sent %zu bytes, %zu expected", a->call, r, got, rcap[r]);
+        mm_msg_recv_exact(a->call, t, seq, r, rbuf + roff[r], rcap[r]);
     }
     mm_msg_send_complete(t, seq, sent);
     mm_coll_end(t, seq);
@@ -115,7 +113,7 @@ static void mm_allgather_ring(const mm_coll_args_t *a, const char *blk, size_t m
         const char *src = mm_gather_expose(a, rbuf + roff[out], rcap[out], false, &d);
         bool by_desc = mm_msg_send(t, seq, right, src, rcap[out], &d);
         mm_coll_wake(t, right);
-        mm_msg_recv(a->call, t, seq, left, rbuf + roff[in], rcap[in]);
+        mm_msg_recv_exact(a->call, t, seq, left, rbuf + roff[in], rcap[in]);
         if (by_desc)
             mm_coll_wait(t, right, MM_FLAG_DONE, seq);
         mm_coll_end(t, seq);

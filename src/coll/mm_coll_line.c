@@ -40,9 +40,7 @@ static inline const void *mm_line_wait(const mm_coll_args_t *a, int src, uint64_
 {
     const mm_flag_t *f = mm_coll_wait(a->t, src, MM_FLAG_DATA, seq);
     if (MM_UNLIKELY(f->payload[0] != MM_MSG_HDR(MM_MSG_INLINED, n)))
-        mm_fatal("%s: team rank %d sent %zu bytes where %zu were expected (counts differ "
-                 "between ranks)",
-                 a->call, src, MM_MSG_BYTES(f->payload[0]), n);
+        mm_msg_counts_differ(a->call, src, MM_MSG_BYTES(f->payload[0]), n);
     return &f->payload[1];
 }
 

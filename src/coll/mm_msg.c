@@ -178,13 +178,26 @@ size_t mm_msg_recv(const char *call, struct meshmem_team *t, uint64_t seq, int s
 {
     mm_msg_t m = mm_msg_peek(t, seq, src);
     if (m.bytes > cap)
-        mm_fatal("%s: team rank %d sent %zu bytes where %zu were expected (counts differ "
-                 "between ranks)",
-                 call, src, m.bytes, cap);
+        mm_msg_counts_differ(call, src, m.bytes, cap);
     if (m.bytes)
         memcpy(buf, m.data, m.bytes);
     mm_msg_release(t, seq, src, &m);
     return m.bytes;
+}
+
+void mm_msg_recv_exact(const char *call, struct meshmem_team *t, uint64_t seq, int src,
+                       void *buf, size_t len)
+{
+    size_t got = mm_msg_recv(call, t, seq, src, buf, len);
+    if (got != len)
+        mm_msg_counts_differ(call, src, got, len);
+}
+
+void mm_msg_counts_differ(const char *call, int src, size_t got, size_t want)
+{
+    mm_fatal("%s: team rank %d sent %zu bytes where %zu were expected (counts differ between "
+             "ranks)",
+             call, src, got, want);
 }
 
 void mm_msg_send_complete(struct meshmem_team *t, uint64_t seq, const uint8_t *sent_by_desc)

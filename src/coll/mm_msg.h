@@ -104,6 +104,15 @@ void mm_msg_release(struct meshmem_team *t, uint64_t seq, int src, const mm_msg_
 size_t mm_msg_recv(const char *call, struct meshmem_team *t, uint64_t seq, int src, void *buf,
                    size_t cap);
 
+/** @brief mm_msg_recv of exactly @p len bytes: a shorter message ends the job too. */
+void mm_msg_recv_exact(const char *call, struct meshmem_team *t, uint64_t seq, int src,
+                       void *buf, size_t len);
+
+/** @brief End the job: team member @p src sent @p got bytes where @p want were expected (the
+ * members passed different counts to @p call). */
+void mm_msg_counts_differ(const char *call, int src, size_t got, size_t want)
+    __attribute__((noreturn, cold));
+
 /** @brief Wait for the DONE of every member in @p sent_by_desc (a bitmap over members). */
 void mm_msg_send_complete(struct meshmem_team *t, uint64_t seq, const uint8_t *sent_by_desc);
 

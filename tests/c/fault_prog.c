@@ -19,8 +19,10 @@
  *   not-symmetric    rank 0 puts to a stack address; others in a barrier
  *   global-exit      the last rank (rank 2 from 3 ranks on) calls global_exit(7); others wait
  *   asym-malloc      each rank allocates a different size
- *   count-mismatch B all-to-all (then all-reduce) where rank r passes B + r bytes per block:
- *                    the counts differ between ranks, the call must end the job saying so
+ *   count-mismatch B [OP]  OP (alltoall, then allreduce; or bcast, gather, reduce at root 0)
+ *                    where the counts differ between ranks: rank r passes B + r bytes (gather
+ *                    and reduce: B + N - 1 - r, so that the root expects more than it gets);
+ *                    the call must end the job saying so
  *   hang             everyone waits for a flag nobody sets (prints "ready" when all are in)
  *   hang-init        everyone but rank 0 waits in the init barrier; rank 0 sleeps before init
  *   fork-child       rank 1 forks a child that sleeps forever (prints "child P"), then dies
@@ -203,13 +205,23 @@ int main(int argc, char **argv)
         return 99;
     } else if (!strcmp(mode, "count-mismatch")) {
         size_t b = argc > 2 ? (size_t)atol(argv[2]) : 8;
-        size_t mine = b + (size_t)me;
-        char *buf = meshmem_malloc((b + (size_t)n) * (size_t)n * 2);
-        memset(buf, 1, (b + (size_t)n) * (size_t)n * 2);
-        meshmem_coll_alltoall(MESHMEM_TEAM_WORLD, buf, buf + (b + (size_t)n) * (size_t)n, mine,
-                              MESHMEM_INT8, MESHMEM_ALGO_AUTO);
-        meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, buf, buf, mine, MESHMEM_INT8, MESHMEM_OP_SUM,
-                               MESHMEM_ALGO_AUTO);
+        const char *op = argc > 3 ? argv[3] : "alltoall";
+        int to_root = !strcmp(op, "gather") || !strcmp(op, "reduce");
+        size_t mine = b + (size_t)(to_root ? n - 1 - me : me);
+        size_t half = (b + (size_t)n) * (size_t)n;
+        char *buf = meshmem_malloc(half * 2);
+        memset(buf, 1, half * 2);
+        meshmem_team_t w = MESHMEM_TEAM_WORLD;
+        if (!strcmp(op, "bcast"))
+            meshmem_coll_bcast(w, buf, mine, MESHMEM_INT8, 0, MESHMEM_ALGO_AUTO);
+        else if (!strcmp(op, "gather"))
+            meshmem_coll_gather(w, buf, buf + half, mine, MESHMEM_INT8, 0, MESHMEM_ALGO_AUTO);
+        else if (!strcmp(op, "reduce"))
+            meshmem_coll_reduce(w, buf, buf + half, mine, MESHMEM_INT8, MESHMEM_OP_SUM, 0,
+                                MESHMEM_ALGO_AUTO);
+        else
+            meshmem_coll_alltoall(w, buf, buf + half, mine, MESHMEM_INT8, MESHMEM_ALGO_AUTO);
+        meshmem_coll_allreduce(w, buf, buf, mine, MESHMEM_INT8, MESHMEM_OP_SUM, MESHMEM_ALGO_AUTO);
         fprintf(stderr, "fault_prog: rank %d: mismatched counts went unnoticed\n", me);
         return 99;
     } else if (!strcmp(mode, "hang")) {

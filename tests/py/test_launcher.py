@@ -157,11 +157,14 @@ def test_rank_fails(launch, n, mode):
 
 @pytest.mark.parametrize("n", RANKS)
 @pytest.mark.parametrize("block", [8, 48, 200])  # in a flag line, at its edge, eager
-def test_collective_counts_differ(launch, n, block):
-    """Ranks passing different counts to one collective: an error naming the call, no hang."""
-    res = launch.fault(n, "count-mismatch", str(block))
+@pytest.mark.parametrize("op", ["alltoall", "bcast", "gather", "reduce"])
+def test_collective_counts_differ(launch, n, block, op):
+    """Ranks passing different counts to one collective: an error naming the call, no hang;
+    gather and reduce get less than the root expects, bcast's root sends less than the others
+    expect (a short message is as wrong as a long one)."""
+    res = launch.fault(n, "count-mismatch", str(block), op)
     check_ended(res, 1)
-    assert re.search(r"error: meshmem_coll_alltoall: team rank \d+ sent \d+ bytes where \d+ "
+    assert re.search(rf"error: meshmem_coll_{op}: team rank \d+ sent \d+ bytes where \d+ "
                      r"were expected \(counts differ between ranks\)", res.err), res.err
     assert "went unnoticed" not in res.err, res.err
 
