@@ -167,6 +167,15 @@ static void test_alltoallv(meshmem_team_t team)
     free(got);
 }
 
+/* the reference of a SUM: element i of val(j, ., salt) summed over the n ranks */
+static int64_t sum_over_ranks(int n, size_t i, int salt)
+{
+    int64_t ref = 0;
+    for (int j = 0; j < n; j++)
+        ref += val(j, i, salt);
+    return ref;
+}
+
 static void test_reductions(meshmem_team_t team, int sym)
 {
     int n = meshmem_team_size(team), r = meshmem_team_rank(team);
@@ -182,12 +191,8 @@ static void test_reductions(meshmem_team_t team, int sym)
             for (size_t i = 0; i < c; i++)
                 a[i] = val(r, i, 7);
             CHECK(meshmem_coll_allreduce(team, a, b, c, MESHMEM_INT64, MESHMEM_OP_SUM, algo) == 0);
-            for (size_t i = 0; i < c; i++) {
-                int64_t ref = 0;
-                for (int j = 0; j < n; j++)
-                    ref += val(j, i, 7);
-                CHECK_EQ_LL(b[i], ref);
-            }
+            for (size_t i = 0; i < c; i++)
+                CHECK_EQ_LL(b[i], sum_over_ranks(n, i, 7));
             /* in place, max */
             for (size_t i = 0; i < c; i++)
                 b[i] = val(r, i, 8) ^ (r * 77);
@@ -231,43 +236,24 @@ static void test_reductions(meshmem_team_t team, int sym)
                         ref ^= val(j, i, 10);
                     CHECK_EQ_LL(b[i], ref);
                 }
-            /* hints mixed between members (reduce has one algorithm: AUTO = AGGRESSIVE), on
-             * the line path (up to 48 B) and above it: the same path everywhere, no hang */
-            for (size_t i = 0; i < c; i++)
-                a[i] = val(r, i, 13);
-            memset(b, 0, c * 8);
-            CHECK(meshmem_coll_reduce(team, a, b, c, MESHMEM_INT64, MESHMEM_OP_SUM, rt,
-                                      r % 2 ? MESHMEM_ALGO_AGGRESSIVE : MESHMEM_ALGO_AUTO) == 0);
-            if (r == rt)
-                for (size_t i = 0; i < c; i++) {
-                    int64_t ref = 0;
-                    for (int j = 0; j < n; j++)
-                        ref += val(j, i, 13);
-                    CHECK_EQ_LL(b[i], ref);
-                }
-            /* in place: the vector and the result in b */
+            /* in place (the vector and the result in b), with the hint mixed between members
+             * (reduce has one algorithm: AUTO = AGGRESSIVE), on the line path (up to 48 B)
+             * and above it: the same path everywhere, no hang */
             for (size_t i = 0; i < c; i++)
                 b[i] = val(r, i, 12);
             CHECK(meshmem_coll_reduce(team, MESHMEM_IN_PLACE, b, c, MESHMEM_INT64, MESHMEM_OP_SUM,
-                                      rt, MESHMEM_ALGO_AUTO) == 0);
+                                      rt, r % 2 ? MESHMEM_ALGO_AGGRESSIVE : MESHMEM_ALGO_AUTO) ==
+                  0);
             if (r == rt)
-                for (size_t i = 0; i < c; i++) {
-                    int64_t ref = 0;
-                    for (int j = 0; j < n; j++)
-                        ref += val(j, i, 12);
-                    CHECK_EQ_LL(b[i], ref);
-                }
+                for (size_t i = 0; i < c; i++)
+                    CHECK_EQ_LL(b[i], sum_over_ranks(n, i, 12));
         }
         for (size_t i = 0; i < c * (size_t)n; i++)
             a[i] = val(r, i, 11);
         CHECK(meshmem_coll_reduce_scatter(team, a, b, c, MESHMEM_INT64, MESHMEM_OP_SUM,
                                           MESHMEM_ALGO_AUTO) == 0);
-        for (size_t i = 0; i < c; i++) {
-            int64_t ref = 0;
-            for (int j = 0; j < n; j++)
-                ref += val(j, (size_t)r * c + i, 11);
-            CHECK_EQ_LL(b[i], ref);
-        }
+        for (size_t i = 0; i < c; i++)
+            CHECK_EQ_LL(b[i], sum_over_ranks(n, (size_t)r * c + i, 11));
         free(fc);
         buf_free(fb, sym);
         buf_free(fa, sym);
