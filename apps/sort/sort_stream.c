@@ -6,6 +6,11 @@
  */
 #include "sort_stream.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +97,42 @@ void sort_cursor_grow(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *c, int d,
     c->k = (char *)meshmem_ptr(pool->keys, d) + (size_t)id * SORT_BLOCK * (size_t)j->keybytes;
     c->v = pool->vals ? (uint32_t *)meshmem_ptr(pool->vals, d) + (size_t)id * SORT_BLOCK : NULL;
     c->left = SORT_BLOCK;
+}
+
+/*
+ * Streams (cursors, times two with values) up to which a pass stores every record straight at
+ * its destination; beyond, it stages a line per cursor. Measured on the 2-vCPU EPYC guest, key +
+ * value records: 2 ranks x 128 regions, keys only (256 streams), direct 18 % faster; 512 streams
+ * (the same with values, or keys only on 4 ranks), staged 7-60 % faster; 1024 streams (4 ranks
+ * with values), staged 3 x faster.
+ */
+#define SORT_DIRECT_STREAMS 256u
+
+/*
+ * Store @p bytes (32 or 64) staged at @p src to @p dst: streaming stores when @p dst is 16-byte
+ * aligned (a whole line written skips the read for ownership the cache would make, and does
+ * not evict the reader's data), plain copies otherwise. Streaming stores are weakly ordered:
+ * a pass that used them ends with sort_stream_fence().
+ */
+static inline void sort_line_store(void *dst, const void *src, size_t bytes)
+{
+#ifdef __SSE2__
+    if (((uintptr_t)dst & 15) == 0) {
+        for (size_t o = 0; o < bytes; o += 16)
+            _mm_stream_si128((__m128i *)((char *)dst + o),
+                             _mm_loadu_si128((const __m128i *)((const char *)src + o)));
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
+}
+
+/* the streaming stores before it are visible before any store after it (a mark, a barrier) */
+static inline void sort_stream_fence(void)
+{
+#ifdef __SSE2__
+    _mm_sfence();
+#endif
 }
 
 #define KEY_T uint32_t
