@@ -217,7 +217,10 @@ typedef struct {
     int       producer, consumer; /**< world ranks */
     int       role;       /**< 0 producer, 1 consumer, -1 neither */
     int       closed;     /**< producer: closed */
-    char     *remote;     /**< producer: the consumer's buffer as mapped here */
+    char     *remote;     /**< producer: the consumer's buffer as mapped here, or the staging
+                               buffer when the consumer is on another host */
+    char     *stage;      /**< producer: staging buffer for a consumer on another host (freed
+                               by meshmem_stream_close), else NULL */
     _Atomic uint64_t *remote_signal; /**< producer: the consumer's signal as mapped here */
     size_t    sig_off;    /**< producer: bytes made visible */
     size_t    next_off;   /**< producer: byte offset of the next batch boundary (SIZE_MAX: none) */
@@ -233,13 +236,15 @@ typedef struct {
 /**
  * @brief Open a stream from @p producer to @p consumer (called by both; local only, no
  * communication). The consumer's @p signal must be zero before the producer's first push
- * (e.g. zeroed, then a barrier), as for any signal.
+ * (e.g. zeroed, then a barrier), as for any signal. A consumer on another host receives each
+ * batch by put from a staging buffer the producer allocates here and frees at
+ * meshmem_stream_close (which a producer must call).
  * @param [out] s          the stream
  * @param [in]  buf        symmetric buffer of @p capacity elements of @p elem_size bytes
  * @param [in]  signal     symmetric 64-bit word: elements delivered, MESHMEM_STREAM_END at close
  * @param [in]  batch      N: elements per put-with-signal (at least 1)
  * @return MESHMEM_OK, MESHMEM_ERR_ARG (zero sizes or batch, producer == consumer),
- *         MESHMEM_ERR_RANK, MESHMEM_ERR_NOT_SYMMETRIC.
+ *         MESHMEM_ERR_RANK, MESHMEM_ERR_NOT_SYMMETRIC, MESHMEM_ERR_NOMEM (no staging buffer).
  */
 meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem_size,
                                      size_t capacity, uint64_t *signal, size_t batch,

@@ -48,6 +48,7 @@
  * peer's send lock; replies are written under busy, which serialises them.
  */
 #include "mm_am.h"
+#include "mm_tp.h"
 #include "mm_trace.h"
 #include "meshmem_am.h"
 #include "mm_wait.h"
@@ -125,9 +126,18 @@ size_t mm_am_region_bytes(int nranks)
            2 * (size_t)nranks * mm_am_nslots() * mm_am_slot_bytes();
 }
 
+/* @p owner's region as mapped here: this rank's own (whose layout every rank shares, so its
+ * addresses are also the symmetric ones by which a rank on another host is posted to) or a
+ * peer's of this node */
 static inline char *mm_am_base(int owner)
 {
-    return mm_g.seg_base[owner] + mm_g.am_offset;
+    return (owner == mm_g.rank ? mm_g.seg : mm_g.peer[owner].seg) + mm_g.am_offset;
+}
+
+/* @return true when @p rank's memory is mapped here (not on another host) */
+static inline bool mm_team_local_rank(int rank)
+{
+    return mm_g.peer[rank].seg != NULL;
 }
 
 static inline mm_am_reg_t *mm_am_reg(int owner)
@@ -158,6 +168,8 @@ static inline _Atomic uint64_t *mm_am_seq(char *slot)
  * and a user wait (the handler may write what it waits for) */
 static inline void mm_am_wake(int rank)
 {
+    if (mm_seg_hdr(rank) == NULL)
+        return; /* another host: its transport wakes it */
     mm_waiter_t *w = &mm_seg_hdr(rank)->waiter;
     /* seq_cst loads after our seq_cst store: the waker's half of the Dekker pair */
     if (MM_UNLIKELY((atomic_load(&w->sleepers[MM_WAIT_USER]) |
@@ -243,8 +255,12 @@ static int mm_am_progress_locked(void)
                 break;
             mm_am_dispatch(p, slot, false, n);
             atomic_store_explicit(&pe->req_next, n + 1, memory_order_relaxed);
-            atomic_store(&mm_am_ctrl(p, me)->req_done, n + 1); /* seq_cst: see the top */
-            mm_am_wake(p);
+            if (MM_LIKELY(mm_team_local_rank(p))) {
+                atomic_store(&mm_am_ctrl(p, me)->req_done, n + 1); /* seq_cst: see the top */
+                mm_am_wake(p);
+            } else { /* the credit, by the network: no body, the count is the sequence word */
+                mm_tp_post(p, mm_am_ctrl(me, me), NULL, 0, n + 1, NULL, NULL, 0);
+            }
             handled++;
         }
         if (atomic_load_explicit(&pe->rep_next, memory_order_relaxed) !=
@@ -348,16 +364,10 @@ static void mm_am_pack_write(char *p, const mm_am_out_t *o)
     }
 }
 
-/* write message @p n of @p o into @p slot (whose owner is @p rank), then publish it */
-static void mm_am_post(int rank, char *slot, uint64_t n, const mm_am_out_t *o, bool reply)
+/* write the header, arguments and in-slot payload of @p o into @p slot (all but seq) */
+static void mm_am_fill(char *slot, const mm_am_out_t *o, bool reply, bool inl)
 {
     mm_am_hdr_t *h = (mm_am_hdr_t *)slot;
-    bool inl = o->kind == MM_AM_MEDIUM || (o->kind == MM_AM_LONG && o->nbytes <= mm_am.max_medium);
-    if (o->kind == MM_AM_LONG && !inl) {
-        /* too large for the slot: written straight into the destination (the peer is mapped) */
-        char *local = (o->region ? (char *)mm_g.data_base : (char *)mm_g.heap_base) + o->offset;
-        memcpy(mm_xlate(local, rank), o->buf, o->nbytes);
-    }
     h->handler = (uint16_t)o->handler;
     h->kind = (uint8_t)o->kind;
     h->flags = (uint8_t)((reply ? MM_AM_F_REPLY : 0) |
@@ -374,6 +384,42 @@ static void mm_am_post(int rank, char *slot, uint64_t n, const mm_am_out_t *o, b
         mm_am_pack_write(slot + MM_AM_HDR_BYTES + 8 * (size_t)o->nargs, o);
     else if (inl && o->nbytes)
         memcpy(slot + MM_AM_HDR_BYTES + 8 * (size_t)o->nargs, o->buf, o->nbytes);
+}
+
+/* message @p n of @p o to @p rank on another host: the slot's image, and a LONG payload too
+ * large for the slot, in one post to the symmetric @p slot (mm_tp_post) */
+static void mm_am_post_remote(int rank, char *slot, uint64_t n, const mm_am_out_t *o,
+                              bool reply, bool inl)
+{
+    size_t used = MM_AM_HDR_BYTES + 8 * (size_t)o->nargs + (inl ? o->nbytes : 0);
+    char *img = malloc(used);
+    if (img == NULL)
+        mm_fatal("active message to rank %d: out of memory", rank);
+    mm_am_fill(img, o, reply, inl);
+    void *dest = NULL;
+    if (o->kind == MM_AM_LONG && !inl)
+        dest = (o->region ? (char *)mm_g.data_base : (char *)mm_g.heap_base) + o->offset;
+    mm_tp_post(rank, slot, img + 8, used - 8, n + 1, dest, dest ? o->buf : NULL,
+               dest ? o->nbytes : 0);
+    free(img);
+}
+
+/* write message @p n of @p o into @p rank's @p slot (given by its symmetric address: this
+ * rank's own copy of the slot), then publish it */
+static void mm_am_post(int rank, char *slot, uint64_t n, const mm_am_out_t *o, bool reply)
+{
+    bool inl = o->kind == MM_AM_MEDIUM || (o->kind == MM_AM_LONG && o->nbytes <= mm_am.max_medium);
+    if (MM_UNLIKELY(!mm_team_local_rank(rank))) {
+        mm_am_post_remote(rank, slot, n, o, reply, inl);
+        return;
+    }
+    slot = mm_seg_xlate(slot, rank);
+    if (o->kind == MM_AM_LONG && !inl) {
+        /* too large for the slot: written straight into the destination (the peer is mapped) */
+        char *local = (o->region ? (char *)mm_g.data_base : (char *)mm_g.heap_base) + o->offset;
+        memcpy(mm_xlate(local, rank), o->buf, o->nbytes);
+    }
+    mm_am_fill(slot, o, reply, inl);
     if (o->nbytes >= MM_AM_NT_THRESHOLD)
         atomic_thread_fence(memory_order_seq_cst);
     atomic_store(mm_am_seq(slot), n + 1); /* seq_cst: see the top */
@@ -477,7 +523,7 @@ static void mm_am_send_request(int rank, const mm_am_out_t *o)
         MM_AM_WAIT_UNTIL(n - (pe->done_seen = atomic_load_explicit(done, memory_order_acquire)) <
                          S);
     MM_AM_WAIT_UNTIL(n - atomic_load_explicit(&pe->rep_next, memory_order_acquire) < S);
-    mm_am_post(rank, mm_am_slot(rank, mm_g.rank, 0, n), n, o, false);
+    mm_am_post(rank, mm_am_slot(mm_g.rank, mm_g.rank, 0, n), n, o, false);
     atomic_store_explicit(&pe->req_sent, n + 1, memory_order_release);
     atomic_flag_clear_explicit(&pe->send_lock, memory_order_release);
 }
@@ -518,7 +564,7 @@ static meshmem_status_t mm_am_reply(const char *call, meshmem_am_token_t token, 
         return st;
     token->replied = true;
     /* never waits: the request reserved slot n % S of our rep ring at the requester */
-    mm_am_post(token->src, mm_am_slot(token->src, mm_g.rank, 1, token->n), token->n, o, true);
+    mm_am_post(token->src, mm_am_slot(mm_g.rank, mm_g.rank, 1, token->n), token->n, o, true);
     return MESHMEM_OK;
 }
 
@@ -673,8 +719,13 @@ meshmem_status_t meshmem_am_register(const meshmem_am_entry_t *entries, int coun
     }
     meshmem_barrier(MESHMEM_TEAM_WORLD); /* every proposal published */
     bool ok = true;
+    mm_am_reg_t remote;
     for (int p = 0; p < mm_g.nranks && ok; p++) {
-        const mm_am_reg_t *r = mm_am_reg(p);
+        const mm_am_reg_t *r = &remote;
+        if (mm_team_local_rank(p))
+            r = mm_am_reg(p);
+        else /* another host: its proposal comes by get */
+            mm_tp_get(&remote, mine, sizeof(remote), p);
         if (!r->ok) {
             if (me == 0 && p != 0)
                 mm_error("meshmem_am_register: rank %d passed an invalid entry (index %d)", p,
@@ -760,7 +811,7 @@ static void mm_am_h_get(meshmem_am_token_t t, void *buf, size_t n, const meshmem
                      t->src);
     }
     t->replied = true;
-    mm_am_post(t->src, mm_am_slot(t->src, mm_g.rank, 1, t->n), t->n, &o, true);
+    mm_am_post(t->src, mm_am_slot(mm_g.rank, mm_g.rank, 1, t->n), t->n, &o, true);
 }
 
 static void mm_am_h_get_long(meshmem_am_token_t t, void *buf, size_t n,
@@ -876,7 +927,7 @@ static void mm_am_h_get_packed(meshmem_am_token_t t, void *buf, size_t n,
                      .args = &a[MM_GETP_MODE], .buf = base, .nbytes = wire, .pkts = pk,
                      .npkts = k};
     t->replied = true;
-    mm_am_post(t->src, mm_am_slot(t->src, mm_g.rank, 1, t->n), t->n, &o, true);
+    mm_am_post(t->src, mm_am_slot(mm_g.rank, mm_g.rank, 1, t->n), t->n, &o, true);
 }
 
 /* GET data packets: args (mode, dest region or pointer, dest offset, counter) */

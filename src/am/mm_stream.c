@@ -20,8 +20,10 @@
  */
 #include "meshmem_am.h"
 #include "mm_core.h"
+#include "mm_tp.h"
 #include "mm_wait.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MM_STREAM_NT_BYTES 4096
@@ -82,6 +84,16 @@ meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem
     if (s->role == 0) {
         s->remote = mm_xlate(buf, consumer);
         s->remote_signal = mm_xlate(signal, consumer);
+        if (s->remote == NULL) {
+            /* a consumer on another host: elements gather here, each batch goes by put */
+            s->stage = malloc(capacity * elem_size);
+            if (s->stage == NULL) {
+                mm_error("meshmem_stream_open: no memory to stage %zu bytes for rank %d",
+                         capacity * elem_size, consumer);
+                return MESHMEM_ERR_NOMEM;
+            }
+            s->remote = s->stage;
+        }
         s->wp = s->remote;
         /* N beyond the capacity: no boundary is ever reached (and N * elem_size may overflow) */
         s->batch_bytes = batch <= capacity ? batch * elem_size : SIZE_MAX;
@@ -100,11 +112,23 @@ meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem
  */
 static void mm_stream_publish(meshmem_stream_t *s, size_t off, uint64_t count, bool last)
 {
+    uint64_t v = count | (s->closed ? MESHMEM_STREAM_END : 0);
+    if (s->stage) {
+        /* the batch by put, then the count (ordered after it by the transport); the put
+         * completes in the background while the producer computes the next batch: the staged
+         * bytes are written once and never changed */
+        mm_tp_put_nbi_at(NULL, s->buf + s->sig_off, s->stage + s->sig_off, off - s->sig_off,
+                         s->consumer);
+        mm_tp_put_signal_at(NULL, NULL, NULL, NULL, 0, s->signal, v, MESHMEM_SIGNAL_SET,
+                            s->consumer);
+        s->sig_off = off;
+        s->signalled = count;
+        return;
+    }
     if (off - s->sig_off >= MM_STREAM_NT_BYTES)
         atomic_thread_fence(memory_order_seq_cst);
     s->sig_off = off;
     s->signalled = count;
-    uint64_t v = count | (s->closed ? MESHMEM_STREAM_END : 0);
     if (last) {
         atomic_store(s->remote_signal, v);
     } else {
@@ -191,6 +215,11 @@ meshmem_status_t meshmem_stream_close(meshmem_stream_t *s)
     s->closed = 1;
     s->wlim = NULL; /* every later push goes out of line, to the error */
     mm_stream_publish_all(s);
+    if (s->stage) {
+        mm_tp_quiet(); /* the staged batches have left before their memory goes */
+        free(s->stage);
+        s->stage = s->remote = s->wp = NULL;
+    }
     return MESHMEM_OK;
 }
 

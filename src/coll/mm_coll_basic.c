@@ -24,23 +24,33 @@
  *            have finished reading its source).
  */
 #include "mm_coll.h"
+#include "mm_tp.h"
 #include "mm_trace.h"
 #include "mm_wait.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* @p dest as mapped on @p world_rank; NULL (and no check) when nothing is written: zero-size
- * collectives may pass any pointer */
-static void *mm_coll_dest(const char *call, const void *dest, size_t len, int world_rank)
+/* write @p n bytes of @p src at @p off into symmetric @p dest (@p len bytes, checked for
+ * @p call) on @p world_rank: a copy into its mapping, or a put to another host */
+static void mm_ref_write(const char *call, void *dest, size_t len, size_t off, const void *src,
+                         size_t n, int world_rank)
 {
-    return len ? mm_xlate_checked(call, "dest", dest, len, world_rank) : NULL;
+    if (len == 0) /* zero-size collectives may pass any pointer */
+        return;
+    char *d = mm_xlate_checked(call, "dest", dest, len, world_rank);
+    if (n == 0)
+        return;
+    if (d)
+        memmove(d + off, src, n);
+    else
+        mm_tp_put((char *)dest + off, src, n, world_rank);
 }
 
 /* post DONE of @p seq to every other member, then wait for theirs */
 static void mm_coll_done_all(struct meshmem_team *t, uint64_t seq)
 {
-    atomic_thread_fence(memory_order_seq_cst); /* the copies (maybe non-temporal) before DONE */
+    mm_tp_quiet(); /* the copies and puts (maybe non-temporal) before DONE */
     for (int k = 1; k < t->size; k++)
         mm_coll_post(t, (t->my_rank + k) % t->size, MM_FLAG_DONE, seq, NULL, 0);
     mm_coll_wake_all(t);
@@ -107,11 +117,10 @@ meshmem_status_t mm_ref_broadcast(meshmem_team_t team, void *dest, const void *s
         mm_coll_wait(t, (root + k) % t->size, MM_FLAG_ARRIVE, seq);
     for (int k = 0; k < t->size; k++) {
         int r = (root + k) % t->size;
-        void *d = mm_coll_dest("shmem_broadcast", dest, nbytes, mm_team_world(t, r));
-        if (d != src && nbytes)
-            memmove(d, src, nbytes);
+        if (r != root || dest != src)
+            mm_ref_write("shmem_broadcast", dest, nbytes, 0, src, nbytes, mm_team_world(t, r));
     }
-    atomic_thread_fence(memory_order_seq_cst);
+    mm_tp_quiet();
     for (int k = 1; k < t->size; k++)
         mm_coll_post(t, (root + k) % t->size, MM_FLAG_DONE, seq, NULL, 0);
     mm_coll_wake_all(t);
@@ -137,9 +146,7 @@ meshmem_status_t mm_ref_collect(meshmem_team_t team, void *dest, const void *src
     free(sizes);
     for (int k = 0; k < t->size; k++) {
         int r = (t->my_rank + k) % t->size;
-        char *d = mm_coll_dest("shmem_collect", dest, total, mm_team_world(t, r));
-        if (nbytes)
-            memcpy(d + offset, src, nbytes);
+        mm_ref_write("shmem_collect", dest, total, offset, src, nbytes, mm_team_world(t, r));
     }
     mm_coll_done_all(t, seq);
     return MESHMEM_OK;
@@ -152,10 +159,8 @@ meshmem_status_t mm_ref_fcollect(meshmem_team_t team, void *dest, const void *sr
     uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
     for (int k = 0; k < t->size; k++) {
         int r = (t->my_rank + k) % t->size;
-        char *d = mm_coll_dest("shmem_fcollect", dest, nbytes * (size_t)t->size,
-                               mm_team_world(t, r));
-        if (nbytes)
-            memcpy(d + nbytes * (size_t)t->my_rank, src, nbytes);
+        mm_ref_write("shmem_fcollect", dest, nbytes * (size_t)t->size,
+                     nbytes * (size_t)t->my_rank, src, nbytes, mm_team_world(t, r));
     }
     mm_coll_done_all(t, seq);
     return MESHMEM_OK;
@@ -168,11 +173,9 @@ meshmem_status_t mm_ref_alltoall(meshmem_team_t team, void *dest, const void *sr
     uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
     for (int k = 0; k < t->size; k++) {
         int r = (t->my_rank + k) % t->size;
-        char *d = mm_coll_dest("shmem_alltoall", dest, nbytes * (size_t)t->size,
-                               mm_team_world(t, r));
-        if (nbytes)
-            memcpy(d + nbytes * (size_t)t->my_rank, (const char *)src + nbytes * (size_t)r,
-                   nbytes);
+        mm_ref_write("shmem_alltoall", dest, nbytes * (size_t)t->size,
+                     nbytes * (size_t)t->my_rank, (const char *)src + nbytes * (size_t)r, nbytes,
+                     mm_team_world(t, r));
     }
     mm_coll_done_all(t, seq);
     return MESHMEM_OK;
@@ -192,12 +195,12 @@ meshmem_status_t mm_ref_alltoalls(meshmem_team_t team, void *dest, const void *s
     size_t span = nelems ? (((size_t)t->size * nelems - 1) * (size_t)dst + 1) * esize : 0;
     for (int k = 0; k < t->size; k++) {
         int r = (t->my_rank + k) % t->size;
-        char *d = mm_coll_dest("shmem_alltoalls", dest, span, mm_team_world(t, r));
         /* block for member r: elements r*nelems .. of the source, strided */
         for (size_t i = 0; i < nelems; i++) {
             size_t di = ((size_t)t->my_rank * nelems + i) * (size_t)dst;
             size_t si = ((size_t)r * nelems + i) * (size_t)sst;
-            memcpy(d + di * esize, (const char *)src + si * esize, esize);
+            mm_ref_write("shmem_alltoalls", dest, span, di * esize,
+                         (const char *)src + si * esize, esize, mm_team_world(t, r));
         }
     }
     mm_coll_done_all(t, seq);
@@ -218,16 +221,22 @@ meshmem_status_t mm_ref_allreduce(meshmem_team_t team, void *dest, const void *s
     if (bytes && !mm_is_symmetric(src, bytes))
         mm_fatal("shmem_reduce: source argument (%p, %zu bytes) is not in symmetric memory", src,
                  bytes);
-    void *acc = bytes ? malloc(bytes) : NULL;
-    if (bytes && acc == NULL)
+    void *acc = bytes ? malloc(bytes) : NULL, *peer = bytes ? malloc(bytes) : NULL;
+    if (bytes && (acc == NULL || peer == NULL)) {
+        free(acc);
+        free(peer);
         return MESHMEM_ERR_NOMEM;
+    }
     uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
     if (bytes) {
         /* the same order (member 0 first) on every member: bitwise identical results */
-        memcpy(acc, mm_xlate(src, mm_team_world(t, 0)), bytes);
-        for (int r = 1; r < t->size; r++)
-            mm_reduce_apply(dtype, op, acc, mm_xlate(src, mm_team_world(t, r)), count);
+        mm_tp_get(acc, src, bytes, mm_team_world(t, 0));
+        for (int r = 1; r < t->size; r++) {
+            mm_tp_get(peer, src, bytes, mm_team_world(t, r));
+            mm_reduce_apply(dtype, op, acc, peer, count);
+        }
     }
+    free(peer);
     mm_coll_done_all(t, seq); /* every member has read every source: dest may alias src */
     if (bytes)
         memcpy(dest, acc, bytes);

@@ -29,7 +29,14 @@ static inline void mm_line_post(struct meshmem_team *t, int dst, uint64_t seq, c
                                 size_t n)
 {
     mm_coll_room(t, dst, seq);
-    mm_flag_t *f = mm_team_flag(t, mm_team_world(t, dst), seq, MM_FLAG_DATA, t->my_rank);
+    int w = mm_team_world(t, dst);
+    if (MM_UNLIKELY(!mm_team_local(w))) {
+        uint64_t line[MM_FLAG_PAYLOAD] = {MM_MSG_HDR(MM_MSG_INLINED, n)};
+        mm_line_copy(&line[1], buf, n);
+        mm_coll_post_remote(t, w, MM_FLAG_DATA, seq, line, 1 + (int)((n + 7) / 8), NULL, NULL, 0);
+        return;
+    }
+    mm_flag_t *f = mm_team_flag(t, w, seq, MM_FLAG_DATA, t->my_rank);
     f->payload[0] = MM_MSG_HDR(MM_MSG_INLINED, n);
     mm_line_copy(&f->payload[1], buf, n);
     atomic_store_explicit(&f->seq, seq, memory_order_release);

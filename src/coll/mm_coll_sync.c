@@ -1,5 +1,6 @@
 /* Flag primitives of the one-step collectives (protocol in mm_team.h). */
 #include "mm_team.h"
+#include "mm_tp.h"
 #include "mm_wait.h"
 
 #include <stdlib.h>
@@ -31,13 +32,13 @@ static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t
                                uint64_t seq, double *since)
 {
     int w = mm_team_world(t, src);
-    int st = atomic_load_explicit(&mm_g.ctl->ranks[w].state, memory_order_acquire);
+    int st = mm_peer_state(w);
     if (st != MM_RANK_FINALIZED && (st != MM_RANK_FINALIZING || mm_g.finalizing)) {
         *since = 0;
         return;
     }
     /* src stores its state after its last post: re-check the word after reading the state */
-    if (mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq))
+    if (word && mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq))
         return;
     if (st == MM_RANK_FINALIZING) {
         double now = mm_now();
@@ -73,6 +74,7 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
             break;
         if (polls > MM_WAIT_TIGHT_POLLS)
             mm_cpu_relax();
+        mm_tp_poll();
     }
     if (polls <= mm_wait_inline_polls)
         return;
@@ -90,18 +92,59 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
     mm_wait_done(&w);
 }
 
+/* the room check's wait on a member on another host: its "completed" line is read by get, a
+ * network round trip a poll (rooted eager collectives only; others know the room for free) */
+static void mm_coll_wait_room_remote(struct meshmem_team *t, int dst, uint64_t seq)
+{
+    int w = mm_team_world(t, dst);
+    _Atomic uint64_t *sym = &mm_team_completed(t, mm_g.rank)->seq;
+    uint64_t done;
+    mm_wait_t wt;
+    double since = 0;
+    mm_wait_init_runtime(&wt);
+    for (;;) {
+        mm_tp_get(&done, (const void *)sym, sizeof(done), w);
+        if (mm_seq_reached(done, seq))
+            break;
+        mm_wait_step(&wt);
+        if (wt.registered) /* a get is no wake-up: poll on */
+            mm_wait_rewind(&wt);
+        if ((wt.polls & 255) == 0)
+            mm_coll_check_peer(t, dst, NULL, seq, &since);
+    }
+    mm_wait_done(&wt);
+}
+
 /* the room check of mm_team.h: member dst has completed seq-2 */
 void mm_coll_wait_room(struct meshmem_team *t, int dst, uint64_t seq)
 {
-    mm_coll_wait_seq(t, dst, &mm_team_completed(t, mm_team_world(t, dst))->seq, seq - 2,
-                     false);
+    int w = mm_team_world(t, dst);
+    if (!mm_team_local(w)) {
+        mm_coll_wait_room_remote(t, dst, seq - 2);
+        return;
+    }
+    mm_coll_wait_seq(t, dst, &mm_team_completed(t, w)->seq, seq - 2, false);
+}
+
+void mm_coll_post_remote(struct meshmem_team *t, int w, int kind, uint64_t seq,
+                         const uint64_t *payload, int nwords, void *extra_dest,
+                         const void *extra, size_t extra_len)
+{
+    mm_flag_t *sym = mm_team_flag(t, mm_g.rank, seq, kind, t->my_rank);
+    mm_tp_post(w, sym, payload, (size_t)nwords * sizeof(uint64_t), seq, extra_dest, extra,
+               extra_len);
 }
 
 void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
                   const uint64_t *payload, int n)
 {
     mm_coll_room(t, dst, seq);
-    mm_flag_t *f = mm_team_flag(t, mm_team_world(t, dst), seq, kind, t->my_rank);
+    int w = mm_team_world(t, dst);
+    if (MM_UNLIKELY(!mm_team_local(w))) {
+        mm_coll_post_remote(t, w, kind, seq, payload, n, NULL, NULL, 0);
+        return;
+    }
+    mm_flag_t *f = mm_team_flag(t, w, seq, kind, t->my_rank);
     for (int i = 0; i < n; i++)
         f->payload[i] = payload[i];
     /* release: the payload (same line) and every earlier store become visible with the seq */

@@ -1,6 +1,7 @@
 /* Messages inside collectives: inline, eager and rendezvous (protocol in mm_msg.h). */
 #include "mm_msg.h"
 #include "mm_heap.h"
+#include "mm_tp.h"
 #include "mm_wait.h"
 
 #include <stdlib.h>
@@ -29,7 +30,7 @@ bool mm_desc_of(const void *buf, size_t len, mm_desc_t *desc)
         *desc = (mm_desc_t){MM_DESC_DATA, a - mm_g.data_base};
         return true;
     }
-    uintptr_t seg = (uintptr_t)mm_g.seg_base[mm_g.rank];
+    uintptr_t seg = (uintptr_t)mm_g.seg;
     if (a - seg < mm_g.seg_bytes && len <= mm_g.seg_bytes - (a - seg)) {
         *desc = (mm_desc_t){MM_DESC_SEG, a - seg};
         return true;
@@ -38,15 +39,30 @@ bool mm_desc_of(const void *buf, size_t len, mm_desc_t *desc)
     return false;
 }
 
-void *mm_desc_resolve(const mm_desc_t *d, int owner)
+void *mm_desc_sym(const mm_desc_t *d, size_t len, int owner)
 {
+    /* the same bounds as mm_desc_of checked: a descriptor comes from another process */
+    size_t size = d->kind == MM_DESC_HEAP ? mm_g.heap_size
+                : d->kind == MM_DESC_DATA ? mm_g.data_size
+                : d->kind == MM_DESC_SEG  ? mm_g.seg_bytes
+                                          : 0;
+    if (d->offset > size || len > size - d->offset)
+        mm_fatal("collective: corrupt buffer descriptor (kind %llu, offset %llu, %zu bytes) from "
+                 "rank %d",
+                 (unsigned long long)d->kind, (unsigned long long)d->offset, len, owner);
     switch (d->kind) {
-    case MM_DESC_HEAP: return mm_g.seg_base[owner] + mm_g.heap_offset + d->offset;
-    case MM_DESC_DATA: return (char *)(mm_g.data_base + d->offset) + mm_g.data_delta[owner];
-    case MM_DESC_SEG: return mm_g.seg_base[owner] + d->offset;
+    case MM_DESC_HEAP: return (char *)mm_g.heap_base + d->offset;
+    case MM_DESC_DATA: return (char *)mm_g.data_base + d->offset;
+    default: return mm_g.seg + d->offset;
     }
-    mm_fatal("collective: corrupt buffer descriptor (kind %llu) from rank %d",
-             (unsigned long long)d->kind, owner);
+}
+
+void *mm_desc_resolve(const mm_desc_t *d, size_t len, int owner)
+{
+    char *sym = mm_desc_sym(d, len, owner);
+    if (d->kind == MM_DESC_DATA)
+        return mm_xlate(sym, owner);
+    return mm_seg_xlate(sym, owner);
 }
 
 int mm_msg_init(void *base, size_t bytes)
@@ -126,8 +142,14 @@ bool mm_msg_send(struct meshmem_team *t, uint64_t seq, int dst, const void *buf,
         memcpy(&line[1], buf, n);
         words = 1 + (int)((n + 7) / 8);
     } else if (n <= mm_g.eager_bytes) {
-        memcpy(mm_team_eager(t, mm_team_world(t, dst), seq, t->my_rank), buf, n);
+        int w = mm_team_world(t, dst);
         line[0] = MM_MSG_HDR(MM_MSG_EAGER, n);
+        if (MM_UNLIKELY(!mm_team_local(w))) { /* the channel and the line in one message */
+            mm_coll_post_remote(t, w, MM_FLAG_DATA, seq, line, 1,
+                                mm_team_eager(t, mm_g.rank, seq, t->my_rank), buf, n);
+            return false;
+        }
+        memcpy(mm_team_eager(t, w, seq, t->my_rank), buf, n);
         words = 1;
     } else {
         line[0] = MM_MSG_HDR(MM_MSG_RNDV, n);
@@ -154,8 +176,20 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
         break;
     case MM_MSG_RNDV: {
         mm_desc_t d = {f->payload[1], f->payload[2]};
-        m.data = mm_desc_resolve(&d, mm_team_world(t, src));
+        int w = mm_team_world(t, src);
         m.by_desc = true;
+        if (MM_LIKELY(mm_team_local(w))) {
+            m.data = mm_desc_resolve(&d, m.bytes, w);
+            break;
+        }
+        /* a sender on another host: its buffer comes here by get, whole (mm_msg_recv gets
+         * straight into its destination instead) */
+        m.owned = malloc(m.bytes ? m.bytes : 1);
+        if (m.owned == NULL)
+            mm_fatal("collective: out of memory receiving %zu bytes from team rank %d", m.bytes,
+                     src);
+        mm_tp_get(m.owned, mm_desc_sym(&d, m.bytes, w), m.bytes, w);
+        m.data = m.owned;
         break;
     }
     default:
@@ -169,6 +203,7 @@ void mm_msg_release(struct meshmem_team *t, uint64_t seq, int src, const mm_msg_
 {
     if (!m->by_desc)
         return;
+    free(m->owned);
     mm_coll_post(t, src, MM_FLAG_DONE, seq, NULL, 0);
     mm_coll_wake(t, src);
 }
@@ -176,6 +211,20 @@ void mm_msg_release(struct meshmem_team *t, uint64_t seq, int src, const mm_msg_
 size_t mm_msg_recv(const char *call, struct meshmem_team *t, uint64_t seq, int src, void *buf,
                    size_t cap)
 {
+    int w = mm_team_world(t, src);
+    if (MM_UNLIKELY(!mm_team_local(w))) {
+        /* a rendezvous from another host: get straight into the destination */
+        const mm_flag_t *f = mm_coll_wait(t, src, MM_FLAG_DATA, seq);
+        if (MM_MSG_PROTO(f->payload[0]) == MM_MSG_RNDV) {
+            mm_msg_t m = {.bytes = MM_MSG_BYTES(f->payload[0]), .by_desc = true};
+            if (m.bytes > cap)
+                mm_msg_counts_differ(call, src, m.bytes, cap);
+            mm_desc_t d = {f->payload[1], f->payload[2]};
+            mm_tp_get(buf, mm_desc_sym(&d, m.bytes, w), m.bytes, w);
+            mm_msg_release(t, seq, src, &m);
+            return m.bytes;
+        }
+    }
     mm_msg_t m = mm_msg_peek(t, seq, src);
     if (m.bytes > cap)
         mm_msg_counts_differ(call, src, m.bytes, cap);

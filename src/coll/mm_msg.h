@@ -11,6 +11,10 @@
  *           directly (symmetric heap, static data, or staging memory in i's segment); j copies
  *           once, straight into its destination, then posts DONE to i. i must not touch the
  *           buffer until every such DONE arrived (mm_msg_send_complete).
+ * Between hosts (mm_tp.h) the same protocol runs over the network transport: an inline message
+ * is one post of its line, an eager one one post of the channel's bytes and the line together,
+ * and a rendezvous receiver gets the sender's buffer (straight into its destination in
+ * mm_msg_recv) before it posts DONE.
  * Posting follows the room check of mm_team.h, so channels and lines are never overwritten
  * before they are read.
  *
@@ -46,8 +50,13 @@ typedef struct {
  */
 bool mm_desc_of(const void *buf, size_t len, mm_desc_t *desc);
 
-/** @return @p desc of world rank @p owner, as addressable here. */
-void *mm_desc_resolve(const mm_desc_t *desc, int owner);
+/** @return @p desc (of @p len bytes) of world rank @p owner, as addressable here (a rank of
+ * this node); ends the job when the descriptor does not lie in the rank's memory. */
+void *mm_desc_resolve(const mm_desc_t *desc, size_t len, int owner);
+
+/** @return the symmetric address (mm_net.h) of @p desc (@p len bytes) from world rank
+ * @p owner: where a transport finds it at the owner; checked as mm_desc_resolve. */
+void *mm_desc_sym(const mm_desc_t *desc, size_t len, int owner);
 
 /** @brief Set up the staging arena [base, base+bytes) of this rank (init). @return 0 or -1. */
 int mm_msg_init(void *base, size_t bytes);
@@ -88,6 +97,7 @@ typedef struct {
     const void *data;   /* the bytes, wherever they are (line, channel, sender's buffer) */
     size_t      bytes;
     bool        by_desc; /* the sender waits for our DONE */
+    void       *owned;   /* a copy fetched from a sender on another host (freed at release) */
 } mm_msg_t;
 
 /** @brief Wait for member @p src's message of collective @p seq; @return it (not copied). */

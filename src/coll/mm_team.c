@@ -12,6 +12,41 @@ meshmem_team_t MESHMEM_TEAM_SHARED = &mm_team_shared_obj;
 static uint64_t mm_slots_free;
 static pthread_mutex_t mm_team_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * SHMEM_TEAM_SHARED: the ranks of this rank's node (those whose memory it maps). A team is a
+ * strided set of world ranks: when the node's ranks are not one (an uneven mapping across
+ * hosts), the shared team is this rank alone, which the specification allows and which every
+ * shmem_ptr answer stays consistent with.
+ */
+static void mm_team_shared_init(struct meshmem_team *t)
+{
+    int first = -1, second = -1, count = 0, me = -1;
+    for (int r = 0; r < mm_g.nranks; r++) {
+        if (mm_g.peer[r].node != mm_g.node)
+            continue;
+        if (r == mm_g.rank)
+            me = count;
+        if (first < 0)
+            first = r;
+        else if (second < 0)
+            second = r;
+        count++;
+    }
+    int stride = second < 0 ? 1 : second - first;
+    bool strided = true;
+    for (int i = 0, r = first; i < count; i++, r += stride)
+        strided = strided && r < mm_g.nranks && mm_g.peer[r].node == mm_g.node;
+    if (!strided) {
+        first = mm_g.rank, stride = 1, count = 1, me = 0;
+        mm_debug("SHMEM_TEAM_SHARED: this host's ranks are not a strided set: the team is this "
+                 "rank alone");
+    }
+    t->start = first;
+    t->stride = stride;
+    t->size = count;
+    t->my_rank = me;
+}
+
 int mm_team_init(void)
 {
     mm_slots_free = ~UINT64_C(0) & ~UINT64_C(3);
@@ -20,6 +55,7 @@ int mm_team_init(void)
         .predefined = true};
     mm_team_shared_obj = mm_team_world_obj;
     mm_team_shared_obj.slot = 1;
+    mm_team_shared_init(&mm_team_shared_obj);
     return mm_topo_world_init(&mm_team_world_obj);
 }
 
@@ -194,7 +230,7 @@ void meshmem_team_destroy(meshmem_team_t team)
     mm_topo_release(team);
     mm_coll_sync(team);
     /* nobody writes into our copy of the slot any more (mm_team.h): zero it and free it */
-    memset(mm_g.seg_base[mm_g.rank] + mm_g.sync_offset + (size_t)team->slot * mm_g.slot_bytes, 0,
+    memset(mm_g.seg + mm_g.sync_offset + (size_t)team->slot * mm_g.slot_bytes, 0,
            mm_g.slot_bytes);
     pthread_mutex_lock(&mm_team_lock);
     mm_slots_free |= UINT64_C(1) << team->slot;

@@ -68,10 +68,22 @@ static inline size_t mm_team_slot_bytes(int nranks, size_t eager_bytes)
            (size_t)2 * (size_t)nranks * eager_bytes;
 }
 
-/** @return the start of team @p t's slot in world rank @p owner's segment. */
+/**
+ * @return the start of team @p t's slot in world rank @p owner's segment, as mapped here. For
+ * @p owner == mm_g.rank this is also the slot's symmetric address (mm_net.h), by which a member
+ * on another host is posted to: every segment has the slot at the same place. Callers pass a
+ * remote @p owner only after checking that it is in reach of load/store.
+ */
 static inline char *mm_team_slot(const struct meshmem_team *t, int owner)
 {
-    return mm_g.seg_base[owner] + mm_g.sync_offset + (size_t)t->slot * mm_g.slot_bytes;
+    char *seg = owner == mm_g.rank ? mm_g.seg : mm_g.peer[owner].seg;
+    return seg + mm_g.sync_offset + (size_t)t->slot * mm_g.slot_bytes;
+}
+
+/** @return true when world rank @p w is in reach of load/store (its segment is mapped here). */
+static inline bool mm_team_local(int w)
+{
+    return mm_g.peer[w].seg != NULL;
 }
 
 /** @return the "completed" line of world rank @p owner for team @p t. */
@@ -156,6 +168,15 @@ static inline void mm_coll_room(struct meshmem_team *t, int dst, uint64_t seq)
  */
 void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
                   const uint64_t *payload, int n);
+
+/**
+ * @brief Post to a member on another host, @p w its world rank: @p nwords payload words of flag
+ * @p kind of collective @p seq, after @p extra_len bytes of @p extra at symmetric @p extra_dest
+ * (an eager channel), as one network message (mm_tp_post). The room check is the caller's.
+ */
+void mm_coll_post_remote(struct meshmem_team *t, int w, int kind, uint64_t seq,
+                         const uint64_t *payload, int nwords, void *extra_dest,
+                         const void *extra, size_t extra_len);
 
 /** @brief Wake team member @p dst if it sleeps (no fence: see mm_coll_sync.c). */
 void mm_coll_wake(struct meshmem_team *t, int dst);

@@ -47,6 +47,13 @@
       " LONG payloads up to it travel in the slot.")                                              \
     X(PROGRESS_THREAD, progress_thread, BOOL, "0",                                             \
       "Start a thread that runs active-message handlers while the application computes.")       \
+    X(SHM, shm, BOOL, "1",                                                                         \
+      "Ranks of one host reach each other by load/store through shared memory; 0: every peer "     \
+      "through the network transport (UCX), as if each rank had a host of its own.")               \
+    X(NET_PROGRESS_US, net_progress_us, INT, "1000",                                               \
+      "Jobs across hosts: a thread serves peers' operations on this rank's memory when the "       \
+      "application has not done so for this many microseconds (and at once while it sleeps); "     \
+      "0: no thread (peers then wait until this rank calls meshmem).")                              \
     X(DEBUG, debug, INT, "0", "Log level: 0 errors, 1 warnings, 2 info, 3 debug.")
 
 typedef struct {

@@ -15,6 +15,7 @@
 #define MM_CORE_H
 
 #include "meshmem.h"
+#include "mm_boot.h"
 #include "mm_config.h"
 #include "mm_ctl.h"
 #include "mm_log.h"
@@ -60,7 +61,24 @@ typedef struct {
     uint64_t    magic;
     uint64_t    seg_bytes;
     MM_ALIGNED mm_waiter_t waiter;
+    /* this rank's lifecycle (MM_RANK_*, mm_ctl.h), written by the owner only, read by peers that
+     * wait for it (a peer that finalized will post nothing more: mm_coll_sync.c) */
+    MM_ALIGNED _Atomic int32_t state;
 } mm_seg_hdr_t;
+
+/**
+ * How this rank reaches a peer. For a peer of the node (load/store) @c seg is its segment as
+ * mapped here and the deltas translate a symmetric address by one add; for a peer on another
+ * host @c seg is NULL and every access goes through the network transport (mm_net.h). The
+ * hot paths read one entry: the deltas and @c seg share a cache line.
+ */
+typedef struct {
+    intptr_t    heap_delta; /* peer heap address - own heap address */
+    intptr_t    data_delta; /* peer static data address - own */
+    char       *seg;        /* peer's heap segment as mapped here; NULL: not load/store */
+    int32_t     node;       /* index of the peer's node (ranks sharing memory) */
+    int32_t     local_rank; /* its number among the ranks of its node */
+} mm_peer_t;
 
 /** What every piece of the runtime reads; written only during init/finalize. */
 typedef struct {
@@ -69,9 +87,7 @@ typedef struct {
     int         thread_level;
     bool        initialized;
     bool        finalizing;
-    bool        singleton;      /* started without meshrun */
-    mm_ctl_t   *ctl;            /* job control block */
-    uint64_t    ctl_bytes;
+    bool        singleton;      /* started without a launcher */
 
     /* heap segments */
     size_t      seg_bytes;      /* bytes of one rank's heap segment */
@@ -84,14 +100,19 @@ typedef struct {
     size_t      heap_size;
     size_t      stage_offset;   /* staging arena (private to the rank, addressable by peers) */
     size_t      stage_size;
-    char      **seg_base;       /* [nranks] each rank's heap segment as mapped here */
+    char       *seg;            /* this rank's heap segment */
     uintptr_t   heap_base;      /* this rank's heap */
-    intptr_t   *heap_delta;     /* [nranks] peer heap address - own heap address */
+    mm_peer_t  *peer;           /* [nranks] */
 
     /* static data */
     uintptr_t   data_base;
     size_t      data_size;
-    intptr_t   *data_delta;     /* [nranks] */
+
+    /* nodes: ranks that share memory */
+    int         nnodes;
+    int         node;           /* this rank's node */
+    int         local_rank, local_size; /* among the ranks of this node */
+    bool        all_local;      /* every rank is in reach of load/store */
 
     int         ncpus;
     bool        oversubscribed;
@@ -100,24 +121,36 @@ typedef struct {
 
 extern mm_state_t mm_g;
 
-/** @return the segment header of @p rank (as mapped here). */
+/** @return the segment header of @p rank as mapped here, NULL for a peer on another host. */
 static inline mm_seg_hdr_t *mm_seg_hdr(int rank)
 {
-    return (mm_seg_hdr_t *)mm_g.seg_base[rank];
+    return (mm_seg_hdr_t *)mm_g.peer[rank].seg;
 }
 
 /**
- * @brief Translate symmetric @p addr to its copy on @p rank.
- * @return the mapped address, or NULL when @p addr is not symmetric.
+ * @brief Translate symmetric @p addr to its copy on @p rank, for load and store.
+ * @return the mapped address, or NULL when @p addr is not symmetric or @p rank is not in reach
+ * of load/store (another host).
  */
 static inline void *mm_xlate(const void *addr, int rank)
 {
     uintptr_t a = (uintptr_t)addr;
+    const mm_peer_t *p = &mm_g.peer[rank];
+    if (MM_UNLIKELY(p->seg == NULL))
+        return NULL;
     if (MM_LIKELY(a - mm_g.heap_base < mm_g.heap_size))
-        return (void *)(a + mm_g.heap_delta[rank]);
+        return (void *)(a + p->heap_delta);
     if (a - mm_g.data_base < mm_g.data_size)
-        return (void *)(a + mm_g.data_delta[rank]);
+        return (void *)(a + p->data_delta);
     return NULL;
+}
+
+/** @return the place in @p rank's segment of @p addr, an address in this rank's own segment
+ * (runtime structures: flag lines, channels, rings), or NULL for a peer on another host. */
+static inline void *mm_seg_xlate(const void *addr, int rank)
+{
+    char *seg = mm_g.peer[rank].seg;
+    return seg ? seg + ((const char *)addr - mm_g.seg) : NULL;
 }
 
 /** @return true when [addr, addr+len) lies inside one symmetric region. */
@@ -147,8 +180,9 @@ static inline bool mm_is_symmetric(const void *addr, size_t len)
     } while (0)
 
 /**
- * @brief Translate for an API call, ending the job with a clear message when @p addr (of
- * @p len bytes, named @p what) is not symmetric.
+ * @brief Check a symmetric argument of an API call: end the job with a clear message when
+ * @p rank is invalid or @p addr (of @p len bytes, named @p what) is not symmetric.
+ * @return its load/store translation on @p rank, NULL for a peer on another host.
  */
 void *mm_xlate_checked(const char *call, const char *what, const void *addr, size_t len,
                        int rank);
@@ -157,25 +191,39 @@ void *mm_xlate_checked(const char *call, const char *what, const void *addr, siz
 void mm_wake_slow(mm_waiter_t *w);
 
 /** @brief After storing into @p rank's memory (put, AMO, signal): wake it if it sleeps in a
- * wait on user memory. Cheap when it does not.
+ * wait on user memory. Cheap when it does not; nothing for a peer on another host, whose
+ * transport wakes it.
  * The load is seq_cst so that after a seq_cst store or RMW (signals, AMOs) it completes the
  * Dekker pair with the waiter's registration (argument in mm_rma.h, mm_signal_post); on x86 a
  * seq_cst load is a plain mov, as a relaxed one. */
 static inline void mm_wake(int rank)
 {
-    mm_waiter_t *w = &mm_seg_hdr(rank)->waiter;
-    if (MM_UNLIKELY(atomic_load_explicit(&w->sleepers[MM_WAIT_USER], memory_order_seq_cst) != 0))
-        mm_wake_slow(w);
+    mm_seg_hdr_t *h = mm_seg_hdr(rank);
+    if (MM_UNLIKELY(h != NULL &&
+                    atomic_load_explicit(&h->waiter.sleepers[MM_WAIT_USER],
+                                         memory_order_seq_cst) != 0))
+        mm_wake_slow(&h->waiter);
 }
 
 /** @brief After posting a runtime flag to @p rank: wake it if it sleeps in a runtime wait. */
 static inline void mm_wake_runtime(int rank)
 {
-    mm_waiter_t *w = &mm_seg_hdr(rank)->waiter;
-    if (MM_UNLIKELY(atomic_load_explicit(&w->sleepers[MM_WAIT_RUNTIME], memory_order_relaxed) !=
-                    0))
-        mm_wake_slow(w);
+    mm_seg_hdr_t *h = mm_seg_hdr(rank);
+    if (MM_UNLIKELY(h != NULL &&
+                    atomic_load_explicit(&h->waiter.sleepers[MM_WAIT_RUNTIME],
+                                         memory_order_relaxed) != 0))
+        mm_wake_slow(&h->waiter);
 }
+
+/** @brief Wake this rank's own sleepers of both classes (after a network transport wrote into
+ * this rank's memory on behalf of a peer). */
+void mm_wake_self(void);
+
+/** @brief Record this rank's lifecycle state (MM_RANK_*) for its peers and its launcher. */
+void mm_set_state(int state);
+
+/** @return the lifecycle state (MM_RANK_*) of world rank @p rank, as it published it. */
+int mm_peer_state(int rank);
 
 /** Wrap-safe sequence comparison: a is at or after b (sequence numbers never reset). */
 static inline bool mm_seq_reached(uint64_t a, uint64_t b)

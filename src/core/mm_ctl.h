@@ -7,8 +7,13 @@
  * It carries what the ranks need before their own segments exist: an init barrier, each rank's
  * pid and state (the launcher tells a crash from a clean exit by it), and global_exit's status.
  *
- * Writers: the launcher writes the header fields once before fork; rank r writes ranks[r] only;
- * the barrier counter is shared (atomic RMW), used a handful of times per job, never on a hot path.
+ * Writers: the launcher writes the header fields once before fork; rank r writes ranks[r] and
+ * its exchange slot only; the barrier counter is shared (atomic RMW), used a handful of times per
+ * job, never on a hot path.
+ *
+ * Layout: mm_ctl_t | mm_ctl_rank_t ranks[nranks] | exchange slots[nranks][MM_CTL_SLOT_BYTES].
+ * A slot carries one rank's part of a bootstrap allgather (mm_boot_meshrun.c), between two
+ * barriers; its pages are touched only when used.
  */
 #ifndef MM_CTL_H
 #define MM_CTL_H
@@ -32,8 +37,6 @@ enum {
 typedef struct {
     _Alignas(64) atomic_int state;
     int32_t     pid;
-    uint64_t    heap_seg_size;  /* bytes of the rank's heap segment */
-    uint64_t    data_seg_size;  /* bytes of its remapped static data (0: none) */
 } mm_ctl_rank_t;
 
 typedef struct {
@@ -47,10 +50,19 @@ typedef struct {
     _Alignas(64) mm_ctl_rank_t ranks[];
 } mm_ctl_t;
 
+/** Bytes of one rank's exchange slot. */
+#define MM_CTL_SLOT_BYTES 4096
+
 /** @return the bytes of a control block for @p nranks ranks. */
 static inline uint64_t mm_ctl_bytes(uint32_t nranks)
 {
-    return sizeof(mm_ctl_t) + (uint64_t)nranks * sizeof(mm_ctl_rank_t);
+    return sizeof(mm_ctl_t) + (uint64_t)nranks * (sizeof(mm_ctl_rank_t) + MM_CTL_SLOT_BYTES);
+}
+
+/** @return rank @p r's exchange slot in control block @p c. */
+static inline char *mm_ctl_slot(mm_ctl_t *c, uint32_t r)
+{
+    return (char *)&c->ranks[c->nranks] + (uint64_t)r * MM_CTL_SLOT_BYTES;
 }
 
 #endif /* MM_CTL_H */

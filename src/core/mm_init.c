@@ -1,4 +1,8 @@
-/* Init and finalize: the control block, every rank's segments mapped by every peer. */
+/*
+ * Init and finalize: join the job (mm_boot.h), create this rank's segments, find which ranks
+ * share this node and map their segments (mm_shm.h), connect to the others through the network
+ * transport (mm_net.h), then start the heap, collectives and active messages.
+ */
 #include "mm_am.h"
 #include "mm_core.h"
 #include "mm_dataseg.h"
@@ -6,68 +10,31 @@
 #include "mm_msg.h"
 #include "mm_shm.h"
 #include "mm_team.h"
+#include "mm_tp.h"
 #include "mm_trace.h"
 #include "mm_wait.h"
 
 #include <errno.h>
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/statvfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define MM_SEG_MAGIC 0x6d6d7365676d6e74ULL
 
 mm_state_t mm_g = {.rank = 0, .nranks = 1};
 
-static char mm_job[MM_CTL_JOBLEN];
-static void **mm_data_map; /* [nranks] peers' data segments as mapped here */
-
-static int mm_env_int(const char *name, int def)
-{
-    const char *v = getenv(name);
-    return (v && *v) ? atoi(v) : def;
-}
-
-/* Counter barrier on the control block, for init and finalize only. */
-static void mm_ctl_barrier(void)
-{
-    mm_ctl_t *c = mm_g.ctl;
-    if (mm_g.nranks == 1)
-        return;
-    unsigned gen = atomic_load(&c->barrier_gen);
-    if (atomic_fetch_add(&c->barrier_count, 1) == (unsigned)mm_g.nranks - 1) {
-        atomic_store(&c->barrier_count, 0);
-        atomic_fetch_add(&c->barrier_gen, 1);
-        syscall(SYS_futex, (uint32_t *)&c->barrier_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
-        return;
-    }
-    mm_wait_t w;
-    mm_wait_init(&w);
-    while (atomic_load(&c->barrier_gen) == gen) {
-        if (w.polls < 1000) {
-            mm_wait_step(&w); /* spin and yield phases (segments may not exist yet) */
-            continue;
-        }
-        struct timespec ts = {0, 2000000};
-        syscall(SYS_futex, (uint32_t *)&c->barrier_gen, FUTEX_WAIT, gen, &ts, NULL, 0);
-        if (atomic_load(&c->global_exit))
-            _exit(atomic_load(&c->global_exit) - 1);
-    }
-    /* a step may have registered this rank as a sleeper (before mm_wait_setup the spin and
-     * yield budgets are 0): left counted, every later put, AMO and signal to this rank would
-     * ring its doorbell with a FUTEX_WAKE */
-    mm_wait_done(&w);
-}
+static int mm_seg_fd = -1, mm_data_fd = -1; /* this rank's segments, shared with node peers */
+static void **mm_data_map;                  /* [nranks] node peers' static data mapped here */
 
 /*
- * CPUs the job's ranks share, to decide whether waits may spin (mm_wait_setup). meshrun passes
- * its own CPU count: a rank bound to one core (--bind-to core) sees a one-CPU affinity mask and
- * would otherwise believe every job of 2 or more ranks oversubscribed, and sleep in every wait.
+ * CPUs the node's ranks share, to decide whether waits may spin (mm_wait_setup). A launcher
+ * that binds each rank to one core (meshrun --bind-to core, mpirun's default for few ranks)
+ * leaves a one-CPU affinity mask: a rank would then believe every node of 2 or more ranks
+ * oversubscribed and sleep in every wait. meshrun passes the job's CPU count
+ * (MESHMEM_JOB_CPUS); under another launcher the machine's online CPUs count.
  */
 static int mm_count_cpus(void)
 {
@@ -79,52 +46,11 @@ static int mm_count_cpus(void)
             return (int)n;
     }
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
-/* attach to the launcher's control block, or make a private one (singleton run) */
-static int mm_ctl_attach(void)
-{
-    const char *fd_text = getenv("MESHMEM_CTL_FD");
-    if (fd_text == NULL) {
-        mm_g.singleton = true;
-        mm_g.rank = 0;
-        mm_g.nranks = 1;
-        mm_g.ctl_bytes = mm_ctl_bytes(1);
-        mm_g.ctl = calloc(1, mm_g.ctl_bytes);
-        if (mm_g.ctl == NULL)
-            return -1;
-        mm_g.ctl->nranks = 1;
-        snprintf(mm_job, sizeof(mm_job), "meshmem.%d.solo", (int)getpid());
-        return 0;
-    }
-    mm_g.rank = mm_env_int("MESHMEM_RANK", -1);
-    mm_g.nranks = mm_env_int("MESHMEM_NRANKS", -1);
-    int fd = atoi(fd_text);
-    if (mm_g.nranks < 1 || mm_g.rank < 0 || mm_g.rank >= mm_g.nranks) {
-        mm_error("meshmem_init: MESHMEM_RANK=%d / MESHMEM_NRANKS=%d are inconsistent (start "
-                 "programs with meshrun)",
-                 mm_g.rank, mm_g.nranks);
-        return -1;
-    }
-    mm_g.ctl_bytes = mm_ctl_bytes((uint32_t)mm_g.nranks);
-    void *p = mmap(NULL, mm_g.ctl_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-        mm_error("meshmem_init: cannot map the job control block (fd %d): %s", fd,
-                 strerror(errno));
-        return -1;
-    }
-    mm_g.ctl = p;
-    if (mm_g.ctl->magic != MM_CTL_MAGIC || mm_g.ctl->nranks != (uint32_t)mm_g.nranks) {
-        mm_error("meshmem_init: the job control block does not match this job");
-        return -1;
-    }
-    memcpy(mm_job, mm_g.ctl->job, sizeof(mm_job));
-    mm_job[sizeof(mm_job) - 1] = '\0';
-    return 0;
+    int mask = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (mm_boot != &mm_boot_meshrun_ops && online > mask)
+        return (int)online;
+    return mask > 0 ? mask : online > 0 ? (int)online : 1;
 }
 
 /*
@@ -148,36 +74,29 @@ static size_t mm_round_page(size_t v)
 
 /*
  * A heap too large for the machine must be refused before it is created: the segments are
- * pre-faulted, so an oversized one would first fill /dev/shm (memory every process on the
- * machine shares) and then die of SIGBUS on the first page past the end. Each rank checks its
- * own segment against the free space, and the job's total against the size of /dev/shm and of
- * memory (free space alone would race with the peers creating theirs at the same moment).
+ * pre-faulted, so an oversized one would first take the node's memory from every process on it
+ * and then fail. Each rank checks its own segment, and what the ranks of the node need
+ * together (@p nlocal of them), against the machine's memory.
  */
-static int mm_heap_fits(size_t seg_bytes, int nranks)
+static int mm_heap_fits(size_t seg_bytes, int nlocal)
 {
-    unsigned long long need = (unsigned long long)seg_bytes * (unsigned long long)nranks;
+    unsigned long long need = (unsigned long long)seg_bytes * (unsigned long long)nlocal;
     unsigned long long phys = (unsigned long long)sysconf(_SC_PHYS_PAGES) *
                               (unsigned long long)sysconf(_SC_PAGESIZE);
-    struct statvfs sv;
-    if (statvfs("/dev/shm", &sv) != 0)
-        return 0; /* no /dev/shm to measure: shm_open decides */
-    unsigned long long total = (unsigned long long)sv.f_blocks * sv.f_frsize;
-    unsigned long long avail = (unsigned long long)sv.f_bavail * sv.f_frsize;
-    if (need / (unsigned long long)nranks != seg_bytes || need > total || need > phys ||
-        seg_bytes > avail) {
+    if (need / (unsigned long long)nlocal != seg_bytes || need > phys) {
         mm_error("meshmem_init: symmetric heap of %zu bytes per PE (SHMEM_SYMMETRIC_SIZE or "
-                 "meshrun --heap) x %d PEs does not fit in /dev/shm (%llu bytes, %llu free; "
-                 "memory %llu bytes): choose a smaller size",
-                 seg_bytes, nranks, total, avail, phys);
+                 "meshrun --heap) x %d PEs on this host does not fit in memory (%llu bytes): "
+                 "choose a smaller size",
+                 seg_bytes, nlocal, phys);
         return -1;
     }
     return 0;
 }
 
-static int mm_segments_create(void)
+/* the layout of a heap segment, identical on every rank (mm_core.h) */
+static void mm_segment_layout(void)
 {
-    char name[128];
-    int n = mm_g.nranks, me = mm_g.rank;
+    int n = mm_g.nranks;
     mm_g.heap_size = mm_round_page((size_t)(mm_config.heap_size > 0 ? mm_config.heap_size : 1));
     /* eager channels: a multiple of the cache line, at least one line */
     mm_g.eager_bytes = ((size_t)(mm_config.eager_size > 64 ? mm_config.eager_size : 64) + 63) &
@@ -192,34 +111,28 @@ static int mm_segments_create(void)
     mm_g.stage_offset = mm_g.heap_offset + mm_g.heap_size;
     mm_g.stage_size = mm_round_page((size_t)(mm_config.stage_size > 0 ? mm_config.stage_size : 0));
     mm_g.seg_bytes = mm_g.stage_offset + mm_g.stage_size;
+}
 
-    mm_g.seg_base = calloc((size_t)n, sizeof(char *));
-    mm_g.heap_delta = calloc((size_t)n, sizeof(intptr_t));
-    mm_g.data_delta = calloc((size_t)n, sizeof(intptr_t));
-    mm_data_map = calloc((size_t)n, sizeof(void *));
-    if (!mm_g.seg_base || !mm_g.heap_delta || !mm_g.data_delta || !mm_data_map)
+static int mm_segments_create(void)
+{
+    mm_segment_layout();
+    if (mm_heap_fits(mm_g.stage_offset, mm_g.local_size) != 0) /* staging: touched when used */
         return -1;
-
-    if (mm_heap_fits(mm_g.stage_offset, n) != 0) /* staging is touched only when used */
-        return -1;
-    mm_shm_name(name, sizeof(name), mm_job, me, "heap");
     /* the heap starts on an MM_HEAP_ALIGN boundary, so shmem_align can honour up to that */
-    char *seg = mm_shm_create(name, mm_g.seg_bytes, mm_config.hugepages,
+    char *seg = mm_shm_create("meshmem-heap", mm_g.seg_bytes, mm_config.hugepages,
                               mm_config.prefault ? mm_g.stage_offset : mm_g.sync_offset,
-                              MM_HEAP_ALIGN, mm_g.heap_offset);
+                              MM_HEAP_ALIGN, mm_g.heap_offset, &mm_seg_fd);
     if (seg == NULL) {
         mm_error("meshmem_init: cannot create the symmetric heap (%zu bytes; set "
                  "SHMEM_SYMMETRIC_SIZE lower?)",
                  mm_g.seg_bytes);
         return -1;
     }
-    mm_g.seg_base[me] = seg;
+    mm_g.seg = seg;
     mm_seg_hdr_t *hdr = (mm_seg_hdr_t *)seg;
     hdr->magic = MM_SEG_MAGIC;
     hdr->seg_bytes = mm_g.seg_bytes;
     mm_g.heap_base = (uintptr_t)(seg + mm_g.heap_offset);
-    if (mm_g.singleton)
-        mm_shm_unlink(name);
 
     mm_g.data_base = 0;
     mm_g.data_size = 0;
@@ -227,58 +140,141 @@ static int mm_segments_create(void)
     size_t dsize;
     if (mm_dataseg_find(&dstart, &dsize) == 0) {
         /* a single rank needs no sharing: globals are symmetric with themselves */
-        if (n > 1 && mm_config.data_remap) {
-            mm_shm_name(name, sizeof(name), mm_job, me, "data");
-            if (mm_dataseg_remap(name, dstart, dsize) != 0)
-                return -1;
-        }
+        if (mm_g.nranks > 1 && mm_config.data_remap &&
+            mm_dataseg_remap(dstart, dsize, &mm_data_fd) != 0)
+            return -1;
         mm_g.data_base = (uintptr_t)dstart;
         mm_g.data_size = dsize;
     }
-    mm_ctl_rank_t *cr = &mm_g.ctl->ranks[me];
-    cr->pid = (int32_t)getpid();
-    cr->heap_seg_size = mm_g.seg_bytes;
-    cr->data_seg_size = (n > 1 && mm_config.data_remap) ? mm_g.data_size : 0;
     return 0;
 }
 
-static int mm_segments_map_peers(void)
+/* every rank's card; nodes numbered in the order of their first rank */
+static int mm_nodes_find(const mm_boot_card_t *cards)
 {
-    char name[128];
-    int n = mm_g.nranks, me = mm_g.rank;
-    for (int k = 1; k < n; k++) {
-        int p = (me + k) % n;
-        mm_ctl_rank_t *cr = &mm_g.ctl->ranks[p];
-        if (cr->heap_seg_size != mm_g.seg_bytes) {
+    int n = mm_g.nranks, nodes = 0;
+    for (int r = 0; r < n; r++) {
+        mm_peer_t *p = &mm_g.peer[r];
+        p->node = -1;
+        p->local_rank = 0;
+        for (int q = 0; q < r && p->node < 0; q++)
+            if (mm_config.shm && mm_boot_same_node(&cards[q], &cards[r]))
+                p->node = mm_g.peer[q].node;
+        if (p->node < 0)
+            p->node = nodes++;
+        for (int q = 0; q < r; q++)
+            p->local_rank += mm_g.peer[q].node == p->node;
+    }
+    mm_g.nnodes = nodes;
+    mm_g.node = mm_g.peer[mm_g.rank].node;
+    mm_g.local_rank = mm_g.peer[mm_g.rank].local_rank;
+    mm_g.local_size = 0;
+    for (int r = 0; r < n; r++)
+        mm_g.local_size += mm_g.peer[r].node == mm_g.node;
+    mm_g.all_local = nodes == 1;
+    for (int r = 0; r < n; r++) {
+        if (cards[r].heap_seg_bytes != mm_g.seg_bytes) {
             mm_error("meshmem_init: PE %d has a symmetric heap of %llu bytes, PE %d of %zu: "
                      "SHMEM_SYMMETRIC_SIZE / MESHMEM_HEAP_SIZE must be the same on every PE",
-                     p, (unsigned long long)cr->heap_seg_size, me, mm_g.seg_bytes);
+                     r, (unsigned long long)cards[r].heap_seg_bytes, mm_g.rank, mm_g.seg_bytes);
             return -1;
         }
-        mm_shm_name(name, sizeof(name), mm_job, p, "heap");
-        mm_g.seg_base[p] =
-            mm_shm_map(name, mm_g.seg_bytes, NULL, mm_config.prefault ? mm_g.stage_offset : 0);
-        if (mm_g.seg_base[p] == NULL)
+        if (cards[r].data_seg_bytes != cards[mm_g.rank].data_seg_bytes) {
+            mm_error("meshmem_init: PE %d runs a different executable (static data of %llu "
+                     "bytes, here %llu)",
+                     r, (unsigned long long)cards[r].data_seg_bytes,
+                     (unsigned long long)cards[mm_g.rank].data_seg_bytes);
             return -1;
-        mm_g.heap_delta[p] = (intptr_t)(mm_g.seg_base[p] - mm_g.seg_base[me]);
-        if (cr->data_seg_size) {
-            if (cr->data_seg_size != mm_g.data_size) {
-                mm_error("meshmem_init: PE %d runs a different executable (static data of "
-                         "%llu bytes, here %zu)",
-                         p, (unsigned long long)cr->data_seg_size, mm_g.data_size);
-                return -1;
-            }
-            mm_shm_name(name, sizeof(name), mm_job, p, "data");
-            mm_data_map[p] = mm_shm_map(name, mm_g.data_size, NULL, 0);
-            if (mm_data_map[p] == NULL)
-                return -1;
-            mm_g.data_delta[p] = (intptr_t)((uintptr_t)mm_data_map[p] - mm_g.data_base);
         }
-    }
-    if (n > 1 && !mm_g.ctl->ranks[me].data_seg_size) {
-        mm_g.data_size = 0; /* static data not shared: not remotely accessible */
     }
     return 0;
+}
+
+/* map the segments of this node's other ranks, received over the node's sockets */
+static int mm_node_map(int listener, const mm_boot_card_t *cards)
+{
+    int n = mm_g.nranks, me = mm_g.rank, npeers = 0;
+    int *peers = calloc((size_t)n, sizeof(int));
+    int(*fds)[2] = calloc((size_t)n, sizeof(*fds));
+    if (!peers || !fds) {
+        free(peers);
+        free(fds);
+        return -1;
+    }
+    for (int r = 0; r < n; r++)
+        if (r != me && mm_g.peer[r].node == mm_g.node)
+            peers[npeers++] = r;
+    int mine[2] = {mm_seg_fd, mm_data_fd};
+    int rc = listener < 0 ? 0
+                          : mm_shm_exchange(listener, mm_boot_job(), peers, npeers, mine, cards, fds);
+    for (int i = 0; i < npeers && rc == 0; i++) {
+        int p = peers[i];
+        char *seg = mm_shm_map(fds[i][0], mm_g.seg_bytes, NULL,
+                               mm_config.prefault ? mm_g.stage_offset : 0);
+        if (seg == NULL) {
+            rc = -1;
+            break;
+        }
+        mm_g.peer[p].seg = seg;
+        mm_g.peer[p].heap_delta = (intptr_t)(seg - mm_g.seg);
+        if (fds[i][1] >= 0 && mm_g.data_size) {
+            mm_data_map[p] = mm_shm_map(fds[i][1], mm_g.data_size, NULL, 0);
+            if (mm_data_map[p] == NULL) {
+                rc = -1;
+                break;
+            }
+            mm_g.peer[p].data_delta = (intptr_t)((uintptr_t)mm_data_map[p] - mm_g.data_base);
+        }
+    }
+    for (int i = 0; i < npeers; i++)
+        for (int k = 0; k < 2; k++)
+            if (fds[i][k] >= 0)
+                close(fds[i][k]);
+    free(peers);
+    free(fds);
+    return rc;
+}
+
+/* find the node's ranks and map their memory; connect to the others */
+static int mm_peers_join(void)
+{
+    int n = mm_g.nranks;
+    mm_g.peer = calloc((size_t)n, sizeof(mm_peer_t));
+    mm_data_map = calloc((size_t)n, sizeof(void *));
+    mm_boot_card_t *cards = calloc((size_t)n, sizeof(mm_boot_card_t));
+    if (!mm_g.peer || !mm_data_map || !cards) {
+        free(cards);
+        return -1;
+    }
+    mm_g.peer[mm_g.rank].seg = mm_g.seg;
+    mm_boot_card_t mine;
+    mm_boot_card_fill(&mine);
+    mine.heap_seg_bytes = mm_g.seg_bytes;
+    mine.data_seg_bytes = mm_data_fd >= 0 ? mm_g.data_size : 0;
+    /* listen before the exchange: once it returns, peers may connect */
+    int listener = n > 1 && mm_config.shm ? mm_shm_listen(mm_boot_job(), mm_g.rank) : -1;
+    int rc = n > 1 && mm_config.shm && listener < 0 ? -1 : 0;
+    if (rc == 0)
+        rc = mm_boot->allgather(&mine, cards, sizeof(mine));
+    if (rc == 0)
+        rc = mm_nodes_find(cards);
+    if (rc == 0)
+        rc = mm_node_map(mm_g.local_size > 1 ? listener : -1, cards);
+    else if (listener >= 0)
+        close(listener);
+    if (rc == 0 && mm_g.local_size == 1 && listener >= 0)
+        close(listener);
+    if (rc == 0 && n > 1 && mm_data_fd < 0)
+        mm_g.data_size = 0; /* static data not shared: not remotely accessible */
+    if (rc == 0 && !mm_g.all_local) {
+        bool *remote = calloc((size_t)n, sizeof(bool));
+        for (int r = 0; remote && r < n; r++)
+            remote[r] = mm_g.peer[r].seg == NULL;
+        rc = remote ? mm_net_open(cards, remote) : -1;
+        free(remote);
+    }
+    free(cards);
+    return rc;
 }
 
 meshmem_status_t meshmem_init(int requested, int *provided)
@@ -289,31 +285,26 @@ meshmem_status_t meshmem_init(int requested, int *provided)
             *provided = mm_g.thread_level;
         return MESHMEM_OK;
     }
-    /* attach first: a configuration error then names the right rank */
-    if (mm_ctl_attach() != 0 || mm_config_load() != 0)
+    /* join first: a configuration error then names the right rank */
+    mm_g.local_size = 1;
+    if (mm_boot_init() != 0 || mm_config_load() != 0)
         goto fail;
+    mm_g.singleton = mm_boot == &mm_boot_single_ops;
     mm_g.thread_level = MESHMEM_THREAD_MULTIPLE;
-    mm_g.ncpus = mm_count_cpus();
-    mm_g.oversubscribed = mm_g.nranks > mm_g.ncpus;
-    mm_wait_setup();
     mm_trace_init(); /* before the first barrier: every rank maps the event counters first */
     if (mm_segments_create() != 0)
         goto fail;
-    atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_RUNNING);
-    mm_ctl_barrier(); /* every segment exists */
-    if (mm_segments_map_peers() != 0)
+    mm_set_state(MM_RANK_RUNNING);
+    if (mm_peers_join() != 0)
         goto fail;
-    mm_ctl_barrier(); /* every segment is mapped by every peer: the names can go */
-    if (!mm_g.singleton) {
-        char name[128];
-        mm_shm_name(name, sizeof(name), mm_job, mm_g.rank, "heap");
-        mm_shm_unlink(name);
-        mm_shm_name(name, sizeof(name), mm_job, mm_g.rank, "data");
-        mm_shm_unlink(name);
-    }
+    mm_g.ncpus = mm_count_cpus();
+    mm_g.oversubscribed = mm_g.local_size > mm_g.ncpus;
+    mm_wait_setup();
     if (mm_heap_init(mm_symheap, (void *)mm_g.heap_base, mm_g.heap_size) != 0 ||
-        mm_msg_init(mm_g.seg_base[mm_g.rank] + mm_g.stage_offset, mm_g.stage_size) != 0 ||
+        mm_msg_init(mm_g.seg + mm_g.stage_offset, mm_g.stage_size) != 0 ||
         mm_team_init() != 0 || mm_am_init() != 0)
+        goto fail;
+    if (mm_boot->barrier() != 0) /* every rank can now be reached by every other */
         goto fail;
     static bool atexit_done;
     if (!atexit_done) {
@@ -325,8 +316,10 @@ meshmem_status_t meshmem_init(int requested, int *provided)
     mm_trace_mark(); /* the program's first interval starts here, not at mm_trace_init */
     if (provided)
         *provided = mm_g.thread_level;
-    mm_debug("initialised: %d ranks, heap %zu bytes, static data %zu bytes", mm_g.nranks,
-             mm_g.heap_size, mm_g.data_size);
+    mm_debug("initialised: %d ranks on %d hosts (%d here), heap %zu bytes, static data %zu "
+             "bytes, bootstrap %s, network %s",
+             mm_g.nranks, mm_g.nnodes, mm_g.local_size, mm_g.heap_size, mm_g.data_size,
+             mm_boot->name, mm_net ? mm_net->name : "none");
     return MESHMEM_OK;
 fail:
     mm_fatal("meshmem_init failed (see above)");
@@ -337,31 +330,33 @@ void meshmem_finalize(void)
     if (!mm_g.initialized || mm_g.finalizing)
         return;
     mm_g.finalizing = true;
-    atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_FINALIZING);
+    mm_set_state(MM_RANK_FINALIZING);
     mm_am_quiesce(); /* every active message this rank sent is handled before the barrier */
     meshmem_barrier(MESHMEM_TEAM_WORLD);
     mm_trace_fini();
     mm_am_fini();
-    atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_FINALIZED);
+    mm_set_state(MM_RANK_FINALIZED);
     mm_g.initialized = false;
     mm_team_fini();
     mm_heap_fini(mm_symheap);
     mm_msg_fini();
+    if (mm_net) {
+        mm_net->fini(); /* collective: the remote peers are done with this rank's memory */
+        mm_net = NULL;
+    }
     /* peers stay mapped until everyone is through the barrier above; then unmap */
     for (int p = 0; p < mm_g.nranks; p++) {
-        if (p != mm_g.rank && mm_g.seg_base[p])
-            munmap(mm_g.seg_base[p], mm_g.seg_bytes);
+        if (p != mm_g.rank && mm_g.peer[p].seg)
+            munmap(mm_g.peer[p].seg, mm_g.seg_bytes);
         if (p != mm_g.rank && mm_data_map[p])
             munmap(mm_data_map[p], mm_g.data_size);
     }
     /* our own segment stays mapped until exit: a slow peer may still be waking us */
-    free(mm_g.seg_base);
-    free(mm_g.heap_delta);
-    free(mm_g.data_delta);
+    mm_boot->fini();
+    free(mm_g.peer);
     free(mm_data_map);
-    mm_g.seg_base = NULL;
+    mm_g.peer = NULL;
     mm_data_map = NULL;
-    mm_g.heap_delta = mm_g.data_delta = NULL;
     mm_g.heap_base = mm_g.data_base = 0;
     mm_g.heap_size = mm_g.data_size = 0;
 }
@@ -374,10 +369,11 @@ int meshmem_initialized(void)
 void meshmem_global_exit(int status)
 {
     fflush(NULL);
-    if (mm_g.ctl) {
-        int expected = 0;
-        atomic_compare_exchange_strong(&mm_g.ctl->global_exit, &expected, (status & 0xff) + 1);
-        atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_GLOBAL_EXIT);
+    if (mm_boot) {
+        mm_set_state(MM_RANK_GLOBAL_EXIT);
+        char why[64];
+        snprintf(why, sizeof(why), "shmem_global_exit(%d) on rank %d", status, mm_g.rank);
+        mm_boot->abort(status & 0xff, why);
     }
     _exit(status);
 }

@@ -1,5 +1,6 @@
 /* Status strings and the logging / fatal-error path. */
 #include "mm_core.h"
+#include "mm_tp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,10 +46,10 @@ void mm_fatal(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "meshmem[%d] error: %s\n", mm_g.rank, line);
     fflush(NULL);
-    if (mm_g.ctl) {
-        atomic_store(&mm_g.ctl->ranks[mm_g.rank].state, MM_RANK_FAILED);
-        int expected = 0; /* stop peers waiting for us: the job ends with status 1 */
-        atomic_compare_exchange_strong(&mm_g.ctl->global_exit, &expected, 2);
+    if (mm_boot) {
+        /* stop the peers waiting for us: the job ends with status 1 */
+        mm_set_state(MM_RANK_FAILED);
+        mm_boot->abort(1, line);
     }
     _exit(1);
 }

@@ -1,6 +1,7 @@
 /* Waiting: spin, yield, then sleep on the rank's futex doorbell (see mm_wait.h). */
 #include "mm_wait.h"
 #include "mm_core.h"
+#include "mm_tp.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -55,12 +56,14 @@ void mm_wait_setup(void)
 static void mm_check_job_alive(void)
 {
     /* a global_exit elsewhere: stop waiting for peers that will never come */
-    if (mm_g.ctl && atomic_load_explicit(&mm_g.ctl->global_exit, memory_order_relaxed) != 0)
-        _exit(atomic_load(&mm_g.ctl->global_exit) - 1);
+    int ending = mm_boot ? mm_boot->ending() : 0;
+    if (ending)
+        _exit(ending - 1);
 }
 
 void mm_wait_step(mm_wait_t *w)
 {
+    mm_tp_poll();
     if (mm_progress_hook)
         mm_progress_hook();
     uint32_t n = w->polls++;
@@ -87,12 +90,12 @@ void mm_wait_step(mm_wait_t *w)
             if (w->t0 == 0)
                 w->t0 = now;
             /* no segment yet (the init barrier): nothing to sleep on, yield on */
-            if (now - w->t0 >= mm_spin_ns + mm_yield_ns && mm_g.seg_base != NULL)
+            if (now - w->t0 >= mm_spin_ns + mm_yield_ns && mm_g.seg != NULL)
                 w->phase = MM_WAIT_SLEEP;
         }
         return;
     }
-    mm_waiter_t *me = &mm_seg_hdr(mm_g.rank)->waiter;
+    mm_waiter_t *me = &((mm_seg_hdr_t *)mm_g.seg)->waiter;
     if (!w->registered) {
         /* register, then let the caller re-check its condition before we sleep */
         w->doorbell = atomic_load(&me->doorbell);
@@ -120,7 +123,7 @@ void mm_wait_rewind(mm_wait_t *w)
 void mm_wait_done(mm_wait_t *w)
 {
     if (w->registered) {
-        atomic_fetch_sub(&mm_seg_hdr(mm_g.rank)->waiter.sleepers[w->cls], 1);
+        atomic_fetch_sub(&((mm_seg_hdr_t *)mm_g.seg)->waiter.sleepers[w->cls], 1);
         w->registered = false;
     }
 }

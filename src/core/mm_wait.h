@@ -28,6 +28,7 @@
 #ifndef MM_WAIT_H
 #define MM_WAIT_H
 
+#include "mm_tp.h"
 #include "mm_trace.h"
 
 #include <stdbool.h>

@@ -67,18 +67,19 @@ mm_dataseg_copy(uint64_t *dst, const uint64_t *src, size_t size)
         dst[i] = src[i];
 }
 
-int mm_dataseg_remap(const char *name, void *start, size_t size)
+int mm_dataseg_remap(void *start, size_t size, int *fd)
 {
-    void *copy = mm_shm_create(name, size, false, 0, 0, 0);
+    void *copy = mm_shm_create("meshmem-data", size, false, 0, 0, 0, fd);
     if (copy == NULL)
         return -1;
     mm_dataseg_copy(copy, start, size); /* size is a multiple of the page size */
     munmap(copy, size);
     /* from here until the mapping is replaced, no global may be written: only locals */
-    void *p = mm_shm_map(name, size, start, 0);
+    void *p = mm_shm_map(*fd, size, start, 0);
     if (p != start) {
         mm_error("remapping static data at %p (%zu bytes): %s", start, size, strerror(errno));
-        mm_shm_unlink(name);
+        close(*fd);
+        *fd = -1;
         return -1;
     }
     return 0;

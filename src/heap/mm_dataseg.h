@@ -6,7 +6,7 @@
  * separate processes whose (position-independent) executables load at different addresses, and
  * reading another process's memory through ptrace or process_vm_readv may be refused. So at init
  * each rank copies the writable part of its executable's data and bss into a shared-memory
- * object and maps that object over the original range (MAP_FIXED): the variables keep their
+ * segment and maps that segment over the original range (MAP_FIXED): the variables keep their
  * addresses and values, and peers can now map them too. A symmetric address in that range is
  * translated for a peer by the offset from the range's start, the same in every rank.
  *
@@ -25,9 +25,10 @@
 int mm_dataseg_find(void **start, size_t *size);
 
 /**
- * @brief Replace [start, start+size) by shared-memory object @p name holding the same bytes.
+ * @brief Replace [start, start+size) by a shared-memory segment holding the same bytes.
+ * @param fd out: the segment's file descriptor, for the node's peers to map (mm_shm.h)
  * @return 0, or -1 after logging why (the original mapping is then untouched).
  */
-int mm_dataseg_remap(const char *name, void *start, size_t size);
+int mm_dataseg_remap(void *start, size_t size, int *fd);
 
 #endif /* MM_DATASEG_H */

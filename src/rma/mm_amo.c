@@ -1,9 +1,10 @@
 /*
- * Atomic memory operations: hardware atomics on the peer's mapping. Every rank of the node
- * uses the same instructions on the same physical memory, so these are atomic with respect to
- * each other; they are sequentially consistent, which also orders them after earlier puts.
+ * Atomic memory operations of the native API, through the transport interface (mm_tp_amo):
+ * hardware atomics on the peer's mapping for a peer of the node, the network transport's
+ * atomics for a peer on another host. Sequentially consistent, which also orders them after
+ * earlier puts.
  */
-#include "mm_core.h"
+#include "mm_tp.h"
 #include "mm_trace.h"
 
 #include <string.h>
@@ -19,33 +20,6 @@ size_t meshmem_dtype_size(meshmem_dtype_t dtype)
         [MESHMEM_COMPLEXD] = 16};
     return (unsigned)dtype < MESHMEM_DTYPE_COUNT ? sizes[dtype] : 0;
 }
-
-/* integer AMO on an unsigned word of the type's size (two's complement makes add agree) */
-#define MM_AMO_INT(T)                                                                              \
-    static void mm_amo_##T(meshmem_amo_op_t op, T *p, T v, T c, T *f)                              \
-    {                                                                                              \
-        T old = 0;                                                                                 \
-        switch (op) {                                                                              \
-        case MESHMEM_AMO_FETCH: old = __atomic_load_n(p, __ATOMIC_SEQ_CST); break;                 \
-        case MESHMEM_AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); break;                     \
-        case MESHMEM_AMO_SWAP: old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); break;           \
-        case MESHMEM_AMO_CSWAP:                                                                    \
-            old = c;                                                                               \
-            __atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);        \
-            break;                                                                                 \
-        case MESHMEM_AMO_ADD: old = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); break;             \
-        case MESHMEM_AMO_AND: old = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); break;             \
-        case MESHMEM_AMO_OR: old = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); break;               \
-        case MESHMEM_AMO_XOR: old = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); break;             \
-        }                                                                                          \
-        if (f)                                                                                     \
-            *f = old;                                                                              \
-    }
-MM_AMO_INT(uint8_t)
-MM_AMO_INT(uint16_t)
-MM_AMO_INT(uint32_t)
-MM_AMO_INT(uint64_t)
-#undef MM_AMO_INT
 
 meshmem_status_t meshmem_atomic(meshmem_amo_op_t op, meshmem_dtype_t dtype, void *dest,
                                 const void *value, const void *cond, void *fetched, int rank)
@@ -71,19 +45,13 @@ meshmem_status_t meshmem_atomic(meshmem_amo_op_t op, meshmem_dtype_t dtype, void
     MM_TRACE_SCOPE(op == MESHMEM_AMO_FETCH
                        ? mm_trace_p2p("get", size, rank, 0)
                        : mm_trace_p2p(fetched ? "famo" : "amo", size, rank, MM_TRACE_STORE));
-    void *p = mm_xlate(dest, rank);
-    uint64_t v = 0, c = 0;
+    uint64_t v = 0, c = 0, old = 0;
     if (op != MESHMEM_AMO_FETCH)
         memcpy(&v, value, size);
     if (op == MESHMEM_AMO_CSWAP)
         memcpy(&c, cond, size);
-    switch (size) {
-    case 1: mm_amo_uint8_t(op, p, (uint8_t)v, (uint8_t)c, fetched); break;
-    case 2: mm_amo_uint16_t(op, p, (uint16_t)v, (uint16_t)c, fetched); break;
-    case 4: mm_amo_uint32_t(op, p, (uint32_t)v, (uint32_t)c, fetched); break;
-    case 8: mm_amo_uint64_t(op, p, v, c, fetched); break;
-    }
-    if (op != MESHMEM_AMO_FETCH)
-        mm_wake(rank);
+    mm_tp_amo(rank, dest, op, size, v, c, fetched ? &old : NULL);
+    if (fetched)
+        memcpy(fetched, &old, size); /* little endian: the word's bytes come first */
     return MESHMEM_OK;
 }

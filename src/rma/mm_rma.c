@@ -1,43 +1,26 @@
 /*
- * One-sided operations over the node's full mesh: a put is a copy into the peer's mapping of
- * the destination, a get a copy out of it. Both are complete on return.
- *
- * Copies go through mm_copy (mm_rma.h: rep movsb for large ones, glibc's memcpy otherwise),
- * signals through mm_signal_post (one sequentially consistent RMW: data before signal, signal
- * before the sleeper check). fence and quiet are one full fence.
+ * One-sided operations of the native API, through the transport interface (mm_tp.h): to a peer
+ * of the node a put is a copy into the peer's mapping of the destination and a get a copy out
+ * of it, both complete on return; to a peer on another host they go through the network
+ * transport, and quiet completes them.
  */
-#include "mm_rma.h"
+#include "mm_tp.h"
 #include "mm_trace.h"
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
 #include <string.h>
-
-bool mm_copy_erms;
-
-__attribute__((constructor)) static void mm_copy_detect(void)
-{
-#if defined(__x86_64__)
-    unsigned a, b, c, d;
-    if (__get_cpuid_count(7, 0, &a, &b, &c, &d))
-        mm_copy_erms = (b >> 9) & 1u; /* CPUID.(EAX=7,ECX=0):EBX.ERMS[bit 9] */
-#endif
-}
 
 void meshmem_put(void *dest, const void *src, size_t nbytes, int rank)
 {
     MM_TRACE_SCOPE(mm_trace_p2p("put", nbytes, rank, MM_TRACE_STORE));
     void *d = mm_xlate_checked("meshmem_put", "dest", dest, nbytes, rank);
-    mm_copy(d, src, nbytes);
-    mm_wake(rank);
+    mm_tp_put_at(d, dest, src, nbytes, rank);
 }
 
 void meshmem_get(void *dest, const void *src, size_t nbytes, int rank)
 {
     MM_TRACE_SCOPE(mm_trace_p2p("get", nbytes, rank, 0));
     const void *s = mm_xlate_checked("meshmem_get", "source", src, nbytes, rank);
-    mm_copy(dest, s, nbytes);
+    mm_tp_get_at(s, dest, src, nbytes, rank);
 }
 
 /* strided copy: element i of src (stride sst) to element i of dest (stride dst) */
@@ -74,7 +57,7 @@ static size_t mm_strided_span(ptrdiff_t stride, size_t esize, size_t nelems)
 }
 
 /* translate a strided remote range, checking every byte it touches (a negative stride
- * reaches below its base address) */
+ * reaches below its base address); NULL for a peer on another host */
 static char *mm_strided_xlate(const char *call, const char *what, const void *base,
                               ptrdiff_t stride, size_t esize, size_t nelems, int rank)
 {
@@ -82,7 +65,25 @@ static char *mm_strided_xlate(const char *call, const char *what, const void *ba
     if (stride < 0)
         lo += (ptrdiff_t)(nelems - 1) * stride * (ptrdiff_t)esize;
     char *t = mm_xlate_checked(call, what, lo, mm_strided_span(stride, esize, nelems), rank);
-    return t + ((const char *)base - lo);
+    return t ? t + ((const char *)base - lo) : NULL;
+}
+
+/* a strided transfer with a peer on another host: one element at a time, non-blocking, then
+ * completed together (the strides may interleave with other data: no bulk transfer covers
+ * only the elements) */
+static void mm_strided_net(bool put, char *remote, char *local, ptrdiff_t rstride,
+                           ptrdiff_t lstride, size_t esize, size_t nelems, int rank)
+{
+    for (size_t i = 0; i < nelems; i++) {
+        char *r = remote + (ptrdiff_t)i * rstride * (ptrdiff_t)esize;
+        char *l = local + (ptrdiff_t)i * lstride * (ptrdiff_t)esize;
+        if (put)
+            mm_tp_put_nbi_at(NULL, r, l, esize, rank);
+        else
+            mm_tp_get_nbi_at(NULL, l, r, esize, rank);
+    }
+    if (!put)
+        mm_tp_quiet(); /* a get returns with its data */
 }
 
 void meshmem_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t esize,
@@ -92,6 +93,10 @@ void meshmem_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, siz
         return;
     MM_TRACE_SCOPE(mm_trace_p2p("put", esize * nelems, rank, MM_TRACE_STORE));
     char *d = mm_strided_xlate("meshmem_iput", "dest", dest, dst, esize, nelems, rank);
+    if (d == NULL) {
+        mm_strided_net(true, dest, (char *)src, dst, sst, esize, nelems, rank);
+        return;
+    }
     mm_strided_copy(d, src, dst, sst, esize, nelems);
     mm_wake(rank);
 }
@@ -103,6 +108,10 @@ void meshmem_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, siz
         return;
     MM_TRACE_SCOPE(mm_trace_p2p("get", esize * nelems, rank, 0));
     const char *s = mm_strided_xlate("meshmem_iget", "source", src, sst, esize, nelems, rank);
+    if (s == NULL) {
+        mm_strided_net(false, (char *)src, dest, sst, dst, esize, nelems, rank);
+        return;
+    }
     mm_strided_copy(dest, s, dst, sst, esize, nelems);
 }
 
@@ -117,31 +126,31 @@ void meshmem_put_signal(void *dest, const void *src, size_t nbytes, uint64_t *si
         mm_fatal("meshmem_put_signal: sig_op argument (%d) is neither SHMEM_SIGNAL_SET nor "
                  "SHMEM_SIGNAL_ADD",
                  sig_op);
-    mm_copy(d, src, nbytes);
-    mm_signal_post(sig, signal, sig_op);
-    mm_wake(rank);
+    mm_tp_put_signal_at(d, sig, dest, src, nbytes, sig_addr, signal, sig_op, rank);
 }
 
 void meshmem_fence(void)
 {
-    atomic_thread_fence(memory_order_seq_cst);
+    mm_tp_fence();
 }
 
 void meshmem_quiet(void)
 {
-    atomic_thread_fence(memory_order_seq_cst);
+    mm_tp_quiet();
 }
 
 void *meshmem_ptr(const void *addr, int rank)
 {
     if (!mm_g.initialized || (unsigned)rank >= (unsigned)mm_g.nranks)
         return NULL;
-    return mm_xlate(addr, rank);
+    return mm_tp_ptr(addr, rank);
 }
 
 int meshmem_addr_accessible(const void *addr, int rank)
 {
-    return meshmem_ptr(addr, rank) != NULL;
+    /* symmetric and the rank exists: reachable, by load/store or by the network */
+    return mm_g.initialized && (unsigned)rank < (unsigned)mm_g.nranks &&
+           mm_is_symmetric(addr, 1);
 }
 
 int meshmem_rank_accessible(int rank)

@@ -1,16 +1,22 @@
 /*
  * OpenSHMEM atomic memory operations (1.5 section 9.8) and the deprecated 1.4 names.
  *
- * An AMO is one hardware atomic (sequentially consistent) on the peer's copy of the target,
- * which every PE of the node maps: atomic with respect to every other PE's AMOs, ordered after
- * this PE's earlier puts, and a full fence for the sleeper check of mm_wake (mm_wait.h). Float
- * and double (Table 7: fetch, set, swap) use the generic __atomic builtins on their bytes.
- * The _nbi forms complete immediately and store the fetched value in *fetch.
+ * To a PE of the node an AMO is one hardware atomic (sequentially consistent) on the peer's
+ * copy of the target, which every PE of the node maps: atomic with respect to every other PE's
+ * AMOs, ordered after this PE's earlier puts, and a full fence for the sleeper check of
+ * mm_wake (mm_wait.h). Float and double (Table 7: fetch, set, swap) use the generic __atomic
+ * builtins on their bytes. To a PE on another host it is the transport's AMO (mm_tp_amo), the
+ * one the native meshmem_atomic calls. The _nbi forms complete immediately and store the
+ * fetched value in *fetch.
  */
+#include "mm_tp.h"
 #include "mm_trace.h"
 #include "shmem_internal.h"
 
-/* translate an AMO target: symmetric and naturally aligned (an unaligned atomic is not one) */
+#include <string.h>
+
+/* translate an AMO target: symmetric and naturally aligned (an unaligned atomic is not one);
+ * NULL for a PE on another host */
 SHMEMI_INLINE void *shmemi_amo_xlate(const char *call, const char *what, const void *addr,
                                      size_t size, int pe)
 {
@@ -23,6 +29,19 @@ SHMEMI_INLINE void *shmemi_amo_xlate(const char *call, const char *what, const v
 
 #define SHMEMI_SC __ATOMIC_SEQ_CST
 
+/* the AMO @p OP on symmetric @p ADDR of a PE on another host, through the transport (operand
+ * V, condition C; both and the result as the word's bits): @return the old value */
+#define SHMEMI_AMO_NET(OP, T, PE, ADDR, V, C)                                                      \
+    ({                                                                                             \
+        T v_ = (V), c_ = (C), r_;                                                                  \
+        uint64_t vb_ = 0, cb_ = 0, ob_ = 0;                                                        \
+        memcpy(&vb_, &v_, sizeof(T));                                                              \
+        memcpy(&cb_, &c_, sizeof(T));                                                              \
+        mm_tp_amo(PE, (void *)(ADDR), OP, sizeof(T), vb_, cb_, &ob_);                              \
+        memcpy(&r_, &ob_, sizeof(T));                                                              \
+        r_;                                                                                        \
+    })
+
 /* ---- bodies: BODY(CALL, T, PE); RESULT_ is the fetched value ---- */
 
 /* KIND names the operation for the trace: amo (one way) or famo (a round trip) */
@@ -32,31 +51,44 @@ SHMEMI_INLINE void *shmemi_amo_xlate(const char *call, const char *what, const v
     T *target_ = shmemi_amo_xlate(CALL, "dest", dest, sizeof(T), world_)
 #define SHMEMI_AMO_TARGET(CALL, T, PE) SHMEMI_AMO_TARGET_AS("amo", CALL, T, PE)
 
-#define SHMEMI_FETCH_BODY(CALL, T, PE)                                                             \
+/* the value of source at PE, one atomic load (or the transport's fetch) */
+#define SHMEMI_FETCH_VALUE(CALL, T, PE)                                                            \
     int world_ = PE;                                                                               \
     MM_TRACE_SCOPE(mm_trace_p2p("get", sizeof(T), world_, 0));                                     \
+    const T *from_ = shmemi_amo_xlate(CALL, "source", source, sizeof(T), world_);                  \
     T result_;                                                                                     \
-    __atomic_load((const T *)shmemi_amo_xlate(CALL, "source", source, sizeof(T), world_),         \
-                  &result_, SHMEMI_SC);                                                            \
+    if (MM_LIKELY(from_ != NULL))                                                                  \
+        __atomic_load(from_, &result_, SHMEMI_SC);                                                 \
+    else                                                                                           \
+        result_ = SHMEMI_AMO_NET(MESHMEM_AMO_FETCH, T, world_, source, (T)0, (T)0)
+#define SHMEMI_FETCH_BODY(CALL, T, PE)                                                             \
+    SHMEMI_FETCH_VALUE(CALL, T, PE);                                                               \
     return result_
 #define SHMEMI_FETCH_NBI_BODY(CALL, T, PE)                                                         \
-    int world_ = PE;                                                                               \
-    MM_TRACE_SCOPE(mm_trace_p2p("get", sizeof(T), world_, 0));                                     \
-    __atomic_load((const T *)shmemi_amo_xlate(CALL, "source", source, sizeof(T), world_), fetch,  \
-                  SHMEMI_SC)
+    SHMEMI_FETCH_VALUE(CALL, T, PE);                                                               \
+    *fetch = result_
 #define SHMEMI_SET_BODY(CALL, T, PE)                                                               \
     SHMEMI_AMO_TARGET(CALL, T, PE);                                                                \
-    __atomic_store(target_, &value, SHMEMI_SC);                                                    \
-    mm_wake(world_)
+    if (MM_LIKELY(target_ != NULL)) {                                                              \
+        __atomic_store(target_, &value, SHMEMI_SC);                                                \
+        mm_wake(world_);                                                                           \
+    } else {                                                                                       \
+        (void)SHMEMI_AMO_NET(MESHMEM_AMO_SET, T, world_, dest, value, (T)0);                       \
+    }
 
-/* a fetching read-modify-write: RESULT_ = OP(target_); then wake the owner */
-#define SHMEMI_RMW_AS(KIND, CALL, T, PE, EXPR)                                                     \
+/* a read-modify-write: RESULT_ = EXPR on target_ (then wake the owner), or the transport's
+ * OP with operand V and condition C for a PE on another host */
+#define SHMEMI_RMW_AS(KIND, CALL, T, PE, EXPR, OP, V, C)                                           \
     SHMEMI_AMO_TARGET_AS(KIND, CALL, T, PE);                                                       \
     T result_;                                                                                     \
-    EXPR;                                                                                          \
-    (void)result_; /* the non-fetching forms */                                                    \
-    mm_wake(world_)
-#define SHMEMI_RMW(CALL, T, PE, EXPR) SHMEMI_RMW_AS("amo", CALL, T, PE, EXPR)
+    if (MM_LIKELY(target_ != NULL)) {                                                              \
+        EXPR;                                                                                      \
+        mm_wake(world_);                                                                           \
+    } else {                                                                                       \
+        result_ = SHMEMI_AMO_NET(OP, T, world_, dest, V, C);                                       \
+    }                                                                                              \
+    (void)result_ /* the non-fetching forms */
+#define SHMEMI_RMW(CALL, T, PE, EXPR, OP, V) SHMEMI_RMW_AS("amo", CALL, T, PE, EXPR, OP, V, (T)0)
 
 #define SHMEMI_SWAP_EXPR(T) __atomic_exchange(target_, &value, &result_, SHMEMI_SC)
 #define SHMEMI_CSWAP_EXPR(T)                                                                       \
@@ -64,34 +96,44 @@ SHMEMI_INLINE void *shmemi_amo_xlate(const char *call, const char *what, const v
     __atomic_compare_exchange(target_, &result_, &value, false, SHMEMI_SC, SHMEMI_SC)
 
 /* the returning form, the _nbi form and the non-fetching form of one RMW expression */
-#define SHMEMI_RMW_RET(CALL, T, PE, EXPR)                                                          \
-    SHMEMI_RMW_AS("famo", CALL, T, PE, EXPR);                                                      \
+#define SHMEMI_RMW_RET(CALL, T, PE, EXPR, OP, V, C)                                                \
+    SHMEMI_RMW_AS("famo", CALL, T, PE, EXPR, OP, V, C);                                            \
     return result_
-#define SHMEMI_RMW_NBI(CALL, T, PE, EXPR)                                                          \
-    SHMEMI_RMW_AS("famo", CALL, T, PE, EXPR);                                                      \
+#define SHMEMI_RMW_NBI(CALL, T, PE, EXPR, OP, V, C)                                                \
+    SHMEMI_RMW_AS("famo", CALL, T, PE, EXPR, OP, V, C);                                            \
     *fetch = result_
 
-#define SHMEMI_SWAP_BODY(CALL, T, PE)      SHMEMI_RMW_RET(CALL, T, PE, SHMEMI_SWAP_EXPR(T))
-#define SHMEMI_SWAP_NBI_BODY(CALL, T, PE)  SHMEMI_RMW_NBI(CALL, T, PE, SHMEMI_SWAP_EXPR(T))
-#define SHMEMI_CSWAP_BODY(CALL, T, PE)     SHMEMI_RMW_RET(CALL, T, PE, SHMEMI_CSWAP_EXPR(T))
-#define SHMEMI_CSWAP_NBI_BODY(CALL, T, PE) SHMEMI_RMW_NBI(CALL, T, PE, SHMEMI_CSWAP_EXPR(T))
+#define SHMEMI_SWAP_BODY(CALL, T, PE)                                                              \
+    SHMEMI_RMW_RET(CALL, T, PE, SHMEMI_SWAP_EXPR(T), MESHMEM_AMO_SWAP, value, (T)0)
+#define SHMEMI_SWAP_NBI_BODY(CALL, T, PE)                                                          \
+    SHMEMI_RMW_NBI(CALL, T, PE, SHMEMI_SWAP_EXPR(T), MESHMEM_AMO_SWAP, value, (T)0)
+#define SHMEMI_CSWAP_BODY(CALL, T, PE)                                                             \
+    SHMEMI_RMW_RET(CALL, T, PE, SHMEMI_CSWAP_EXPR(T), MESHMEM_AMO_CSWAP, value, cond)
+#define SHMEMI_CSWAP_NBI_BODY(CALL, T, PE)                                                         \
+    SHMEMI_RMW_NBI(CALL, T, PE, SHMEMI_CSWAP_EXPR(T), MESHMEM_AMO_CSWAP, value, cond)
 
 #define SHMEMI_FETCH_OP_EXPR(OP, V) result_ = __atomic_fetch_##OP(target_, V, SHMEMI_SC)
-#define SHMEMI_FINC_BODY(CALL, T, PE)      SHMEMI_RMW_RET(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(add, 1))
-#define SHMEMI_FINC_NBI_BODY(CALL, T, PE)  SHMEMI_RMW_NBI(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(add, 1))
-#define SHMEMI_INC_BODY(CALL, T, PE)       SHMEMI_RMW(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(add, 1))
-#define SHMEMI_FADD_BODY(CALL, T, PE)      SHMEMI_RMW_RET(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(add, value))
-#define SHMEMI_FADD_NBI_BODY(CALL, T, PE)  SHMEMI_RMW_NBI(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(add, value))
-#define SHMEMI_ADD_BODY(CALL, T, PE)       SHMEMI_RMW(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(add, value))
-#define SHMEMI_FAND_BODY(CALL, T, PE)      SHMEMI_RMW_RET(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(and, value))
-#define SHMEMI_FAND_NBI_BODY(CALL, T, PE)  SHMEMI_RMW_NBI(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(and, value))
-#define SHMEMI_AND_BODY(CALL, T, PE)       SHMEMI_RMW(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(and, value))
-#define SHMEMI_FOR_BODY(CALL, T, PE)       SHMEMI_RMW_RET(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(or, value))
-#define SHMEMI_FOR_NBI_BODY(CALL, T, PE)   SHMEMI_RMW_NBI(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(or, value))
-#define SHMEMI_OR_BODY(CALL, T, PE)        SHMEMI_RMW(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(or, value))
-#define SHMEMI_FXOR_BODY(CALL, T, PE)      SHMEMI_RMW_RET(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(xor, value))
-#define SHMEMI_FXOR_NBI_BODY(CALL, T, PE)  SHMEMI_RMW_NBI(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(xor, value))
-#define SHMEMI_XOR_BODY(CALL, T, PE)       SHMEMI_RMW(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(xor, value))
+/* FOP: the fetching form of a fetch-op (RET or NBI), of builtin OP, meshmem op MOP, operand V */
+#define SHMEMI_FOP(FORM, CALL, T, PE, OP, MOP, V)                                                  \
+    SHMEMI_RMW_##FORM(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(OP, V), MOP, V, (T)0)
+#define SHMEMI_NOP(CALL, T, PE, OP, MOP, V)                                                        \
+    SHMEMI_RMW(CALL, T, PE, SHMEMI_FETCH_OP_EXPR(OP, V), MOP, V)
+
+#define SHMEMI_FINC_BODY(CALL, T, PE)      SHMEMI_FOP(RET, CALL, T, PE, add, MESHMEM_AMO_ADD, 1)
+#define SHMEMI_FINC_NBI_BODY(CALL, T, PE)  SHMEMI_FOP(NBI, CALL, T, PE, add, MESHMEM_AMO_ADD, 1)
+#define SHMEMI_INC_BODY(CALL, T, PE)       SHMEMI_NOP(CALL, T, PE, add, MESHMEM_AMO_ADD, 1)
+#define SHMEMI_FADD_BODY(CALL, T, PE)      SHMEMI_FOP(RET, CALL, T, PE, add, MESHMEM_AMO_ADD, value)
+#define SHMEMI_FADD_NBI_BODY(CALL, T, PE)  SHMEMI_FOP(NBI, CALL, T, PE, add, MESHMEM_AMO_ADD, value)
+#define SHMEMI_ADD_BODY(CALL, T, PE)       SHMEMI_NOP(CALL, T, PE, add, MESHMEM_AMO_ADD, value)
+#define SHMEMI_FAND_BODY(CALL, T, PE)      SHMEMI_FOP(RET, CALL, T, PE, and, MESHMEM_AMO_AND, value)
+#define SHMEMI_FAND_NBI_BODY(CALL, T, PE)  SHMEMI_FOP(NBI, CALL, T, PE, and, MESHMEM_AMO_AND, value)
+#define SHMEMI_AND_BODY(CALL, T, PE)       SHMEMI_NOP(CALL, T, PE, and, MESHMEM_AMO_AND, value)
+#define SHMEMI_FOR_BODY(CALL, T, PE)       SHMEMI_FOP(RET, CALL, T, PE, or, MESHMEM_AMO_OR, value)
+#define SHMEMI_FOR_NBI_BODY(CALL, T, PE)   SHMEMI_FOP(NBI, CALL, T, PE, or, MESHMEM_AMO_OR, value)
+#define SHMEMI_OR_BODY(CALL, T, PE)        SHMEMI_NOP(CALL, T, PE, or, MESHMEM_AMO_OR, value)
+#define SHMEMI_FXOR_BODY(CALL, T, PE)      SHMEMI_FOP(RET, CALL, T, PE, xor, MESHMEM_AMO_XOR, value)
+#define SHMEMI_FXOR_NBI_BODY(CALL, T, PE)  SHMEMI_FOP(NBI, CALL, T, PE, xor, MESHMEM_AMO_XOR, value)
+#define SHMEMI_XOR_BODY(CALL, T, PE)       SHMEMI_NOP(CALL, T, PE, xor, MESHMEM_AMO_XOR, value)
 
 /* ---- Table 7: fetch, set, swap ---- */
 

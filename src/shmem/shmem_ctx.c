@@ -6,6 +6,7 @@
  * team, and its options. fence and quiet are one full memory fence for every context: it
  * orders the weakly-ordered (non-temporal) stores of large copies too.
  */
+#include "mm_tp.h"
 #include "shmem_internal.h"
 #include "mm_team.h"
 
@@ -78,31 +79,31 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
     return 0;
 }
 
-/* fence and quiet: every operation is complete on return, so both only order this PE's
- * stores (copies, rep movsb included) before its later ones: one full fence, inline here
- * rather than a call to meshmem_fence/meshmem_quiet through the PLT */
-#define SHMEMI_FULL_FENCE() atomic_thread_fence(memory_order_seq_cst)
-
+/* fence and quiet: operations to a PE of the node are complete on return, so for them both
+ * only order this PE's stores (copies, rep movsb included) before its later ones, one full
+ * fence; operations to PEs on other hosts the network transport orders or completes (mm_tp.h,
+ * inline: a test of one pointer when the job is on one host). A context shares the PE's
+ * transport, so its fence and quiet are the PE's. */
 void shmem_fence(void)
 {
-    SHMEMI_FULL_FENCE();
+    mm_tp_fence();
 }
 
 void shmem_quiet(void)
 {
-    SHMEMI_FULL_FENCE();
+    mm_tp_quiet();
 }
 
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
     if (MM_UNLIKELY(ctx == SHMEM_CTX_INVALID))
         shmemi_ctx_fatal("shmem_ctx_fence", ctx, 0);
-    SHMEMI_FULL_FENCE();
+    mm_tp_fence();
 }
 
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
     if (MM_UNLIKELY(ctx == SHMEM_CTX_INVALID))
         shmemi_ctx_fatal("shmem_ctx_quiet", ctx, 0);
-    SHMEMI_FULL_FENCE();
+    mm_tp_quiet();
 }

@@ -5,9 +5,11 @@
  * load, store, copy or atomic.
  *
  * Hot path: a checked translation is three compares (PE in range, address inside the heap,
- * the last byte too) and one add, for the heap and for global/static data alike (the OSU and
- * most classic programs keep their flags in static data); only zero-byte transfers and errors
- * go out of line, to shmemi_xlate_slow, which is cold. Messages name the API call and the
+ * the last byte too), a test that the PE is in reach of load/store, and one add, for the heap
+ * and for global/static data alike (the OSU and most classic programs keep their flags in
+ * static data); only zero-byte transfers and errors go out of line, to shmemi_xlate_slow,
+ * which is cold. Every access then goes through the transport interface (mm_tp.h), as the
+ * native API's do. Messages name the API call and the
  * argument, as "shmem_int_put: PE argument (9) is invalid".
  */
 #ifndef SHMEM_INTERNAL_H
@@ -67,6 +69,8 @@ SHMEMI_INLINE bool shmemi_within(uintptr_t a, size_t len, uintptr_t base, size_t
  * @brief Translate symmetric @p addr (@p len bytes, the argument named @p what of @p call) to
  * its copy on world PE @p pe, ending the job with a clear message when it is not symmetric or
  * @p pe is invalid.
+ * @return the load/store address on @p pe, or NULL when @p pe is on another host (reached
+ * through the transport: mm_tp.h's _at forms take both).
  *
  * Before init and after finalize nranks is 1 and heap_size = data_size = 0 (mm_init.c), so
  * every call lands in the slow path, which reports the call.
@@ -76,10 +80,11 @@ SHMEMI_INLINE void *shmemi_xlate(const char *call, const char *what, const void 
 {
     uintptr_t a = (uintptr_t)addr;
     if (MM_LIKELY((unsigned)pe < (unsigned)mm_g.nranks)) {
+        const mm_peer_t *p = &mm_g.peer[pe];
         if (MM_LIKELY(shmemi_within(a, len, mm_g.heap_base, mm_g.heap_size)))
-            return (void *)(a + (uintptr_t)mm_g.heap_delta[pe]);
+            return MM_LIKELY(p->seg != NULL) ? (void *)(a + (uintptr_t)p->heap_delta) : NULL;
         if (shmemi_within(a, len, mm_g.data_base, mm_g.data_size))
-            return (void *)(a + (uintptr_t)mm_g.data_delta[pe]);
+            return MM_LIKELY(p->seg != NULL) ? (void *)(a + (uintptr_t)p->data_delta) : NULL;
     }
     return shmemi_xlate_slow(call, what, addr, len, pe);
 }

@@ -12,9 +12,12 @@
  *   the link. Then set MCS_GRANTED in the successor's node.
  * Every waiter waits on its own memory, which the PE that ends its wait writes (with a wake),
  * so waiting PEs sleep instead of polling PE 0; the queue grants the lock in request order.
+ * Every access to another PE's words is a 32-bit AMO of the transport (mm_tp_amo), so the
+ * lock works the same between hosts.
  * Only the owner clears its node, and only while it is not queued, so no write of an earlier
  * round can land on a node of a later one.
  */
+#include "mm_tp.h"
 #include "shmem_internal.h"
 
 #define MCS_GRANTED   (UINT32_C(1) << 31)
@@ -26,13 +29,22 @@ typedef struct {
 } shmemi_lock_t;
 _Static_assert(sizeof(shmemi_lock_t) == sizeof(long), "an MCS lock fits a symmetric long");
 
-/* the lock word on @p pe, checked as the lock argument of @p call */
-static shmemi_lock_t *shmemi_lock_on(const char *call, long *lock, int pe)
+/* check the lock argument of @p call; @return this PE's copy */
+static shmemi_lock_t *shmemi_lock_mine(const char *call, long *lock)
 {
-    shmemi_lock_t *l = shmemi_xlate(call, "lock", lock, sizeof(long), pe);
+    shmemi_lock_t *l = shmemi_xlate(call, "lock", lock, sizeof(long), mm_g.rank);
     if (MM_UNLIKELY(((uintptr_t)lock & (sizeof(long) - 1)) != 0))
         mm_fatal("%s: lock argument (%p) is not aligned to a long", call, (void *)lock);
     return l;
+}
+
+/* AMO @p op on the tail (PE 0) or node word of @p lock at @p pe; @return the old value */
+static uint32_t shmemi_lock_amo(uint32_t *word, meshmem_amo_op_t op, uint32_t value,
+                                uint32_t cond, int pe)
+{
+    uint64_t old = 0;
+    mm_tp_amo(pe, word, op, sizeof(uint32_t), value, cond, &old);
+    return (uint32_t)old;
 }
 
 #define SHMEMI_LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
@@ -40,50 +52,36 @@ static shmemi_lock_t *shmemi_lock_on(const char *call, long *lock, int pe)
 void shmem_set_lock(long *lock)
 {
     int me = mm_g.rank;
-    shmemi_lock_t *mine = shmemi_lock_on("shmem_set_lock", lock, me);
-    shmemi_lock_t *home = shmemi_lock_on("shmem_set_lock", lock, 0);
+    shmemi_lock_t *mine = shmemi_lock_mine("shmem_set_lock", lock), *sym = (shmemi_lock_t *)lock;
     __atomic_store_n(&mine->node, 0, __ATOMIC_SEQ_CST);
-    uint32_t prev = __atomic_exchange_n(&home->tail, (uint32_t)me + 1, __ATOMIC_SEQ_CST);
+    uint32_t prev = shmemi_lock_amo(&sym->tail, MESHMEM_AMO_SWAP, (uint32_t)me + 1, 0, 0);
     if (prev == 0)
         return;
-    shmemi_lock_t *pred = shmemi_lock_on("shmem_set_lock", lock, (int)prev - 1);
-    __atomic_fetch_or(&pred->node, (uint32_t)me + 1, __ATOMIC_SEQ_CST);
-    mm_wake((int)prev - 1);
+    shmemi_lock_amo(&sym->node, MESHMEM_AMO_OR, (uint32_t)me + 1, 0, (int)prev - 1);
     MM_WAIT_UNTIL((SHMEMI_LOAD(&mine->node) & MCS_GRANTED) != 0);
 }
 
 int shmem_test_lock(long *lock)
 {
     int me = mm_g.rank;
-    shmemi_lock_t *mine = shmemi_lock_on("shmem_test_lock", lock, me);
-    shmemi_lock_t *home = shmemi_lock_on("shmem_test_lock", lock, 0);
-    if (SHMEMI_LOAD(&home->tail) != 0)
+    shmemi_lock_t *mine = shmemi_lock_mine("shmem_test_lock", lock), *sym = (shmemi_lock_t *)lock;
+    if (shmemi_lock_amo(&sym->tail, MESHMEM_AMO_FETCH, 0, 0, 0) != 0)
         return 1; /* held: do not disturb our node, which the holder does not know of */
     __atomic_store_n(&mine->node, 0, __ATOMIC_SEQ_CST);
-    uint32_t free_tail = 0;
-    return __atomic_compare_exchange_n(&home->tail, &free_tail, (uint32_t)me + 1, false,
-                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
-               ? 0
-               : 1;
+    return shmemi_lock_amo(&sym->tail, MESHMEM_AMO_CSWAP, (uint32_t)me + 1, 0, 0) == 0 ? 0 : 1;
 }
 
 void shmem_clear_lock(long *lock)
 {
     int me = mm_g.rank;
-    shmemi_lock_t *mine = shmemi_lock_on("shmem_clear_lock", lock, me);
-    shmemi_lock_t *home = shmemi_lock_on("shmem_clear_lock", lock, 0);
+    shmemi_lock_t *mine = shmemi_lock_mine("shmem_clear_lock", lock), *sym = (shmemi_lock_t *)lock;
     meshmem_quiet(); /* the critical section's stores are complete before the next holder */
     uint32_t next = SHMEMI_LOAD(&mine->node) & MCS_NEXT_MASK;
     if (next == 0) {
         uint32_t self = (uint32_t)me + 1;
-        if (__atomic_compare_exchange_n(&home->tail, &self, 0, false, __ATOMIC_SEQ_CST,
-                                        __ATOMIC_SEQ_CST)) {
-            mm_wake(0);
+        if (shmemi_lock_amo(&sym->tail, MESHMEM_AMO_CSWAP, 0, self, 0) == self)
             return;
-        }
         MM_WAIT_UNTIL((next = SHMEMI_LOAD(&mine->node) & MCS_NEXT_MASK) != 0);
     }
-    shmemi_lock_t *succ = shmemi_lock_on("shmem_clear_lock", lock, (int)next - 1);
-    __atomic_fetch_or(&succ->node, MCS_GRANTED, __ATOMIC_SEQ_CST);
-    mm_wake((int)next - 1);
+    shmemi_lock_amo(&sym->node, MESHMEM_AMO_OR, MCS_GRANTED, 0, (int)next - 1);
 }

@@ -2,12 +2,13 @@
  * OpenSHMEM signaling operations (1.5 section 9.7): put with signal, signal fetch, signal wait.
  *
  * A put with signal is, inline: the checks (PE, both ranges, sig_addr alignment, sig_op: a
- * few compares, errors out of line), one copy into the peer's mapping, one locked
- * read-modify-write of the peer's signal word, and the sleeper check. The RMW orders the data
- * before the signal and the signal before the sleeper check (the argument is in mm_rma.h,
- * mm_signal_post). The _nbi forms complete immediately.
+ * few compares, errors out of line), then the transport's put-with-signal (mm_tp.h): to a PE of
+ * the node one copy into the peer's mapping, one locked read-modify-write of the peer's signal
+ * word, and the sleeper check (the RMW orders the data before the signal and the signal before
+ * the sleeper check: the argument is in mm_shm_ops.h, mm_signal_post); to a PE on another host
+ * a put, a fence and an atomic. The _nbi forms complete as the blocking ones.
  */
-#include "mm_rma.h"
+#include "mm_tp.h"
 #include "mm_trace.h"
 #include "shmem_internal.h"
 
@@ -33,10 +34,9 @@ SHMEMI_INLINE void shmemi_put_signal(const char *call, void *dest, const void *s
     _Static_assert(SHMEM_SIGNAL_SET == 0 && SHMEM_SIGNAL_ADD == 1, "sig_op check");
     if (MM_UNLIKELY((((uintptr_t)sig_addr & (sizeof(uint64_t) - 1)) | (unsigned)sig_op) > 1))
         shmemi_signal_fatal(call, sig_addr, sig_op);
-    if (MM_LIKELY(nbytes != 0)) /* a signal alone: dest and source need not be valid */
-        mm_copy(shmemi_xlate(call, "dest", dest, nbytes, pe), source, nbytes);
-    mm_signal_post(sig, signal, sig_op);
-    mm_wake(pe);
+    /* a signal alone: dest and source need not be valid */
+    void *d = MM_LIKELY(nbytes != 0) ? shmemi_xlate(call, "dest", dest, nbytes, pe) : sig;
+    mm_tp_put_signal_at(d, sig, dest, source, nbytes, sig_addr, signal, sig_op, pe);
 }
 
 #define SHMEMI_PUT_SIGNAL_BODY(CALL, T, PE)                                                        \

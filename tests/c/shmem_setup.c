@@ -38,12 +38,18 @@ int main(void)
     long local = 0;
     EXPECT(shmem_addr_accessible(&global_long, right), "global accessible");
     EXPECT(!shmem_addr_accessible(&local, right), "stack variable accessible");
+    /* shmem_ptr reaches the PEs of this host (SHMEM_TEAM_SHARED), not another host's */
     long *peer = shmem_ptr(&global_long, right);
-    EXPECT(peer != NULL && shmem_ptr(&local, right) == NULL, "shmem_ptr");
+    int shared = shmem_team_translate_pe(SHMEM_TEAM_WORLD, right, SHMEM_TEAM_SHARED) >= 0;
+    EXPECT((peer != NULL) == shared || shmem_team_n_pes(SHMEM_TEAM_SHARED) == 1, "shmem_ptr");
+    EXPECT(shmem_ptr(&local, right) == NULL, "shmem_ptr of a stack variable");
     EXPECT(shmem_ptr(&global_long, me) == &global_long, "shmem_ptr to myself");
 
-    /* shmem_ptr gives load/store access to the peer's copy */
-    *peer = 1000 + me;
+    /* shmem_ptr gives load/store access to the peer's copy (a put where it gives none) */
+    if (peer)
+        *peer = 1000 + me;
+    else
+        shmem_long_p(&global_long, 1000 + me, right);
     shmem_barrier_all();
     EXPECT(global_long == 1000 + (me + npes - 1) % npes, "store through shmem_ptr");
 

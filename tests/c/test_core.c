@@ -63,9 +63,10 @@ int main(void)
     CHECK(meshmem_atomic(MESHMEM_AMO_ADD, MESHMEM_FLOAT64, slot, &one, NULL, NULL, 0) ==
           MESHMEM_ERR_ARG);
 
-    /* local pointer to a peer */
+    /* a local pointer to a peer of this host (of the shared team); none to another host's */
     long *peer = meshmem_ptr(slot, right);
-    CHECK(peer != NULL);
+    bool same_host = meshmem_team_translate(MESHMEM_TEAM_WORLD, right, MESHMEM_TEAM_SHARED) >= 0;
+    CHECK((peer != NULL) == same_host || meshmem_team_size(MESHMEM_TEAM_SHARED) == 1);
     CHECK(meshmem_ptr(&v, right) == NULL); /* a stack variable is not symmetric */
 
     /* collectives */

@@ -194,7 +194,7 @@ def test_rank_with_a_child_of_its_own(launch):
 
 
 @pytest.mark.parametrize("heap,msg", [
-    ("1T", "does not fit in /dev/shm"),           # bigger than the machine
+    ("1T", "does not fit in memory"),             # bigger than the machine
     ("12Q", 'SHMEM_SYMMETRIC_SIZE="12Q" is not a valid size'),  # garbage
 ])
 def test_impossible_heap(launch, heap, msg):

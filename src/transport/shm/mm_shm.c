@@ -1,24 +1,38 @@
-/* Shared-memory segments: POSIX shm objects, created by their owner, mapped by every peer. */
+/* Segments of the node-local full mesh: memfds, and their exchange over Unix sockets (mm_shm.h). */
 #include "mm_shm.h"
-#include "mm_log.h"
+#include "mm_core.h"
+#include "mm_shm_ops.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
-void mm_shm_name(char *buf, size_t len, const char *job, int rank, const char *what)
+bool mm_copy_erms;
+
+__attribute__((constructor)) static void mm_copy_detect(void)
 {
-    snprintf(buf, len, "/%s.%d.%s", job, rank, what);
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        mm_copy_erms = (b >> 9) & 1u; /* CPUID.(EAX=7,ECX=0):EBX.ERMS[bit 9] */
+#endif
 }
 
 /*
  * Fault the first @p bytes of a mapping in: write faults allocate (and zero) the pages.
- * @return 0, or -1 when the memory is not there (a full /dev/shm): touching pages by hand
- * would then end in SIGBUS, so the loop is only the fallback for kernels without the madvise.
+ * @return 0, or -1 when the memory is not there: touching pages by hand would then end in
+ * SIGBUS, so the loop is only the fallback for kernels without the madvise.
  */
 static int mm_shm_populate(void *p, size_t bytes, bool write)
 {
@@ -42,7 +56,7 @@ static int mm_shm_populate(void *p, size_t bytes, bool write)
 
 /* map at an address such that addr + @p offset is a multiple of @p align (a power of two):
  * reserve a larger range, map inside it, give back the rest */
-static void *mm_shm_map_fd_aligned(int fd, size_t bytes, size_t align, size_t offset)
+static void *mm_shm_map_aligned(int fd, size_t bytes, size_t align, size_t offset)
 {
     size_t span = bytes + align;
     char *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -61,71 +75,222 @@ static void *mm_shm_map_fd_aligned(int fd, size_t bytes, size_t align, size_t of
     return p;
 }
 
-static void *mm_shm_map_fd(int fd, size_t bytes, void *fixed_addr)
-{
-    int flags = MAP_SHARED;
-    if (fixed_addr)
-        flags |= MAP_FIXED;
-    void *p = mmap(fixed_addr, bytes, PROT_READ | PROT_WRITE, flags, fd, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
-
 void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t populate,
-                    size_t align, size_t align_offset)
+                    size_t align, size_t align_offset, int *fd_out)
 {
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    int fd = memfd_create(name, MFD_CLOEXEC);
     if (fd < 0) {
-        mm_error("shm_open(%s): %s", name, strerror(errno));
+        mm_error("memfd_create(%s): %s", name, strerror(errno));
         return NULL;
     }
     if (ftruncate(fd, (off_t)bytes) != 0) {
         mm_error("ftruncate(%s, %zu): %s", name, bytes, strerror(errno));
         close(fd);
-        shm_unlink(name);
         return NULL;
     }
-    void *p = align > 1 ? mm_shm_map_fd_aligned(fd, bytes, align, align_offset)
-                        : mm_shm_map_fd(fd, bytes, NULL);
-    if (p == NULL) {
+    void *p = align > 1 ? mm_shm_map_aligned(fd, bytes, align, align_offset)
+                        : mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == NULL || p == MAP_FAILED) {
         mm_error("mmap(%s, %zu bytes): %s", name, bytes, strerror(errno));
         close(fd);
-        shm_unlink(name);
         return NULL;
     }
-    close(fd);
 #ifdef MADV_HUGEPAGE
     /* transparent huge pages for shmem, where the system allows them (shmem_enabled=advise) */
     if (hugepages)
         madvise(p, bytes, MADV_HUGEPAGE);
 #endif
-    /* /dev/shm pages are allocated (and zeroed) on first touch: do it now, not when measured */
+    /* shared memory is allocated (and zeroed) on first touch: do it now, not when measured */
     if (mm_shm_populate(p, populate < bytes ? populate : bytes, true) != 0) {
-        mm_error("cannot allocate %zu bytes of shared memory for %s (/dev/shm full?): %s",
+        mm_error("cannot allocate %zu bytes of shared memory for %s (memory full?): %s",
                  populate, name, strerror(errno));
         munmap(p, bytes);
-        shm_unlink(name);
+        close(fd);
         return NULL;
     }
+    *fd_out = fd;
     return p;
 }
 
-void *mm_shm_map(const char *name, size_t bytes, void *fixed_addr, size_t populate)
+void *mm_shm_map(int fd, size_t bytes, void *fixed_addr, size_t populate)
 {
-    int fd = shm_open(name, O_RDWR, 0600);
-    if (fd < 0) {
-        mm_error("shm_open(%s) of a peer's segment: %s", name, strerror(errno));
+    void *p = mmap(fixed_addr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | (fixed_addr ? MAP_FIXED : 0), fd, 0);
+    if (p == MAP_FAILED) {
+        mm_error("mmap of a peer's segment (%zu bytes): %s", bytes, strerror(errno));
         return NULL;
     }
-    void *p = mm_shm_map_fd(fd, bytes, fixed_addr);
-    if (p == NULL)
-        mm_error("mmap(%s, %zu bytes): %s", name, bytes, strerror(errno));
-    else if (mm_shm_populate(p, populate < bytes ? populate : bytes, false) != 0)
-        mm_warn("mapping %s: page tables not pre-filled: %s", name, strerror(errno));
-    close(fd);
+    if (mm_shm_populate(p, populate < bytes ? populate : bytes, false) != 0)
+        mm_warn("mapping a peer's segment: page tables not pre-filled: %s", strerror(errno));
     return p;
 }
 
-void mm_shm_unlink(const char *name)
+/* the abstract socket address of @p rank of @p job */
+static socklen_t mm_shm_addr(struct sockaddr_un *a, const char *job, int rank)
 {
-    shm_unlink(name);
+    memset(a, 0, sizeof(*a));
+    a->sun_family = AF_UNIX;
+    int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "%s.%d", job, rank);
+    if (n < 0 || (size_t)n >= sizeof(a->sun_path) - 1)
+        n = (int)sizeof(a->sun_path) - 2;
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+int mm_shm_listen(const char *job, int rank)
+{
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a;
+    socklen_t len = mm_shm_addr(&a, job, rank);
+    if (s < 0 || bind(s, (struct sockaddr *)&a, len) != 0 || listen(s, SOMAXCONN) != 0) {
+        mm_error("meshmem_init: cannot listen for this node's peers on the abstract socket "
+                 "@%s.%d: %s",
+                 job, rank, strerror(errno));
+        if (s >= 0)
+            close(s);
+        return -1;
+    }
+    return s;
+}
+
+/* what a sender says with its descriptors */
+typedef struct {
+    uint32_t magic;
+    int32_t  rank;
+    int32_t  nfds;
+} mm_shm_hello_t;
+#define MM_SHM_HELLO 0x6d6d6664u /* "mmfd" */
+
+static int mm_shm_send(const char *job, int peer, int me, const int fds[2])
+{
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a;
+    socklen_t len = mm_shm_addr(&a, job, peer);
+    int rc;
+    do
+        rc = s < 0 ? -1 : connect(s, (struct sockaddr *)&a, len);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+        mm_error("meshmem_init: cannot reach rank %d of this node (@%s.%d): %s", peer, job, peer,
+                 strerror(errno));
+        if (s >= 0)
+            close(s);
+        return -1;
+    }
+    mm_shm_hello_t h = {MM_SHM_HELLO, me, fds[1] >= 0 ? 2 : 1};
+    struct iovec iov = {&h, sizeof(h)};
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    memset(&ctl, 0, sizeof(ctl));
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                       .msg_controllen = CMSG_SPACE((size_t)h.nfds * sizeof(int))};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN((size_t)h.nfds * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, (size_t)h.nfds * sizeof(int));
+    ssize_t n;
+    do
+        n = sendmsg(s, &m, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    close(s);
+    if (n != (ssize_t)sizeof(h)) {
+        mm_error("meshmem_init: cannot send this rank's segments to rank %d: %s", peer,
+                 n < 0 ? strerror(errno) : "short write");
+        return -1;
+    }
+    return 0;
+}
+
+/* accept one peer's descriptors, checking who sent them; @return its rank, or -1 */
+static int mm_shm_receive(int listener, const int *peers, int npeers,
+                          const mm_boot_card_t *cards, int (*peer_fds)[2])
+{
+    int s = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+    if (s < 0)
+        return errno == EINTR || errno == EAGAIN ? -2 : -1;
+    struct ucred cred;
+    socklen_t clen = sizeof(cred);
+    mm_shm_hello_t h = {0};
+    struct iovec iov = {&h, sizeof(h)};
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                       .msg_controllen = sizeof(ctl.buf)};
+    ssize_t n;
+    do
+        n = recvmsg(s, &m, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+    while (n < 0 && errno == EINTR);
+    int got[2] = {-1, -1}, ngot = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            ngot = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            memcpy(got, CMSG_DATA(c), (size_t)(ngot < 2 ? ngot : 2) * sizeof(int));
+        }
+    bool cred_ok = getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0;
+    close(s);
+    int idx = -1;
+    for (int i = 0; i < npeers; i++)
+        if (n == (ssize_t)sizeof(h) && peers[i] == h.rank)
+            idx = i;
+    /* the sender must be the process that published this rank's card, run by our user */
+    bool ok = n == (ssize_t)sizeof(h) && h.magic == MM_SHM_HELLO && idx >= 0 && ngot == h.nfds &&
+              cred_ok && cred.uid == getuid() && cred.pid == cards[h.rank].pid &&
+              peer_fds[idx][0] < 0;
+    if (!ok) {
+        mm_warn("meshmem_init: refused a connection on this rank's socket (pid %d, uid %d): not "
+                "a rank of this job",
+                cred_ok ? (int)cred.pid : -1, cred_ok ? (int)cred.uid : -1);
+        for (int i = 0; i < ngot && i < 2; i++)
+            close(got[i]);
+        return -2;
+    }
+    peer_fds[idx][0] = got[0];
+    peer_fds[idx][1] = ngot > 1 ? got[1] : -1;
+    return h.rank;
+}
+
+static double mm_shm_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int mm_shm_exchange(int listener, const char *job, const int *peers, int npeers,
+                    const int fds[2], const mm_boot_card_t *cards, int (*peer_fds)[2])
+{
+    int rc = 0;
+    for (int i = 0; i < npeers; i++)
+        peer_fds[i][0] = peer_fds[i][1] = -1;
+    /* send first: a connection to a listening socket completes without its accept, and the
+     * few bytes wait in the socket; so every rank can send to all before it receives */
+    for (int i = 0; i < npeers && rc == 0; i++) {
+        int k = (i + mm_g.rank) % npeers; /* not everyone at the first peer first */
+        rc = mm_shm_send(job, peers[k], mm_g.rank, fds);
+    }
+    double deadline = mm_shm_now() + 60.0;
+    for (int got = 0; got < npeers && rc == 0;) {
+        struct pollfd pfd = {listener, POLLIN, 0};
+        int pr = poll(&pfd, 1, 100);
+        if (mm_boot->ending())
+            _exit(mm_boot->ending() - 1);
+        if (pr > 0) {
+            int r = mm_shm_receive(listener, peers, npeers, cards, peer_fds);
+            if (r >= 0)
+                got++;
+            else if (r == -1)
+                rc = -1;
+        } else if (mm_shm_now() > deadline) {
+            mm_error("meshmem_init: %d of this node's %d peers did not send their segments "
+                     "within 60 s",
+                     npeers - got, npeers);
+            rc = -1;
+        }
+    }
+    close(listener);
+    return rc;
 }

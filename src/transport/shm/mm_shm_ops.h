@@ -1,10 +1,11 @@
 /**
- * @file mm_rma.h
- * @brief The two primitives every put, get and signal of both APIs (meshmem.h, shmem.h) is
- * built from: the copy to or from a peer's mapping, and the signal store after it.
+ * @file mm_shm_ops.h
+ * @brief The shared-memory transport's two primitives, from which every put, get and signal to
+ * a peer of the node is built (mm_tp.h): the copy to or from a peer's mapping, and the signal
+ * store after it.
  */
-#ifndef MM_RMA_H
-#define MM_RMA_H
+#ifndef MM_SHM_OPS_H
+#define MM_SHM_OPS_H
 
 #include "mm_core.h"
 
@@ -16,14 +17,11 @@
 /**
  * Copies of at least this many bytes use `rep movsb` where the CPU has ERMS.
  *
- * Measured on the project's machine (AMD EPYC, KVM, glibc 2.36; copies from private memory
- * into a MAP_SHARED mapping of /dev/shm, the situation of a put): glibc's memcpy itself uses
- * rep movsb from 4 KiB up to its rep_movsb_stop_threshold, which glibc sets to the L2 size
- * (1 MiB) on AMD; from there on it switches to a 4-vector loop (and to non-temporal stores
- * beyond 3/4 of the L3 share), and both are slower here: 1 MiB 52 vs 62 GB/s, 4 MiB 50 vs 56,
- * 16 MiB 31 vs 40 (glibc vs rep movsb, medians of 5). Below 1 MiB the two are the same code.
- * Non-temporal stores (AVX2 or AVX-512 + sfence) reach only 35-43 GB/s at every size: they
- * bypass the L2/L3 that the target reads from, so they are not used.
+ * glibc's memcpy itself uses rep movsb from 4 KiB up to its rep_movsb_stop_threshold, which
+ * glibc sets to the L2 size (1 MiB) on AMD; from there on it switches to a 4-vector loop (and to
+ * non-temporal stores beyond 3/4 of the L3 share), which copy into a shared mapping more slowly
+ * than rep movsb does (docs/results-core.md has the measurements). Non-temporal stores bypass
+ * the caches that the target then reads from, so they are not used.
  */
 #define MM_COPY_MOVSB_MIN ((size_t)64 << 10)
 
@@ -84,4 +82,4 @@ static inline void mm_signal_post(uint64_t *sig, uint64_t value, int op)
         __atomic_fetch_add(sig, value, __ATOMIC_SEQ_CST);
 }
 
-#endif /* MM_RMA_H */
+#endif /* MM_SHM_OPS_H */

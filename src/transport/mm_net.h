@@ -1,0 +1,73 @@
+/**
+ * @file mm_net.h
+ * @brief The network side of the transport interface: the operations on a peer that this rank
+ * cannot reach by load and store (another host), implemented by a network transport (UCX:
+ * src/transport/ucx). The inline side, for peers of the node, is mm_tp.h.
+ *
+ * Addresses are symmetric: an address inside this rank's own segment or static data names the
+ * same place in every rank's (every segment has one layout; the heap is allocated
+ * deterministically), and the transport finds it in the peer's registered memory.
+ *
+ * Completion: put returns when the source may be reused (local completion), get and the
+ * fetching AMOs when the result is here; a put's data is visible at the peer after the next
+ * quiet (remote completion). fence orders the operations before it to a peer before those after
+ * it. post is how the runtime's own protocols (flag lines, eager channels, active-message
+ * slots, credits) reach a remote peer: the target sees the extra data and the body complete no
+ * later than the sequence word, which it stores last with release semantics, exactly as a
+ * local writer does; posts to one peer are applied in the order they were made.
+ */
+#ifndef MM_NET_H
+#define MM_NET_H
+
+#include "meshmem.h"
+#include "mm_boot.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    const char *name;
+    /** Set up: register this rank's segment and static data, exchange addresses through the
+     * bootstrap (collective), connect to every rank that @p remote marks. @return 0 or -1. */
+    int (*init)(const mm_boot_card_t *cards, const bool *remote);
+    /** Complete everything, disconnect and release (collective: after finalize's barrier). */
+    void (*fini)(void);
+    /** Copy @p n bytes from @p src to symmetric @p dest at @p pe; returns at local completion. */
+    void (*put)(int pe, void *dest, const void *src, size_t n);
+    /** Start the same put; the source must stay unchanged until quiet. */
+    void (*put_nbi)(int pe, void *dest, const void *src, size_t n);
+    /** Copy @p n bytes from symmetric @p src at @p pe to @p dest; returns with the data here. */
+    void (*get)(int pe, void *dest, const void *src, size_t n);
+    /** Start the same get; @p dest is valid after quiet. */
+    void (*get_nbi)(int pe, void *dest, const void *src, size_t n);
+    /** Atomic @p op on the @p size-byte word at symmetric @p dest of @p pe (1, 2, 4, 8 bytes,
+     * naturally aligned); @p value and @p cond as meshmem_atomic; the old value into
+     * *@p fetched when not NULL. Atomic with respect to every other rank's AMOs on the word. */
+    void (*amo)(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t value,
+                uint64_t cond, uint64_t *fetched);
+    /** Write @p extra_len bytes at symmetric @p extra_dest (may be 0), @p body_len bytes at
+     * symmetric @p line + 8, then the 8-byte @p seq at @p line, in that order as seen by the
+     * target (see above). Returns at local completion. */
+    void (*post)(int pe, void *line, const void *body, size_t body_len, uint64_t seq,
+                 void *extra_dest, const void *extra, size_t extra_len);
+    /** Order: what this rank issued to any peer before, before what it issues after. */
+    void (*fence)(void);
+    /** Complete: every put, get and AMO issued so far is done at its target. */
+    void (*quiet)(void);
+    /** Make progress (serve peers' operations on this rank's memory). @return events handled. */
+    int (*progress)(void);
+    /** Host name of @p pe, for messages. */
+    const char *(*host)(int pe);
+} mm_net_ops_t;
+
+/** The network transport in use, or NULL when every peer is in reach of load/store. */
+extern const mm_net_ops_t *mm_net;
+
+/**
+ * @brief Load the network transport (mm_net_plugin.h) and connect to every rank that @p remote
+ * marks (collective, at init). @return 0, or -1 after logging why.
+ */
+int mm_net_open(const mm_boot_card_t *cards, const bool *remote);
+
+#endif /* MM_NET_H */

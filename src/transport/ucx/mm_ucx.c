@@ -1,0 +1,645 @@
+/*
+ * The UCX network transport (mm_net.h), built as the plugin libmeshmem_ucx.so
+ * (mm_plugin.h): one ucp worker per rank, endpoints to the ranks on other hosts, this rank's
+ * heap segment and static data registered (ucp_mem_map) and their keys exchanged at init.
+ *
+ * Operations. put, get and AMOs are ucp_put_nbx, ucp_get_nbx and ucp_atomic_op_nbx on the
+ * peer's registered memory. UCX has 32- and 64-bit atomics only: 8- and 16-bit AMOs are a
+ * compare-and-swap loop on the aligned 32-bit word that contains them (the other bytes are
+ * rewritten with what they held, so a concurrent AMO on them makes the swap fail and retry).
+ * fence is ucp_worker_fence, quiet a worker flush.
+ *
+ * Runtime posts (flag lines, eager channels, active-message slots, credits) are one active
+ * message each (ucp_am_send_nbx, eager only): a fixed header says where, the data part carries
+ * the body and the extra bytes, and the target's handler writes the extra bytes, the body and
+ * then the sequence word (release) into its own memory, as a local writer would, and wakes its
+ * sleepers. One network message per post, and no ordering rule of UCX's is relied on: a
+ * sequence word is only ever raised (a post that arrives late cannot lower it), and a line is
+ * rewritten only after its reader has consumed the previous post (the protocols' room checks).
+ * Extra data larger than MM_UCX_EAGER_MAX goes ahead by put, flushed to the peer, then the post.
+ *
+ * Progress. Over TCP UCX has no hardware RMA: a peer's put, get or AMO on this rank's memory is
+ * carried out by this rank's ucp_worker_progress. Every wait of the runtime calls it while it
+ * polls; and a thread serves the peers when the application has not progressed for
+ * MESHMEM_NET_PROGRESS_US (it is computing, or asleep in a wait): it then sleeps on the
+ * worker's event file descriptor, progresses as soon as something arrives and wakes the
+ * application's sleepers. The worker is thread-safe (UCS_THREAD_MODE_MULTI).
+ *
+ * Failures. Endpoints handle peer errors (UCP_ERR_HANDLING_MODE_PEER, with a keepalive of
+ * MM_UCX_KEEPALIVE unless UCX_KEEPALIVE_INTERVAL says otherwise): a peer that dies or becomes
+ * unreachable ends the job from here with a message naming the rank and its host.
+ */
+#include "mm_plugin.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <ucp/api/ucp.h>
+#include <unistd.h>
+
+#define MM_UCX_AM_POST     1
+#define MM_UCX_EAGER_MAX   ((size_t)64 << 10)
+#define MM_UCX_KEEPALIVE   "500ms"
+
+enum { MM_UCX_SEG = 0, MM_UCX_DATA = 1, MM_UCX_REGIONS = 2 };
+
+static const mm_plugin_host_t *H;
+
+typedef struct {
+    ucp_ep_h   ep;
+    ucp_rkey_h rkey[MM_UCX_REGIONS];
+    uint64_t   base[MM_UCX_REGIONS]; /* the peer's segment and static data, in its address space */
+} mm_ucx_peer_t;
+
+static struct {
+    ucp_context_h  ctx;
+    ucp_worker_h   worker;
+    ucp_mem_h      mem[MM_UCX_REGIONS];
+    mm_ucx_peer_t *peer;              /* [nranks]; ep NULL for peers of the node */
+    int            efd;               /* the worker's event file descriptor */
+    pthread_t      thread;
+    bool           thread_on;
+    atomic_bool    stop;
+    atomic_bool    closing;           /* finalize: peers closing their endpoints is no error */
+    _Atomic uint64_t app_polls;       /* progress calls by the application */
+    char         (*hosts)[64];        /* [nranks] host names, for messages */
+} U = {.efd = -1};
+
+/* what a post carries ahead of its data (the body, then the extra bytes) */
+typedef struct {
+    uint64_t line;       /* offset of the line in the target's segment */
+    uint64_t seq;
+    uint64_t extra_off;  /* offset of the extra bytes in their region */
+    uint64_t extra_len;
+    uint32_t body_len;
+    uint32_t extra_region;
+} mm_ucx_post_t;
+
+#define G (H->g)
+
+/* ---- addresses ---- */
+
+/* the peer-side address and key of symmetric [addr, addr + len) on @p pe */
+static void mm_ucx_remote(int pe, const void *addr, size_t len, uint64_t *raddr, ucp_rkey_h *rkey)
+{
+    uintptr_t a = (uintptr_t)addr;
+    int region;
+    uint64_t off;
+    if (a - (uintptr_t)G->seg < G->seg_bytes && len <= G->seg_bytes - (a - (uintptr_t)G->seg)) {
+        region = MM_UCX_SEG;
+        off = a - (uintptr_t)G->seg;
+    } else if (a - G->data_base < G->data_size && len <= G->data_size - (a - G->data_base)) {
+        region = MM_UCX_DATA;
+        off = a - G->data_base;
+    } else {
+        H->fatal("transport: address %p (%zu bytes) for rank %d is outside the symmetric "
+                 "memory",
+                 addr, len, pe);
+    }
+    *raddr = U.peer[pe].base[region] + off;
+    *rkey = U.peer[pe].rkey[region];
+}
+
+static const char *mm_ucx_host(int pe)
+{
+    return U.hosts && (unsigned)pe < (unsigned)G->nranks ? U.hosts[pe] : "?";
+}
+
+/* ---- completion ---- */
+
+static void mm_ucx_failed(const char *what, int pe, ucs_status_t st)
+{
+    H->fatal("%s to rank %d (host %s) failed: %s", what, pe, pe >= 0 ? mm_ucx_host(pe) : "-",
+             ucs_status_string(st));
+}
+
+/* wait for @p req to complete, progressing; NULL: it completed at once */
+static void mm_ucx_wait(ucs_status_ptr_t req, const char *what, int pe)
+{
+    if (req == NULL)
+        return;
+    if (UCS_PTR_IS_ERR(req))
+        mm_ucx_failed(what, pe, UCS_PTR_STATUS(req));
+    ucs_status_t st;
+    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
+        ucp_worker_progress(U.worker);
+    ucp_request_free(req);
+    if (st != UCS_OK)
+        mm_ucx_failed(what, pe, st);
+}
+
+/* let @p req complete on its own (nbi operations: quiet completes them) */
+static void mm_ucx_release(ucs_status_ptr_t req, const char *what, int pe)
+{
+    if (req == NULL)
+        return;
+    if (UCS_PTR_IS_ERR(req))
+        mm_ucx_failed(what, pe, UCS_PTR_STATUS(req));
+    ucp_request_free(req);
+}
+
+/* ---- operations ---- */
+
+static void mm_ucx_put(int pe, void *dest, const void *src, size_t n)
+{
+    if (n == 0)
+        return;
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    mm_ucx_remote(pe, dest, n, &raddr, &rkey);
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    mm_ucx_wait(ucp_put_nbx(U.peer[pe].ep, src, n, raddr, rkey, &prm), "put", pe);
+}
+
+static void mm_ucx_put_nbi(int pe, void *dest, const void *src, size_t n)
+{
+    if (n == 0)
+        return;
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    mm_ucx_remote(pe, dest, n, &raddr, &rkey);
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    mm_ucx_release(ucp_put_nbx(U.peer[pe].ep, src, n, raddr, rkey, &prm), "put", pe);
+}
+
+static void mm_ucx_get(int pe, void *dest, const void *src, size_t n)
+{
+    if (n == 0)
+        return;
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    mm_ucx_remote(pe, src, n, &raddr, &rkey);
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    mm_ucx_wait(ucp_get_nbx(U.peer[pe].ep, dest, n, raddr, rkey, &prm), "get", pe);
+}
+
+static void mm_ucx_get_nbi(int pe, void *dest, const void *src, size_t n)
+{
+    if (n == 0)
+        return;
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    mm_ucx_remote(pe, src, n, &raddr, &rkey);
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    mm_ucx_release(ucp_get_nbx(U.peer[pe].ep, dest, n, raddr, rkey, &prm), "get", pe);
+}
+
+/* one UCX atomic on a 4- or 8-byte word; @return the old value (0 when not fetched) */
+static uint64_t mm_ucx_atomic(int pe, uint64_t raddr, ucp_rkey_h rkey, ucp_atomic_op_t op,
+                              size_t size, uint64_t operand, uint64_t swap_in, bool fetch)
+{
+    union {
+        uint32_t u32;
+        uint64_t u64;
+    } buf, reply;
+    if (size == 4) {
+        buf.u32 = (uint32_t)operand;
+        reply.u32 = (uint32_t)swap_in;
+    } else {
+        buf.u64 = operand;
+        reply.u64 = swap_in;
+    }
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+                               .datatype = ucp_dt_make_contig(size)};
+    if (fetch) {
+        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        prm.reply_buffer = &reply;
+    }
+    mm_ucx_wait(ucp_atomic_op_nbx(U.peer[pe].ep, op, &buf, 1, raddr, rkey, &prm),
+                "atomic operation", pe);
+    return !fetch ? 0 : size == 4 ? reply.u32 : reply.u64;
+}
+
+/* the new value of a word holding @p old after @p op with @p v (c: CSWAP's condition) */
+static uint64_t mm_ucx_apply(meshmem_amo_op_t op, uint64_t old, uint64_t v, uint64_t c)
+{
+    switch (op) {
+    case MESHMEM_AMO_FETCH: return old;
+    case MESHMEM_AMO_SET:
+    case MESHMEM_AMO_SWAP: return v;
+    case MESHMEM_AMO_CSWAP: return old == c ? v : old;
+    case MESHMEM_AMO_ADD: return old + v;
+    case MESHMEM_AMO_AND: return old & v;
+    case MESHMEM_AMO_OR: return old | v;
+    case MESHMEM_AMO_XOR: return old ^ v;
+    }
+    return old;
+}
+
+/* 8- and 16-bit AMOs: compare-and-swap on the containing aligned 32-bit word */
+static uint64_t mm_ucx_amo_narrow(int pe, void *dest, meshmem_amo_op_t op, size_t size,
+                                  uint64_t value, uint64_t cond)
+{
+    uintptr_t a = (uintptr_t)dest, word = a & ~(uintptr_t)3;
+    unsigned shift = (unsigned)(a - word) * 8; /* little endian */
+    uint32_t mask = (uint32_t)(((1ull << (8 * size)) - 1) << shift);
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    mm_ucx_remote(pe, (void *)word, 4, &raddr, &rkey);
+    uint32_t cur = (uint32_t)mm_ucx_atomic(pe, raddr, rkey, UCP_ATOMIC_OP_OR, 4, 0, 0, true);
+    for (;;) {
+        uint64_t old = (cur & mask) >> shift;
+        uint64_t lane = mm_ucx_apply(op, old, value, cond) & (mask >> shift);
+        if (op == MESHMEM_AMO_FETCH || (lane == old && op != MESHMEM_AMO_SET))
+            return old;
+        uint32_t next = (cur & ~mask) | (uint32_t)(lane << shift);
+        /* CSWAP: buffer is the condition, the reply buffer brings the new value in */
+        uint32_t got =
+            (uint32_t)mm_ucx_atomic(pe, raddr, rkey, UCP_ATOMIC_OP_CSWAP, 4, cur, next, true);
+        if (got == cur)
+            return old;
+        cur = got;
+    }
+}
+
+static void mm_ucx_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t value,
+                       uint64_t cond, uint64_t *fetched)
+{
+    uint64_t old;
+    if (size < 4) {
+        old = mm_ucx_amo_narrow(pe, dest, op, size, value, cond);
+    } else {
+        uint64_t raddr;
+        ucp_rkey_h rkey;
+        mm_ucx_remote(pe, dest, size, &raddr, &rkey);
+        ucp_atomic_op_t uop;
+        uint64_t operand = value, swap_in = 0;
+        bool fetch = fetched != NULL;
+        switch (op) {
+        case MESHMEM_AMO_FETCH: uop = UCP_ATOMIC_OP_OR; operand = 0; fetch = true; break;
+        case MESHMEM_AMO_SET: uop = UCP_ATOMIC_OP_SWAP; fetch = true; break;
+        case MESHMEM_AMO_SWAP: uop = UCP_ATOMIC_OP_SWAP; fetch = true; break;
+        case MESHMEM_AMO_CSWAP:
+            uop = UCP_ATOMIC_OP_CSWAP;
+            operand = cond;
+            swap_in = value;
+            fetch = true;
+            break;
+        case MESHMEM_AMO_ADD: uop = UCP_ATOMIC_OP_ADD; break;
+        case MESHMEM_AMO_AND: uop = UCP_ATOMIC_OP_AND; break;
+        case MESHMEM_AMO_OR: uop = UCP_ATOMIC_OP_OR; break;
+        default: uop = UCP_ATOMIC_OP_XOR; break;
+        }
+        old = mm_ucx_atomic(pe, raddr, rkey, uop, size, operand, swap_in, fetch);
+    }
+    if (fetched)
+        *fetched = old;
+}
+
+static void mm_ucx_post(int pe, void *line, const void *body, size_t body_len, uint64_t seq,
+                        void *extra_dest, const void *extra, size_t extra_len)
+{
+    mm_ucx_post_t h = {.line = (uint64_t)((char *)line - G->seg),
+                       .seq = seq,
+                       .body_len = (uint32_t)body_len};
+    if (extra_len > MM_UCX_EAGER_MAX) {
+        /* large: the bytes first, complete at the peer, then a post without them */
+        mm_ucx_put(pe, extra_dest, extra, extra_len);
+        ucp_request_param_t fp = {.op_attr_mask = 0};
+        mm_ucx_wait(ucp_ep_flush_nbx(U.peer[pe].ep, &fp), "flush", pe);
+        extra_len = 0;
+    }
+    if (extra_len) {
+        uintptr_t a = (uintptr_t)extra_dest;
+        bool data = a - G->data_base < G->data_size;
+        h.extra_region = data ? MM_UCX_DATA : MM_UCX_SEG;
+        h.extra_off = data ? a - G->data_base : a - (uintptr_t)G->seg;
+        h.extra_len = extra_len;
+    }
+    ucp_dt_iov_t iov[2];
+    size_t niov = 0;
+    if (body_len)
+        iov[niov++] = (ucp_dt_iov_t){(void *)body, body_len};
+    if (extra_len)
+        iov[niov++] = (ucp_dt_iov_t){(void *)extra, extra_len};
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE |
+                                               UCP_OP_ATTR_FIELD_FLAGS,
+                               .datatype = niov ? ucp_dt_make_iov() : ucp_dt_make_contig(1),
+                               .flags = UCP_AM_SEND_FLAG_EAGER};
+    mm_ucx_wait(ucp_am_send_nbx(U.peer[pe].ep, MM_UCX_AM_POST, &h, sizeof(h), niov ? iov : NULL,
+                                niov, &prm),
+                "message", pe);
+}
+
+/* a post arrives: check it lies in this rank's memory, then apply it */
+static ucs_status_t mm_ucx_on_post(void *arg, const void *header, size_t header_length,
+                                   void *data, size_t length, const ucp_am_recv_param_t *param)
+{
+    (void)arg;
+    mm_ucx_post_t h;
+    if (header_length != sizeof(h) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        H->log(MM_LOG_ERROR, "transport: malformed message (%zu header bytes) dropped",
+               header_length);
+        return UCS_OK;
+    }
+    memcpy(&h, header, sizeof(h));
+    size_t seg = G->seg_bytes;
+    size_t region = h.extra_region == MM_UCX_DATA ? G->data_size : seg;
+    char *rbase = h.extra_region == MM_UCX_DATA ? (char *)G->data_base : G->seg;
+    if (h.line % 8 || h.line > seg - 8 || h.body_len > seg - 8 - h.line ||
+        length != (size_t)h.body_len + h.extra_len || h.extra_region > MM_UCX_DATA ||
+        h.extra_off > region || h.extra_len > region - h.extra_off) {
+        H->log(MM_LOG_ERROR, "transport: message outside this rank's memory dropped (line %llu, "
+               "%u + %llu bytes)",
+               (unsigned long long)h.line, h.body_len, (unsigned long long)h.extra_len);
+        return UCS_OK;
+    }
+    const char *d = data;
+    if (h.extra_len)
+        memcpy(rbase + h.extra_off, d + h.body_len, h.extra_len);
+    char *line = G->seg + h.line;
+    if (h.body_len)
+        memcpy(line + 8, d, h.body_len);
+    /* raise the sequence word, never lower it: a late post of an older sequence is a no-op */
+    _Atomic uint64_t *w = (_Atomic uint64_t *)line;
+    uint64_t cur = atomic_load_explicit(w, memory_order_relaxed);
+    while ((int64_t)(h.seq - cur) > 0 &&
+           !atomic_compare_exchange_weak_explicit(w, &cur, h.seq, memory_order_seq_cst,
+                                                  memory_order_relaxed))
+        ;
+    H->wake_self();
+    return UCS_OK;
+}
+
+static void mm_ucx_fence(void)
+{
+    ucp_worker_fence(U.worker);
+}
+
+static void mm_ucx_quiet(void)
+{
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    mm_ucx_wait(ucp_worker_flush_nbx(U.worker, &prm), "flush", -1);
+}
+
+static int mm_ucx_progress(void)
+{
+    atomic_store_explicit(&U.app_polls, atomic_load_explicit(&U.app_polls, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    return (int)ucp_worker_progress(U.worker);
+}
+
+/* ---- the progress thread ---- */
+
+static void *mm_ucx_thread_main(void *arg)
+{
+    (void)arg;
+    long us = (long)H->config->net_progress_us;
+    uint64_t seen = atomic_load(&U.app_polls);
+    while (!atomic_load(&U.stop)) {
+        uint64_t now = atomic_load_explicit(&U.app_polls, memory_order_relaxed);
+        if (now != seen) { /* the application progresses: stay out of its way */
+            seen = now;
+            struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        /* idle application: serve, then sleep until something arrives or the interval ends */
+        unsigned n = 0, k;
+        while ((k = ucp_worker_progress(U.worker)) != 0)
+            n += k;
+        if (n)
+            H->wake_self();
+        ucs_status_t st = ucp_worker_arm(U.worker);
+        if (st == UCS_ERR_BUSY)
+            continue;
+        struct pollfd pfd = {U.efd, POLLIN, 0};
+        poll(&pfd, 1, (int)(us / 1000 > 0 ? us / 1000 : 1));
+        seen = atomic_load_explicit(&U.app_polls, memory_order_relaxed);
+    }
+    return NULL;
+}
+
+/* ---- init / fini ---- */
+
+static void mm_ucx_on_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    (void)ep;
+    int pe = (int)(intptr_t)arg;
+    if (atomic_load(&U.closing))
+        return;
+    H->fatal("lost the connection to rank %d (host %s): %s; ending the job", pe, mm_ucx_host(pe),
+             ucs_status_string(status));
+}
+
+static int mm_ucx_check(ucs_status_t st, const char *what)
+{
+    if (st == UCS_OK)
+        return 0;
+    H->log(MM_LOG_ERROR, "meshmem_init: %s: %s", what, ucs_status_string(st));
+    return -1;
+}
+
+static int mm_ucx_open(void)
+{
+    ucp_config_t *cfg;
+    if (mm_ucx_check(ucp_config_read(NULL, NULL, &cfg), "ucp_config_read"))
+        return -1;
+    if (getenv("UCX_KEEPALIVE_INTERVAL") == NULL)
+        ucp_config_modify(cfg, "KEEPALIVE_INTERVAL", MM_UCX_KEEPALIVE);
+    ucp_params_t p = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
+                      .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
+                                  UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
+                      .mt_workers_shared = 1};
+    ucs_status_t st = ucp_init(&p, cfg, &U.ctx);
+    ucp_config_release(cfg);
+    if (mm_ucx_check(st, "ucp_init"))
+        return -1;
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_MULTI};
+    if (mm_ucx_check(ucp_worker_create(U.ctx, &wp, &U.worker), "ucp_worker_create"))
+        return -1;
+    ucp_worker_attr_t wa = {.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE};
+    if (ucp_worker_query(U.worker, &wa) == UCS_OK && wa.thread_mode != UCS_THREAD_MODE_MULTI) {
+        H->log(MM_LOG_ERROR, "meshmem_init: this UCX has no thread-safe workers (build it with "
+               "--enable-mt)");
+        return -1;
+    }
+    if (mm_ucx_check(ucp_worker_get_efd(U.worker, &U.efd), "ucp_worker_get_efd"))
+        return -1;
+    ucp_am_handler_param_t ah = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+                                               UCP_AM_HANDLER_PARAM_FIELD_CB |
+                                               UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+                                 .id = MM_UCX_AM_POST,
+                                 .cb = mm_ucx_on_post,
+                                 .flags = UCP_AM_FLAG_WHOLE_MSG};
+    return mm_ucx_check(ucp_worker_set_am_recv_handler(U.worker, &ah),
+                        "ucp_worker_set_am_recv_handler");
+}
+
+static int mm_ucx_map(int region, void *addr, size_t len, void **rkey, size_t *rkey_len)
+{
+    *rkey = NULL;
+    *rkey_len = 0;
+    if (len == 0)
+        return 0;
+    ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
+                                             UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+                               .address = addr,
+                               .length = len};
+    if (mm_ucx_check(ucp_mem_map(U.ctx, &mp, &U.mem[region]), "ucp_mem_map"))
+        return -1;
+    return mm_ucx_check(ucp_rkey_pack(U.ctx, U.mem[region], rkey, rkey_len), "ucp_rkey_pack");
+}
+
+/* what every rank publishes: this, then its worker address and its two packed keys */
+typedef struct {
+    uint64_t base[MM_UCX_REGIONS];
+    uint32_t addr_len;
+    uint32_t rkey_len[MM_UCX_REGIONS];
+} mm_ucx_card_t;
+
+static int mm_ucx_connect(const bool *remote, const char *all, size_t len)
+{
+    int n = G->nranks;
+    for (int r = 0; r < n; r++) {
+        if (!remote[r])
+            continue;
+        const char *blob = all + (size_t)r * len;
+        mm_ucx_card_t c;
+        memcpy(&c, blob, sizeof(c));
+        const char *addr = blob + sizeof(c), *rk = addr + c.addr_len;
+        ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                                            UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                                            UCP_EP_PARAM_FIELD_ERR_HANDLER,
+                              .address = (const ucp_address_t *)addr,
+                              .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+                              .err_handler = {.cb = mm_ucx_on_error, .arg = (void *)(intptr_t)r}};
+        if (mm_ucx_check(ucp_ep_create(U.worker, &ep, &U.peer[r].ep), "ucp_ep_create"))
+            return -1;
+        for (int g = 0; g < MM_UCX_REGIONS; g++) {
+            U.peer[r].base[g] = c.base[g];
+            if (c.rkey_len[g] &&
+                mm_ucx_check(ucp_ep_rkey_unpack(U.peer[r].ep, rk, &U.peer[r].rkey[g]),
+                             "ucp_ep_rkey_unpack"))
+                return -1;
+            rk += c.rkey_len[g];
+        }
+    }
+    return 0;
+}
+
+static int mm_ucx_init(const mm_boot_card_t *cards, const bool *remote)
+{
+    int n = G->nranks;
+    U.peer = calloc((size_t)n, sizeof(mm_ucx_peer_t));
+    U.hosts = calloc((size_t)n, sizeof(*U.hosts));
+    if (U.peer == NULL || U.hosts == NULL || mm_ucx_open() != 0)
+        return -1;
+    for (int r = 0; r < n; r++)
+        snprintf(U.hosts[r], sizeof(U.hosts[r]), "%s", cards[r].host);
+    void *rkey[MM_UCX_REGIONS];
+    size_t rkey_len[MM_UCX_REGIONS];
+    ucp_address_t *addr = NULL;
+    size_t addr_len = 0;
+    if (mm_ucx_map(MM_UCX_SEG, G->seg, G->seg_bytes, &rkey[0], &rkey_len[0]) ||
+        mm_ucx_map(MM_UCX_DATA, (void *)G->data_base, G->data_size, &rkey[1], &rkey_len[1]) ||
+        mm_ucx_check(ucp_worker_get_address(U.worker, &addr, &addr_len), "ucp_worker_get_address"))
+        return -1;
+    mm_ucx_card_t c = {.base = {(uint64_t)(uintptr_t)G->seg, G->data_base},
+                       .addr_len = (uint32_t)addr_len,
+                       .rkey_len = {(uint32_t)rkey_len[0], (uint32_t)rkey_len[1]}};
+    uint64_t mine = sizeof(c) + addr_len + rkey_len[0] + rkey_len[1], most = 0;
+    uint64_t *lens = calloc((size_t)n, sizeof(uint64_t));
+    int rc = lens ? H->allgather(&mine, lens, sizeof(mine)) : -1;
+    for (int r = 0; rc == 0 && r < n; r++)
+        most = lens[r] > most ? lens[r] : most;
+    char *blob = rc == 0 ? calloc(1, most) : NULL;
+    char *all = rc == 0 ? calloc((size_t)n, most) : NULL;
+    if (blob && all) {
+        memcpy(blob, &c, sizeof(c));
+        memcpy(blob + sizeof(c), addr, addr_len);
+        memcpy(blob + sizeof(c) + addr_len, rkey[0], rkey_len[0]);
+        memcpy(blob + sizeof(c) + addr_len + rkey_len[0], rkey[1], rkey_len[1]);
+        rc = H->allgather(blob, all, most);
+        if (rc == 0)
+            rc = mm_ucx_connect(remote, all, most);
+    } else {
+        rc = -1;
+    }
+    free(lens);
+    free(blob);
+    free(all);
+    ucp_worker_release_address(U.worker, addr);
+    for (int g = 0; g < MM_UCX_REGIONS; g++)
+        if (rkey[g])
+            ucp_rkey_buffer_release(rkey[g]);
+    if (rc == 0 && H->config->net_progress_us > 0) {
+        U.thread_on = pthread_create(&U.thread, NULL, mm_ucx_thread_main, NULL) == 0;
+        if (!U.thread_on)
+            H->log(MM_LOG_WARN, "transport: no progress thread (%s)", strerror(errno));
+    }
+    return rc;
+}
+
+static void mm_ucx_fini(void)
+{
+    if (U.thread_on) {
+        atomic_store(&U.stop, true);
+        pthread_join(U.thread, NULL);
+        U.thread_on = false;
+    }
+    mm_ucx_quiet();
+    atomic_store(&U.closing, true);
+    /* close while the worker is still progressed: over TCP a close that is not progressed
+     * can hang at cleanup; FLUSH completes what is in flight first */
+    int n = G->nranks;
+    for (int r = 0; r < n; r++) {
+        for (int g = 0; g < MM_UCX_REGIONS; g++)
+            if (U.peer[r].rkey[g])
+                ucp_rkey_destroy(U.peer[r].rkey[g]);
+        if (U.peer[r].ep) {
+            ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                       .flags = 0};
+            ucs_status_ptr_t req = ucp_ep_close_nbx(U.peer[r].ep, &prm);
+            if (req && !UCS_PTR_IS_ERR(req)) {
+                while (ucp_request_check_status(req) == UCS_INPROGRESS)
+                    ucp_worker_progress(U.worker);
+                ucp_request_free(req);
+            }
+        }
+    }
+    for (int g = 0; g < MM_UCX_REGIONS; g++)
+        if (U.mem[g])
+            ucp_mem_unmap(U.ctx, U.mem[g]);
+    ucp_worker_destroy(U.worker);
+    ucp_cleanup(U.ctx);
+    free(U.peer);
+    free(U.hosts);
+    memset(&U, 0, sizeof(U));
+    U.efd = -1;
+}
+
+static const mm_net_ops_t mm_ucx_ops = {
+    .name = "ucx",
+    .init = mm_ucx_init,
+    .fini = mm_ucx_fini,
+    .put = mm_ucx_put,
+    .put_nbi = mm_ucx_put_nbi,
+    .get = mm_ucx_get,
+    .get_nbi = mm_ucx_get_nbi,
+    .amo = mm_ucx_amo,
+    .post = mm_ucx_post,
+    .fence = mm_ucx_fence,
+    .quiet = mm_ucx_quiet,
+    .progress = mm_ucx_progress,
+    .host = mm_ucx_host,
+};
+
+__attribute__((visibility("default"))) const mm_net_ops_t *
+meshmem_net_plugin(const mm_plugin_host_t *host)
+{
+    if (host->abi != MM_PLUGIN_ABI) {
+        host->log(MM_LOG_ERROR, "meshmem_init: libmeshmem_ucx.so is from another build than "
+                  "libmeshmem (interface %d, expected %d)",
+                  MM_PLUGIN_ABI, host->abi);
+        return NULL;
+    }
+    H = host;
+    return &mm_ucx_ops;
+}
