@@ -2,6 +2,7 @@
 #include "meshmem.h"
 #include "mm_test.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 int mm_test_rank_hint = -1;
