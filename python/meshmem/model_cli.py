@@ -94,7 +94,7 @@ def _predict(args) -> int:
     c = cost(fabric, args.op, parse_bytes(args.bytes), args.ranks, **opts)
     tput = c.throughput
     print(f"{c.fabric}: {c.op} of {int(c.nbytes)} B per rank on {c.ranks} ranks ({c.algorithm})")
-    print(f"  time       {c.seconds * 1e6:.4g} us")
+    print(f"  time       {c.seconds * 1e6:.4g} µs")
     if tput:
         print(f"  throughput {tput * 8 / 1e9:.4g} Gbps per rank ({tput / 1e9:.4g} GB/s)")
     for k, v in c.terms.items():
