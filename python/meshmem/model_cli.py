@@ -1,6 +1,6 @@
 """`meshmem model`: validate the fabric model against the papers, predict one operation, sweep designs.
 
-    meshmem model validate [--json FILE]
+    meshmem model validate [--sensitivity] [--json FILE]
     meshmem model predict --fabric FILE --op OP --bytes L [--ranks N] [--set sec.key=val] [--json FILE]
     meshmem model sweep [--param degree|bandwidth|nodes ...] [--plot DIR] [--json FILE]
     meshmem model replay --fabric FILE --trace DIR [--compute-scale X] [--set sec.key=val] [--json FILE]
@@ -19,7 +19,9 @@ def add_arguments(p) -> None:
     """Sub-commands validate, predict, sweep and replay."""
     sub = p.add_subparsers(dest="model_command", metavar="SUBCOMMAND")
     v = sub.add_parser("validate", help="compare the model with the figures the papers publish")
-    v.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    v.add_argument("--sensitivity", action="store_true",
+                   help="also scale every fabric parameter by 0.9 and 1.1 and list the rows whose verdict flips")
+    v.add_argument("--json", metavar="FILE", help="also write the counts, rows (and sensitivity) as JSON")
     pr = sub.add_parser("predict", help="predict one operation on one fabric")
     pr.add_argument("--fabric", required=True, help="fabric file or name in fabrics/")
     pr.add_argument("--op", required=True, help="alltoall, allgather, bcast, allreduce, put, get, sort, ...")
@@ -70,8 +72,15 @@ def _validate(args) -> int:
     from meshmem.model import validate
     rows = validate.run_validation()
     print(validate.format_table(rows))
+    data = {"tolerance": validate.TOLERANCE, "counts": validate.counts(rows),
+            "rows": [r.as_dict() for r in rows]}
+    if args.sensitivity:
+        results = validate.sensitivity()
+        print()
+        print(validate.format_sensitivity(results))
+        data["sensitivity"] = {"factor": validate.PERTURBATION, "parameters": results}
     if args.json:
-        _write_json(args.json, [r.as_dict() for r in rows])
+        _write_json(args.json, data)
     ok = validate.passed(rows)
     if not ok:
         print("validate: a figure is outside tolerance without a documented reason", file=sys.stderr)
@@ -85,7 +94,7 @@ def _predict(args) -> int:
     c = cost(fabric, args.op, parse_bytes(args.bytes), args.ranks, **opts)
     tput = c.throughput
     print(f"{c.fabric}: {c.op} of {int(c.nbytes)} B per rank on {c.ranks} ranks ({c.algorithm})")
-    print(f"  time       {c.seconds * 1e6:.4g} us")
+    print(f"  time       {c.seconds * 1e6:.4g} µs")
     if tput:
         print(f"  throughput {tput * 8 / 1e9:.4g} Gbps per rank ({tput / 1e9:.4g} GB/s)")
     for k, v in c.terms.items():

@@ -3,7 +3,8 @@
 Public entry points:
     load_fabric(path, overrides=())  -> Fabric           (fabric.py)
     cost(fabric, op, nbytes, ranks=None, **opts) -> OpCost   (ops.py)
-    validate.run_validation() -> list of rows against the papers' published figures
+    validate.run_validation() -> list of rows against the papers' published figures, by class
+    kernels.matmul / convolution / fft3d -> the papers' kernels on a fabric
 Derivations and the validation table: docs/model.md.
 """
 from meshmem.model.fabric import Fabric, FabricError, load_fabric, resolve_fabric_path

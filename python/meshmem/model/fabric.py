@@ -1,9 +1,13 @@
 """Fabric descriptions: load a fabrics/*.toml file, check it, and expose it as typed values.
 
-A fabric file has the sections [fabric], [topology], [link], [memory], [protocol] and, depending on
-the engine, [mpi], [pgas] or [sort]; [compute] (optional) gives the rates the virtual-clock replay
-charges annotated computation with; [replay] (optional) names the [[sort.variant]] whose rates
-the replay uses (``sort_variant``, see replay_design). Every error names the file and the key, e.g.
+A fabric file has the sections [fabric], [topology], [link], [memory] (optional for the mpi
+engine), [protocol] and, depending on the engine, [mpi], [pgas] or [sort]; [compute] (optional)
+gives the rates the virtual-clock replay charges annotated computation with; [replay] (optional)
+names the [[sort.variant]] whose rates the replay uses (``sort_variant``, see replay_design);
+[fft] and [gemm] (optional) describe how the papers' kernels run on the fabric (kernels.py).
+``[fabric] base = "NAME"`` starts from another fabric file and replaces only the keys given
+(a section's keys one by one, an array of tables as a whole). The schema, key by key:
+docs/model.md, "Fabric files". Every error names the file and the key, e.g.
 ``fabrics/x.toml: [link] bandwidth_gbps: must be > 0 (got -1)``.
 """
 from __future__ import annotations
@@ -77,7 +81,7 @@ class Compute:
 
 @dataclass(frozen=True)
 class SortVariant:
-    """One design of the distributed counting sort (seed 004 Fig. 10)."""
+    """One design of the distributed counting sort (OPTWEB sort (IPSJ) Fig. 10)."""
     name: str
     passes_fixed: int
     passes_per_dimension: int
@@ -103,6 +107,13 @@ class SortSpec:
 
 
 @dataclass(frozen=True)
+class CpuSort:
+    """[sort] of an mpi fabric: a CPU counting sort's local work per record and core."""
+    key_bytes: int
+    record_s_per_core: float
+
+
+@dataclass(frozen=True)
 class Fabric:
     """A checked fabric description."""
     name: str
@@ -111,12 +122,15 @@ class Fabric:
     path: str
     topology: Topology
     link: Link
-    memory: Memory
+    memory: Memory | None
     protocol: Protocol
     mpi: dict = field(default_factory=dict)
     pgas: dict = field(default_factory=dict)
     sort: SortSpec | None = None
     compute: Compute | None = None
+    cpu_sort: CpuSort | None = None
+    fft: dict = field(default_factory=dict)
+    gemm: dict = field(default_factory=dict)
     raw: dict = field(default_factory=dict)
 
     @property
@@ -157,18 +171,19 @@ def _get(raw: dict, path: str, section: str, key: str, kind, *, positive=False, 
 
 
 _KNOWN = {
-    "fabric": {"name", "description", "engine"},
+    "fabric": {"name", "description", "engine", "base"},
     "topology": {"kind", "nodes", "kx", "ky", "doubled", "levels", "radix"},
     "link": {"bandwidth_gbps", "efficiency", "hop_latency_us"},
     "memory": {"channels", "channel_width_bytes", "clock_mhz"},
     "protocol": {"eager_threshold_bytes", "rendezvous_extra_us", "sync_us"},
     "mpi": {"software_latency_us", "reduce_gbytes_per_s", "algorithms", "ranks_per_node",
-            "alltoall_startup_us", "alltoall_efficiency"},
-    "pgas": {"long_message_extra_us", "packet_header_bytes", "wire_framing_bytes",
-             "datapath_header_beats", "default_packet_bytes"},
-    "sort": {"key_bytes", "pipeline_efficiency", "radix_bits_per_pass", "variant"},
+            "alltoall_startup_us"},
+    "pgas": {"long_message_extra_us", "packet_overhead_bytes", "default_packet_bytes"},
+    "sort": {"key_bytes", "pipeline_efficiency", "radix_bits_per_pass", "variant", "record_ns_per_core"},
     "compute": {"memory_gbytes_per_s", "gflops", "read_write_overlap", "measured_scale"},
     "replay": {"sort_variant"},
+    "fft": {"element_bytes", "rotations", "overlap_rotations"},
+    "gemm": {"element_bytes", "matmul_overlap", "conv_exchange_at_end"},
 }
 
 
@@ -181,6 +196,40 @@ def _check_known(raw: dict, path: str) -> None:
                 if key not in _KNOWN[section]:
                     raise FabricError(f"{_where(path, section, key)}: unknown key "
                                       f"(known: {', '.join(sorted(_KNOWN[section]))})")
+
+
+def _load_cpu_sort(raw: dict, path: str) -> CpuSort | None:
+    if "sort" not in raw:
+        return None
+    for k in raw["sort"]:
+        if k not in ("key_bytes", "record_ns_per_core"):
+            raise FabricError(f"{_where(path, 'sort', k)}: not a key of an mpi fabric's [sort] "
+                              f"(known: key_bytes, record_ns_per_core)")
+    return CpuSort(_get(raw, path, "sort", "key_bytes", int, positive=True),
+                   _get(raw, path, "sort", "record_ns_per_core", float, positive=True) * 1e-9)
+
+
+def _flag(raw: dict, path: str, section: str, key: str, default: bool) -> bool:
+    value = raw.get(section, {}).get(key, default)
+    if not isinstance(value, bool):
+        raise FabricError(f"{_where(path, section, key)}: must be true or false (got {value!r})")
+    return value
+
+
+def _load_fft(raw: dict, path: str) -> dict:
+    if "fft" not in raw:
+        return {}
+    return {"element_bytes": _get(raw, path, "fft", "element_bytes", int, positive=True),
+            "rotations": _get(raw, path, "fft", "rotations", int, positive=True),
+            "overlap_rotations": _flag(raw, path, "fft", "overlap_rotations", False)}
+
+
+def _load_gemm(raw: dict, path: str) -> dict:
+    if "gemm" not in raw:
+        return {}
+    return {"element_bytes": _get(raw, path, "gemm", "element_bytes", int, positive=True),
+            "matmul_overlap": _flag(raw, path, "gemm", "matmul_overlap", False),
+            "conv_exchange_at_end": _flag(raw, path, "gemm", "conv_exchange_at_end", True)}
 
 
 def _load_sort(raw: dict, path: str) -> SortSpec | None:
@@ -217,10 +266,7 @@ def _load_sort(raw: dict, path: str) -> SortSpec | None:
 def _load_compute(raw: dict, path: str) -> Compute | None:
     if "compute" not in raw:
         return None
-    overlap = raw["compute"].get("read_write_overlap", False)
-    if not isinstance(overlap, bool):
-        raise FabricError(f"{_where(path, 'compute', 'read_write_overlap')}: must be true or false "
-                          f"(got {overlap!r})")
+    overlap = _flag(raw, path, "compute", "read_write_overlap", False)
     return Compute(
         memory_bytes_per_s=_get(raw, path, "compute", "memory_gbytes_per_s", float, positive=True) * 1e9,
         flops_per_s=_get(raw, path, "compute", "gflops", float, positive=True) * 1e9,
@@ -242,14 +288,8 @@ def _check_mpi(raw: dict, path: str) -> dict:
                                required=False),
         "alltoall_startup_s": _get(raw, path, "mpi", "alltoall_startup_us", float, nonneg=True,
                                    default=0.0, required=False) * 1e-6,
-        "alltoall_efficiency": _get(raw, path, "mpi", "alltoall_efficiency", float, positive=True,
-                                    default=float(raw.get("link", {}).get("efficiency", 1.0)),
-                                    required=False),
         "algorithms": {},
     }
-    if out["alltoall_efficiency"] > 1.0:
-        raise FabricError(f"{_where(path, 'mpi', 'alltoall_efficiency')}: must be in (0, 1] "
-                          f"(got {out['alltoall_efficiency']})")
     algs = table.get("algorithms")
     if not isinstance(algs, dict) or not algs:
         raise FabricError(f"{_where(path, 'mpi', 'algorithms')}: missing table [mpi.algorithms]")
@@ -280,9 +320,7 @@ def _check_mpi(raw: dict, path: str) -> dict:
 def _check_pgas(raw: dict, path: str) -> dict:
     return {
         "long_message_extra_s": _get(raw, path, "pgas", "long_message_extra_us", float, nonneg=True) * 1e-6,
-        "packet_header_bytes": _get(raw, path, "pgas", "packet_header_bytes", int, nonneg=True),
-        "wire_framing_bytes": _get(raw, path, "pgas", "wire_framing_bytes", int, nonneg=True),
-        "datapath_header_beats": _get(raw, path, "pgas", "datapath_header_beats", int, nonneg=True),
+        "packet_overhead_bytes": _get(raw, path, "pgas", "packet_overhead_bytes", float, nonneg=True),
         "default_packet_bytes": _get(raw, path, "pgas", "default_packet_bytes", int, positive=True),
     }
 
@@ -306,17 +344,19 @@ def fabric_from_dict(raw: dict, path: str = "<dict>") -> Fabric:
         efficiency=_get(raw, path, "link", "efficiency", float, positive=True, at_most=1.0),
         hop_latency_s=_get(raw, path, "link", "hop_latency_us", float, nonneg=True) * 1e-6,
     )
-    memory = Memory(
-        channels=_get(raw, path, "memory", "channels", int, positive=True),
-        channel_width_bytes=_get(raw, path, "memory", "channel_width_bytes", int, positive=True),
-        clock_hz=_get(raw, path, "memory", "clock_mhz", float, positive=True) * 1e6,
-    )
+    memory = None
+    if engine != "mpi" or "memory" in raw:
+        memory = Memory(
+            channels=_get(raw, path, "memory", "channels", int, positive=True),
+            channel_width_bytes=_get(raw, path, "memory", "channel_width_bytes", int, positive=True),
+            clock_hz=_get(raw, path, "memory", "clock_mhz", float, positive=True) * 1e6,
+        )
     protocol = Protocol(
         eager_threshold_bytes=_get(raw, path, "protocol", "eager_threshold_bytes", int, nonneg=True),
         rendezvous_extra_s=_get(raw, path, "protocol", "rendezvous_extra_us", float, nonneg=True) * 1e-6,
         sync_s=_get(raw, path, "protocol", "sync_us", float, nonneg=True) * 1e-6,
     )
-    sort = _load_sort(raw, path)
+    sort = _load_sort(raw, path) if engine != "mpi" else None
     if "replay" in raw:
         name = _get(raw, path, "replay", "sort_variant", str)
         if sort is None:
@@ -331,15 +371,17 @@ def fabric_from_dict(raw: dict, path: str = "<dict>") -> Fabric:
         engine=engine, path=path, topology=topo, link=link, memory=memory, protocol=protocol,
         mpi=_check_mpi(raw, path) if engine == "mpi" else {},
         pgas=_check_pgas(raw, path) if engine == "pgas" else {},
-        sort=sort, compute=_load_compute(raw, path), raw=raw,
+        sort=sort, compute=_load_compute(raw, path),
+        cpu_sort=_load_cpu_sort(raw, path) if engine == "mpi" else None,
+        fft=_load_fft(raw, path), gemm=_load_gemm(raw, path), raw=raw,
     )
 
 
 def replay_design(fabric: Fabric) -> Fabric:
     """The fabric the replay charges with: unchanged, or, with `[replay] sort_variant = NAME`,
     the machine of that [[sort.variant]]: its link rate per link, and annotated memory traffic
-    at W*M*C of its clock times [sort] pipeline_efficiency (004 eq. 1 and the measured ~80 %),
-    since each design of 004 Fig. 10 ran at its own clock and links."""
+    at W*M*C of its clock times [sort] pipeline_efficiency (OPTWEB sort (IPSJ) eq. 1 and the measured ~80 %),
+    since each design of OPTWEB sort (IPSJ) Fig. 10 ran at its own clock and links."""
     name = fabric.raw.get("replay", {}).get("sort_variant")
     if name is None or fabric.sort is None or fabric.compute is None:
         return fabric
@@ -365,22 +407,77 @@ def parse_override(text: str) -> tuple[str, str, object]:
     return section, key, value
 
 
-def load_fabric(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Fabric:
-    """Read and check a fabric file; `overrides` ('link.bandwidth_gbps=90', ...) replace values first."""
-    p = Path(path)
+def _read_toml(p: Path) -> dict:
     try:
         text = p.read_text()
     except OSError as e:
         raise FabricError(f"{p}: cannot read fabric file ({e.strerror})") from None
     try:
-        raw = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise FabricError(f"{p}: not valid TOML: {e}") from None
-    raw = copy.deepcopy(raw)
+
+
+def _merge(base: dict, own: dict) -> dict:
+    """Sections of `own` replace those of `base` key by key (an array of tables as a whole)."""
+    out = copy.deepcopy(base)
+    for section, table in own.items():
+        if isinstance(table, dict) and isinstance(out.get(section), dict):
+            out[section].update(copy.deepcopy(table))
+        else:
+            out[section] = copy.deepcopy(table)
+    return out
+
+
+def _base_path(p: Path, raw: dict) -> Path | None:
+    """The file `[fabric] base` names (beside p, or in fabrics/), or None without a base."""
+    base = raw.get("fabric", {}).get("base")
+    if base is None:
+        return None
+    if not isinstance(base, str):
+        raise FabricError(f"{_where(str(p), 'fabric', 'base')}: must be a fabric name or file (got {base!r})")
+    candidates = (p.parent / base, p.parent / f"{base}.toml", resolve_fabric_path(base))
+    found = next((c for c in candidates if c.exists()), None)
+    if found is None:
+        raise FabricError(f"{_where(str(p), 'fabric', 'base')}: no fabric file {base!r}")
+    return found
+
+
+def base_chain(path: str | Path) -> list[Path]:
+    """The fabric file and every file it builds on through `[fabric] base`, nearest first."""
+    chain = [Path(path)]
+    while (nxt := _base_path(chain[-1], _read_toml(chain[-1]))) is not None:
+        if nxt.resolve() in {c.resolve() for c in chain}:
+            raise FabricError(f"{chain[0]}: [fabric] base: files form a cycle")
+        chain.append(nxt)
+    return chain
+
+
+def load_raw(path: str | Path, mutate=None, _seen: tuple = ()) -> dict:
+    """The parsed fabric table with its `[fabric] base` chain merged in. `mutate(path, raw)` may
+    change each file's own table as it is read (a base's changes reach every file built on it)."""
+    p = Path(path)
+    if str(p.resolve()) in _seen:
+        raise FabricError(f"{p}: [fabric] base: files form a cycle ({' -> '.join(_seen)})")
+    raw = _read_toml(p)
+    if mutate is not None:
+        mutate(str(p), raw)
+    base_path = _base_path(p, raw)
+    if base_path is None:
+        return raw
+    merged = _merge(load_raw(base_path, mutate, _seen + (str(p.resolve()),)), raw)
+    del merged["fabric"]["base"]
+    return merged
+
+
+def load_fabric(path: str | Path, overrides: list[str] | tuple[str, ...] = (), mutate=None) -> Fabric:
+    """Read and check a fabric file; `overrides` ('link.bandwidth_gbps=90', ...) replace values first;
+    `mutate` as in load_raw (the sensitivity analysis scales one value of one file with it)."""
+    raw = load_raw(path, mutate)
     for ov in overrides:
         section, key, value = parse_override(ov)
         raw.setdefault(section, {})[key] = value
-    return fabric_from_dict(raw, str(p))
+    return fabric_from_dict(raw, str(Path(path)))
 
 
 def fabrics_dir() -> Path:

@@ -1,13 +1,16 @@
-"""OPTWEB one-step collectives on a full mesh and on a 2-D GHC (seed 000 §2.C-D, §4.B, Tables 2, 4).
+"""OPTWEB one-step collectives on a full mesh and on a 2-D GHC (OPTWEB (JOCN 2022) §2.C-D, §4.B,
+Tables 2, 4).
 
-Notation (000 Appendix A): L is the message size per FPGA (bytes each node holds and exchanges),
-alpha the start-up of one direct (1-hop) step, beta = 1 / (effective link rate). Every node owns one
+Notation (OPTWEB (JOCN 2022) Appendix A): L is the message size per FPGA (bytes each node holds
+and exchanges), alpha the start-up of one direct (1-hop) step, beta = 1 / (effective link rate). Every node owns one
 memory channel M#n per peer plus one for itself (loopback), so on a dimension of k nodes a node moves
 L/k bytes over each of its k channels at once: one step costs alpha + beta * L / k.
 
-A GHC collective runs per dimension, x then y; the second step depends on the first, so the
-fabric's `sync` (the all-FPGA ready notification) is charged between them. The same sync separates
-the two collectives of sharing averaged parameters. Derivations: docs/model.md.
+A GHC collective runs per dimension, x then y; the second step depends on the first, and the
+fabric's `sync_us` is charged between them (and between the two collectives of sharing averaged
+parameters). OPTWEB's files set it to 0: the ready notifications of the FPGAs differ by at most
+0.4 us and "this time difference can be compensated by the receive buffer" (OPTWEB (JOCN 2022)
+§3.C.2). Derivations: docs/model.md.
 """
 from __future__ import annotations
 
@@ -61,16 +64,17 @@ def _chain(fabric: Fabric, steps: list[StepCost]) -> StepCost:
 def alltoall(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
     """All-to-all of L bytes per node: per dimension of k nodes, L/k bytes to every peer at once.
 
-    FC: alpha + beta L / N.  GHC (r = 2): 2 alpha + sync + beta L (1/kx + 1/ky)  (000 Table 2)."""
+    FC: alpha + beta L / N.  GHC (r = 2): 2 alpha + sync + beta L (1/kx + 1/ky)
+    (OPTWEB (JOCN 2022) Table 2)."""
     return _chain(fabric, [StepCost(_alpha(fabric, L / d.size), _beta(fabric, d) * L / d.size, 0.0)
                            for d in dims])
 
 
 def reduce_scatter(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
-    """All-to-all with the reduction applied in flight (000 §3.C.2, aggressive approach).
+    """All-to-all with the reduction applied in flight (OPTWEB (JOCN 2022) §3.C.2, aggressive approach).
 
-    On a GHC each dimension moves the full L, as 000 Table 4 assumes (averaging throughput is half
-    the all-to-all throughput on both FC and GHC)."""
+    On a GHC each dimension moves the full L, as OPTWEB (JOCN 2022) Table 4 assumes (averaging
+    throughput is half the all-to-all throughput on both FC and GHC)."""
     return alltoall(fabric, L, dims)
 
 
@@ -91,15 +95,16 @@ def allgather(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost
 
 
 def averaging_mesh(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
-    """Sharing averaged parameters, paper's GHC schedule (000 Table 4): reduce-scatter then all-gather,
-    each moving L per dimension, a sync in between. FC: 2 alpha + sync + 2 beta L / N."""
+    """Sharing averaged parameters, the paper's GHC schedule (OPTWEB (JOCN 2022) Table 4):
+    reduce-scatter then all-gather, each moving L per dimension, a sync in between.
+    FC: 2 alpha + sync + 2 beta L / N."""
     rs = reduce_scatter(fabric, L, dims)
     ag = alltoall(fabric, L, dims) if len(dims) > 1 else allgather(fabric, L, dims)
     return _chain(fabric, [rs, ag])
 
 
 def averaging_naive(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
-    """Naive approach (000 §3.C.2, Fig. 6a): all-to-all, then an averaging pass that reads the L
+    """Naive approach (OPTWEB (JOCN 2022) §3.C.2, Fig. 6a): all-to-all, then an averaging pass that reads the L
     received bytes from memory (W*M*C) and writes L/N, then all-gather: three dependent steps."""
     n = 1
     for d in dims:
@@ -112,8 +117,8 @@ def averaging_naive(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> St
 
 
 def bcast(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
-    """Broadcast of L bytes: the distributor replicates the root's stream to every link (000 §2.C);
-    on a GHC the root's row first, then every column."""
+    """Broadcast of L bytes: the distributor replicates the root's stream to every link
+    (OPTWEB (JOCN 2022) §2.C); on a GHC the root's row first, then every column."""
     return _chain(fabric, [StepCost(_alpha(fabric, L), _beta(fabric, d) * L, 0.0) for d in dims])
 
 
@@ -133,12 +138,12 @@ def gather(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
 
 
 def barrier(fabric: Fabric, dims: tuple[Dimension, ...]) -> StepCost:
-    """Barrier: one block-signal exchange per dimension (000 §2.C sync IP), no data."""
+    """Barrier: one block-signal exchange per dimension (OPTWEB (JOCN 2022) §2.C sync IP), no data."""
     return _chain(fabric, [StepCost(fabric.link.hop_latency_s, 0.0, 0.0) for _ in dims])
 
 
 def unicast(fabric: Fabric, L: float, hops: int) -> StepCost:
     """Put of L bytes over `hops` direct links, store-and-forward through memory at each hop
-    (000 §2.D: an indirect 2-hop transfer of 1024 KiB took 2.0x the direct one)."""
+    (OPTWEB (JOCN 2022) §2.D: an indirect 2-hop transfer of 1024 KiB took 2.0 x the direct one)."""
     one = StepCost(_alpha(fabric, L), L / fabric.link.bytes_per_s, 0.0)
     return _chain(fabric, [one] * max(hops, 1))

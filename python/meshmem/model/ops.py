@@ -18,7 +18,7 @@ from meshmem.model.fabric import Fabric
 ONESTEP_OPS = ("alltoall", "allgather", "bcast", "scatter", "gather", "barrier", "reduce_scatter",
                "allreduce", "average_naive", "put", "get", "sort")
 MPI_OPS = ("alltoall", "allgather", "bcast", "scatter", "gather", "barrier", "reduce_scatter",
-           "allreduce", "reduce", "put", "get")
+           "allreduce", "reduce", "put", "get", "sort")
 PGAS_OPS = ("put", "get", "alltoall", "barrier")
 ALIASES = {"average": "allreduce", "averaging": "allreduce", "average_aggressive": "allreduce",
            "unicast": "put", "alltoallv": "alltoall"}
@@ -95,14 +95,11 @@ def _mpi(fabric: Fabric, op: str, L: float, p: int, opts) -> tuple[float, str, d
 
     beta = 1.0 / fabric.link.bytes_per_s
     rpn = m["ranks_per_node"]
-    gamma = 1.0 / (m["reduce_bytes_per_s"] * rpn)  # a node's cores reduce their parts at once
+    gamma = 1.0 / m["reduce_bytes_per_s"]  # one core; mpi.Ctx shares a node's work among its cores
     if op in ("put", "get"):
         extra = alpha(0) if op == "get" else 0.0
         return alpha(L) + L * beta + extra, "point-to-point", {"alpha_s": alpha(L)}
-    startup = 0.0
-    if op == "alltoall":  # many concurrent flows per link, and the call's own fixed cost
-        beta = 1.0 / (fabric.link.bandwidth_gbps * 1e9 / 8.0 * m["alltoall_efficiency"])
-        startup = m["alltoall_startup_s"]
+    startup = m["alltoall_startup_s"] if op == "alltoall" else 0.0
     rules = m["algorithms"].get(op)
     if rules is None:
         raise ModelError(f"{fabric.path}: [mpi.algorithms] has no rule for {op!r}")
@@ -113,6 +110,22 @@ def _mpi(fabric: Fabric, op: str, L: float, p: int, opts) -> tuple[float, str, d
     return startup + mpi.cost(op, alg, ctx), alg, {
         "alpha_s": base, "beta_s_per_byte": beta, "gamma_s_per_byte": gamma, "startup_s": startup,
         "ranks": p * rpn}
+
+
+def _cpu_sort_cost(fabric: Fabric, L: float, p: int, opts) -> tuple[float, str, dict]:
+    """A CPU counting sort of L bytes of keys per node: each core sorts its share of the records
+    locally (record_ns_per_core each), and the keys (and, for variant 'kv', the values as wide
+    as the keys) cross the cluster in one all-to-all each (OPTWEB (JOCN 2022) §4.C.1)."""
+    spec = fabric.cpu_sort
+    variant = opts.get("variant") or "keys"
+    if variant not in ("keys", "kv"):
+        raise ModelError(f"sort on {fabric.name}: variant must be 'keys' or 'kv' (got {variant!r})")
+    records = L / spec.key_bytes
+    local = records * spec.record_s_per_core / fabric.mpi["ranks_per_node"]
+    exchanges = 2 if variant == "kv" else 1
+    a2a, alg, _ = _mpi(fabric, "alltoall", L, p, {})
+    return local + exchanges * a2a, f"cpu-counting-sort-{variant}", {
+        "local_s": local, "exchange_s": exchanges * a2a, "exchange_algorithm": alg, "records": records}
 
 
 def _sort_cost(fabric: Fabric, L: float, ranks, opts) -> tuple[float, str, dict]:
@@ -138,9 +151,12 @@ def cost(fabric: Fabric, op: str, nbytes: float, ranks=None, **opts) -> OpCost:
     rl = _rank_list(fabric, ranks)
     p = fabric.nodes if rl is None else len(rl)
     if op == "sort":
-        if fabric.sort is None:
+        if fabric.sort is None and fabric.cpu_sort is None:
             raise ModelError(f"{fabric.path}: op 'sort' needs a [sort] section")
-        seconds, alg, terms = _sort_cost(fabric, nbytes, rl, opts)
+        if fabric.cpu_sort is not None:
+            seconds, alg, terms = _cpu_sort_cost(fabric, nbytes, p, opts)
+        else:
+            seconds, alg, terms = _sort_cost(fabric, nbytes, rl, opts)
         return OpCost(fabric.name, op, nbytes, p, seconds, alg, terms)
     if fabric.engine == "onestep":
         step, alg = _onestep(fabric, op, nbytes, rl, opts)

@@ -1,11 +1,13 @@
-"""FSHMEM-style PGAS put/get on FPGAs (seed 003 §III-A, §IV-C, §IV-D, Table III, Fig. 5).
+"""FSHMEM-style PGAS put/get on FPGAs (FSHMEM §III-A, §IV-C, §IV-D, Table III, Fig. 5).
 
 A put is one long active message; a get is a short request answered by a long reply, so
     latency_put(payload) = a_short + (a_long_extra if payload else 0)
     latency_get(payload) = a_short + latency_put(payload)
-A transfer of L bytes in packets of P bytes streams at the packet-limited peak
-    peak(P) = min(R_wire * P / (P + header + framing),  R_dp * P / (P + beats * W))
-(R_wire the effective link rate, R_dp = W * C the core's data path) after the start-up:
+A transfer of L bytes in packets of P bytes streams at the packet-limited peak of the core's data
+path (R_dp = W * C, FSHMEM Table IV's "theoretical maximum"; h the per-packet overhead in bytes
+of data-path time, [pgas] packet_overhead_bytes)
+    peak(P) = R_dp * P / (P + h)
+after the start-up:
     t(L) = latency(L) + L / peak(P),   bandwidth(L) = L / t(L),   half peak at L = latency * peak(P).
 """
 from __future__ import annotations
@@ -14,7 +16,7 @@ from meshmem.model.fabric import Fabric
 
 
 def put_latency(fabric: Fabric, payload_bytes: float) -> float:
-    """Seconds from the put command to the message header arriving remotely (003 Table III)."""
+    """Seconds from the put command to the message header arriving remotely (FSHMEM Table III)."""
     extra = fabric.pgas["long_message_extra_s"] if payload_bytes > 0 else 0.0
     return fabric.link.hop_latency_s + extra
 
@@ -25,12 +27,11 @@ def get_latency(fabric: Fabric, payload_bytes: float) -> float:
 
 
 def peak_bandwidth(fabric: Fabric, packet_bytes: float) -> float:
-    """Streaming rate (bytes/s) with packets of `packet_bytes`: the slower of wire and data path."""
-    g = fabric.pgas
-    wire = fabric.link.bytes_per_s * packet_bytes / (packet_bytes + g["packet_header_bytes"] + g["wire_framing_bytes"])
-    beat = fabric.memory.channel_width_bytes
-    datapath = fabric.memory.bytes_per_s * packet_bytes / (packet_bytes + g["datapath_header_beats"] * beat)
-    return min(wire, datapath)
+    """Streaming rate (bytes/s) with packets of `packet_bytes`: the data path less each packet's
+    overhead (FSHMEM §IV-C: smaller packets "need to generate more packets for the same transfer
+    size, causing network overhead")."""
+    overhead = fabric.pgas["packet_overhead_bytes"]
+    return fabric.memory.bytes_per_s * packet_bytes / (packet_bytes + overhead)
 
 
 def latency(fabric: Fabric, op: str, payload_bytes: float) -> float:
@@ -49,7 +50,7 @@ def transfer_time(fabric: Fabric, op: str, nbytes: float, packet_bytes: float | 
 
 
 def bandwidth(fabric: Fabric, op: str, nbytes: float, packet_bytes: float | None = None) -> float:
-    """Achieved bandwidth (bytes/s) of one put or get of `nbytes` (the curves of 003 Fig. 5)."""
+    """Achieved bandwidth (bytes/s) of one put or get of `nbytes` (the curves of FSHMEM Fig. 5)."""
     return nbytes / transfer_time(fabric, op, nbytes, packet_bytes)
 
 

@@ -1,13 +1,13 @@
-"""PNG plots of sweeps in the style of seed 000: log-log throughput against size (Fig. 9),
+"""PNG plots of sweeps in the style of OPTWEB (JOCN 2022): log-log throughput against size (Fig. 9),
 normalized system throughput against degree (Figs 12, 19), time against node count."""
 from __future__ import annotations
 
 from pathlib import Path
 
 TITLES = {
-    "fig9": "All-to-all aggregate throughput (cf. seed 000 Fig. 9)",
-    "fig12": "Normalized system throughput for all-to-all, FC and GHC (cf. seed 000 Fig. 12)",
-    "fig19": "Normalized system throughput for sharing averaged parameters (cf. seed 000 Fig. 19)",
+    "fig9": "All-to-all aggregate throughput (cf. OPTWEB (JOCN 2022) Fig. 9)",
+    "fig12": "Normalized system throughput for all-to-all, FC and GHC (cf. OPTWEB (JOCN 2022) Fig. 12)",
+    "fig19": "Normalized system throughput for sharing averaged parameters (cf. OPTWEB (JOCN 2022) Fig. 19)",
     "nodes": "Collective time against network size",
 }
 LOG_X = {"fig9": True, "fig12": False, "fig19": False, "nodes": True}

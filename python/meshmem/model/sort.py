@@ -1,7 +1,8 @@
-"""Distributed counting sort throughput (seed 004 eq. 1) and its GHC extension (seed 000 §4.C.2).
+"""Distributed counting sort throughput (OPTWEB sort (IPSJ) eq. 1) and its GHC extension
+(OPTWEB (JOCN 2022) §4.C.2).
 
 Per node, eq. (1): T_node = min(W*M*C / A, B / m); system T = N * T_node, measured ~ eta * T.
-On a GHC (r dimensions) the passes of steps (a)+(b) repeat per dimension (000 §4.C.2):
+On a GHC (r dimensions) the passes of steps (a)+(b) repeat per dimension (OPTWEB (JOCN 2022) §4.C.2):
     A(r) = passes_fixed + r * passes_per_dimension       (11 -> 17 for the baseline)
 and each dimension of k nodes exchanges over k channels: B_dim = k * link, m per dimension.
 """
@@ -26,12 +27,12 @@ class SortThroughput:
 
     @property
     def peak(self) -> float:
-        """Theoretical system throughput N * min(...) in bytes/s (004 'theoretical peak')."""
+        """Theoretical system throughput N * min(...) in bytes/s (OPTWEB sort (IPSJ) 'theoretical peak')."""
         return self.nodes * min(self.memory_limit, self.network_limit)
 
     @property
     def expected(self) -> float:
-        """Peak times the measured pipeline efficiency (004 §4.3: ~80%)."""
+        """Peak times the measured pipeline efficiency (OPTWEB sort (IPSJ) §4.3: ~80%)."""
         return self.peak * self.efficiency
 
     @property
@@ -72,12 +73,14 @@ def sort_time(fabric: Fabric, key_bytes_per_node: float, dims: tuple[Dimension, 
 
 
 def crossover_clock_hz(fabric: Fabric, dims: tuple[Dimension, ...], variant: str | None = None) -> float:
-    """Clock at which memory and network limits meet: C* = A * B / (m * W * M) (004 §5.1: 195 MHz)."""
+    """Clock at which memory and network limits meet: C* = A * B / (m * W * M)
+    (OPTWEB sort (IPSJ) §5.1: 195 MHz)."""
     t = throughput(fabric, dims, variant)
     v = _variant(fabric, variant)
     return v.clock_hz * t.network_limit / t.memory_limit
 
 
 def radix_passes(fabric: Fabric, key_bits: int) -> int:
-    """Counting-sort rounds an LSD radix sort of `key_bits`-bit keys needs (004 §5.2: 32 bits -> 6)."""
+    """Counting-sort rounds an LSD radix sort of `key_bits`-bit keys needs
+    (OPTWEB sort (IPSJ) §5.2: 32 bits -> 6)."""
     return math.ceil(key_bits / fabric.sort.radix_bits_per_pass)

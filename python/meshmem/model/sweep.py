@@ -1,5 +1,5 @@
-"""Parameter sweeps behind `meshmem model sweep`: degree (000 Figs 12, 19), link bandwidth
-(000 Fig. 9 style: throughput against size per link rate) and node count (up to 4096).
+"""Parameter sweeps behind `meshmem model sweep`: degree (OPTWEB (JOCN 2022) Figs 12, 19), link bandwidth
+(OPTWEB (JOCN 2022) Fig. 9 style: throughput against size per link rate) and node count (up to 4096).
 
 Each sweep returns a list of series {label, x, y, x_label, y_label, figure}; `progress(done, total)`
 is called after each point so the CLI can draw a progress bar.
@@ -43,7 +43,7 @@ def degree_sweep(fabric: Fabric, max_degree: int = 64, max_nodes: int = 4096,
 
 
 def sizes(min_bytes: int = 1024, max_bytes: int = 4 << 30) -> list[int]:
-    """Powers of two from min_bytes to max_bytes (the x axis of 000 Figs 8-9)."""
+    """Powers of two from min_bytes to max_bytes (the x axis of OPTWEB (JOCN 2022) Figs 8-9)."""
     out, b = [], min_bytes
     while b <= max_bytes:
         out.append(b)
@@ -61,7 +61,7 @@ def with_link(fabric: Fabric, gbps: float) -> Fabric:
 def bandwidth_sweep(fabrics: list[Fabric], link_gbps: list[float], op: str = "alltoall",
                     min_bytes: int = 1024, max_bytes: int = 4 << 30, progress: Progress = _noop) -> list[dict]:
     """Throughput (Gbps per node) against size per node: the first fabric at each physical link rate, then
-    every other fabric as given (e.g. the CPU+IB baseline), as in 000 Fig. 9."""
+    every other fabric as given (e.g. the CPU+IB baseline), as in OPTWEB (JOCN 2022) Fig. 9."""
     xs = sizes(min_bytes, max_bytes)
     variants = [(with_link(fabrics[0], g), f"{fabrics[0].name} @ {g * fabrics[0].link.efficiency:g} Gbps/link")
                 for g in link_gbps]

@@ -1,8 +1,8 @@
-"""Normalized FPGA and system throughput against degree (seed 000 §4.B.2, Figs 12 and 19).
+"""Normalized FPGA and system throughput against degree (OPTWEB (JOCN 2022) §4.B.2, Figs 12 and 19).
 
 FPGA throughput = L / T for large L (start-ups vanish); FPGA bandwidth = (d + 1) links (the d peers
-plus the loopback channel, as 000 counts 8 x 45 = 360 Gbps on 8 FPGAs); normalized FPGA throughput =
-their ratio; normalized system throughput = N times that. FC: N = d + 1. GHC (r = 2): d = dx + dy with
+plus the loopback channel, as OPTWEB (JOCN 2022) counts 8 x 45 = 360 Gbps on 8 FPGAs); normalized
+FPGA throughput = their ratio; normalized system throughput = N times that. FC: N = d + 1. GHC (r = 2): d = dx + dy with
 dx = ceil(d/2), dy = floor(d/2), N = (dx + 1)(dy + 1).
 """
 from __future__ import annotations
@@ -62,7 +62,7 @@ def at_degree(fabric: Fabric, op: str, topology: str, d: int, doubled: str = "no
 
 def ghc_over_fc_equal_nodes(fabric: Fabric, op: str, kx: int, ky: int, doubled: str = "none") -> float:
     """FPGA throughput of a kx x ky GHC over that of a full mesh of the same N = kx * ky nodes
-    (000 §4.B.2: 1/(d + 2) = 1/6 for 4 x 2; 2/(d + dy + 3) = 1/4 with doubled y links)."""
+    (OPTWEB (JOCN 2022) §4.B.2: 1/(d + 2) = 1/6 for 4 x 2; 2/(d + dy + 3) = 1/4 with doubled y links)."""
     ghc = at_dims(fabric, op, (Dimension(kx, 2 if doubled == "x" else 1),
                                Dimension(ky, 2 if doubled == "y" else 1)), "ghc")
     fc = at_dims(fabric, op, (Dimension(kx * ky),), "full_mesh")
@@ -71,5 +71,5 @@ def ghc_over_fc_equal_nodes(fabric: Fabric, op: str, kx: int, ky: int, doubled: 
 
 def ghc_over_fc_equal_degree(fabric: Fabric, op: str, d: int) -> float:
     """Normalized system throughput of a balanced GHC over a full mesh of the same degree d
-    (000 §4.D.2: up to 4.2 at d = 64)."""
+    (OPTWEB (JOCN 2022) §4.D.2: up to 4.2 at d = 64)."""
     return at_degree(fabric, op, "ghc", d).normalized_system / at_degree(fabric, op, "full_mesh", d).normalized_system

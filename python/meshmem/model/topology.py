@@ -36,7 +36,7 @@ class Topology:
 
     @property
     def degree(self) -> int:
-        """Links per node to distinct neighbours (the x axis of seed 000 Figs 12 and 19)."""
+        """Links per node to distinct neighbours (the x axis of OPTWEB (JOCN 2022) Figs 12 and 19)."""
         if self.kind in ("full_mesh", "ghc"):
             return sum(d.degree for d in self.dims)
         if self.kind == "torus2d":

@@ -1,0 +1,231 @@
+"""The model judged honestly (issue 16): every row of the validation table has a class, every
+fabric parameter a source, an assumption mark or the calibration it comes from (named both in
+the fabric file and in the row), the sensitivity analysis finds the fragile rows, and the
+kernel models (FSHMEM's GEMM/convolution, DataVortex's FFT) match hand-worked values."""
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+
+from meshmem.cli import main as meshmem_main  # noqa: E402
+from meshmem.model import FabricError, cost, load_fabric, resolve_fabric_path  # noqa: E402
+from meshmem.model import kernels, validate  # noqa: E402
+from meshmem.model.fabric import fabrics_dir, load_raw  # noqa: E402
+
+PAPER = r"(OPTWEB \(JOCN 2022\)|OPTWEB sort \(IPSJ\)|FSHMEM|DataVortex|ACCL|OpenMPI|Thakur)"
+CITATION = re.compile(PAPER + r"[^\n]*?(§|Table|Fig\.|eq\.|abstract|ref\.|\.c\b)")
+CALIBRATED = re.compile(r"CALIBRATED on ([A-Za-z0-9-]+)")
+
+
+def _split_comment(line: str) -> tuple[str, str]:
+    """(code, comment) of a TOML line, '#' inside strings not counted."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            return line[:i], line[i + 1:]
+    return line, ""
+
+
+def provenance(path: Path) -> dict:
+    """{"section.key": comment text} for every key a fabric file sets (the trailing comment and
+    its indented continuation lines, else the comment block right above the key)."""
+    out, section, block, last = {}, None, [], None
+    for raw in path.read_text().splitlines():
+        stripped = raw.strip()
+        if not stripped:
+            block, last = [], None
+            continue
+        if stripped.startswith("["):
+            section = stripped.split("]")[0].strip("[]")
+            block, last = [], None
+            continue
+        if stripped.startswith("#"):
+            if last is not None and raw.startswith(" "):
+                out[last] += " " + stripped.lstrip("# ")
+            else:
+                block.append(stripped.lstrip("# "))
+                last = None
+            continue
+        code, comment = _split_comment(raw)
+        key = code.split("=")[0].strip()
+        last = f"{section}.{key}"
+        out[last] = comment.strip() or " ".join(block)
+    return out
+
+
+FABRIC_FILES = sorted(fabrics_dir().glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", FABRIC_FILES, ids=lambda p: p.stem)
+def test_every_fabric_parameter_has_a_source(path):
+    for key, comment in provenance(path).items():
+        section, name = key.rsplit(".", 1)
+        if section == "fabric" or name == "name":
+            continue  # identity, not parameters
+        ok = ("assumption" in comment.lower() or CALIBRATED.search(comment)
+              or CITATION.search(comment))
+        assert ok, f"{path.name}: {key} cites no paper section, no assumption, no calibration: {comment!r}"
+        assert not re.search(r"\b(seed )?00[0-4] [§TF]", comment), f"{path.name}: {key}: name the paper"
+
+
+def _calibrated_params() -> dict:
+    """{"file:section.key": row id} of every parameter marked CALIBRATED in a fabric file."""
+    out = {}
+    for path in FABRIC_FILES:
+        for key, comment in provenance(path).items():
+            m = CALIBRATED.search(comment)
+            if m:
+                out[f"{path.stem}:{key}"] = m.group(1)
+    return out
+
+
+def test_calibrations_are_named_both_ways():
+    entries = {e["id"]: e for e in validate.load_published()}
+    marked = _calibrated_params()
+    assert marked, "no calibrated parameter at all?"
+    for param, row in marked.items():
+        assert row in entries, f"{param} says CALIBRATED on {row!r}, which is not a row"
+        assert entries[row]["class"] == "calibration", f"{row} calibrates {param} but is {entries[row]['class']}"
+        assert param in entries[row]["calibrates"], f"{row} does not list {param}"
+    for e in entries.values():
+        for param in e.get("calibrates", ()):
+            assert marked.get(param) == e["id"], f"{e['id']} lists {param}, which is not marked CALIBRATED on it"
+
+
+def test_every_row_has_a_class_and_its_fields():
+    entries = validate.load_published()
+    assert len({e["id"] for e in entries}) == len(entries), "duplicate ids"
+    for e in entries:
+        assert e["class"] in validate.CLASSES, e["id"]
+        assert e.get("quote"), f"{e['id']}: give the sentence the figure is printed in"
+        assert re.match(PAPER, e["source"]), f"{e['id']}: source should name the paper: {e['source']!r}"
+        if e["class"] == "derived":
+            assert e.get("derived_from"), e["id"]
+        if e["class"] == "calibration":
+            assert e.get("calibrates"), e["id"]
+    rows = validate.run_validation()
+    for r in rows:
+        assert r.reproduced or r.why, f"{r.id}: outside the tolerance without a reason"
+
+
+def test_bad_class_is_refused(tmp_path):
+    p = tmp_path / "p.toml"
+    p.write_text('[[figure]]\nid = "x"\nclass = "prediction"\n')
+    with pytest.raises(FabricError, match="class must be one of measured, calibration, derived"):
+        validate.load_published(p)
+    p.write_text('[[figure]]\nid = "x"\nclass = "derived"\n')
+    with pytest.raises(FabricError, match="needs 'derived_from'"):
+        validate.load_published(p)
+
+
+def test_headline_figures_are_rows():
+    """The figures issue 16 names are in the table, whether the model gets them or not."""
+    ids = {e["id"] for e in validate.load_published()}
+    for needed in ("unicast-direct-1m", "unicast-indirect-1m", "average-90g-over-cpu-64k",
+                   "a2a-cpu8-small", "a2a-cpu-2g-order", "sort-cpu1-time", "sort-cpu8-time",
+                   "sort-fpga-over-cpu1", "sort-fpga-over-cpu8", "ipsj-fpga-over-cpu",
+                   "ipsj-cpu-8node-over-1node", "datavortex-aggregate", "datavortex-packet-rate",
+                   "datavortex-fft-peak", "fshmem-gemm-2node"):
+        assert needed in ids, needed
+
+
+def test_counts_and_ranges():
+    rows = {r.id: r for r in validate.run_validation()}
+    c = validate.counts(list(rows.values()))
+    assert c["measured"]["rows"] + c["calibration"]["rows"] + c["derived"]["rows"] == len(rows)
+    assert c["measured"]["pass_rate"] == pytest.approx(c["measured"]["reproduced"] / c["measured"]["rows"])
+    small = rows["a2a-cpu1-small"]  # "several tens of milliseconds": a range
+    assert small.is_range and small.published_text() == "20-100" and small.error == 0 and small.reproduced
+    order = rows["a2a-cpu-2g-order"]  # "> 1": outside, its error measured to the bound
+    assert math.isinf(order.hi) and not order.reproduced and order.error == pytest.approx(order.predicted - 1)
+
+
+def test_sensitivity_finds_the_fragile_rows(tmp_path, capsys):
+    results = validate.sensitivity()
+    by = {(r["fabric"], r["parameter"]): r for r in results}
+    alpha = by[("optweb-fc8-45g", "link.hop_latency_us")]
+    assert [f["id"] for f in alpha["plus"]] == ["a2a-45g-small-time"]  # +11 % today, +22 % with alpha x 1.1
+    assert by[("optweb-fc8-45g", "memory.clock_mhz")]["plus"] == []
+    assert "plus_skipped" in by[("optweb-sort8", "link.efficiency")]  # 1.0 cannot grow
+    assert any(p == "sort.variant[A1-single-pass].clock_mhz" for _, p in by)
+    text = validate.format_sensitivity(results)
+    assert "optweb-fc8-45g link.hop_latency_us" in text
+    out = tmp_path / "v.json"
+    assert meshmem_main(["model", "validate", "--sensitivity", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["sensitivity"]["factor"] == 0.1 and len(data["sensitivity"]["parameters"]) == len(results)
+    assert "Sensitivity:" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ fabric files built on others
+
+def test_base_fabric_is_merged_key_by_key(tmp_path):
+    cpu8 = load_raw(resolve_fabric_path("cpu8-ib-100g"))
+    assert cpu8["mpi"]["ranks_per_node"] == 8 and cpu8["mpi"]["software_latency_us"] == 16.38
+    assert cpu8["fabric"]["name"] == "cpu8-ib-100g" and "base" not in cpu8["fabric"]
+    f = load_fabric(resolve_fabric_path("fshmem-dla-2node"))
+    assert f.engine == "pgas" and f.compute.flops_per_s == 979.4e9 and f.pgas["default_packet_bytes"] == 1024
+    (tmp_path / "a.toml").write_text('[fabric]\nbase = "b"\n')
+    (tmp_path / "b.toml").write_text('[fabric]\nbase = "a"\n')
+    with pytest.raises(FabricError, match="cycle"):
+        load_fabric(tmp_path / "a.toml")
+    (tmp_path / "c.toml").write_text('[fabric]\nbase = "no-such-fabric"\n')
+    with pytest.raises(FabricError, match="no fabric file 'no-such-fabric'"):
+        load_fabric(tmp_path / "c.toml")
+
+
+def test_scaling_a_base_reaches_the_files_built_on_it():
+    def double_latency(path, raw):
+        if Path(path).stem == "cpu-ib-100g":
+            raw["mpi"]["software_latency_us"] *= 2
+    f = load_fabric(resolve_fabric_path("cpu8-ib-100g"), mutate=double_latency)
+    assert f.mpi["software_latency_s"] == pytest.approx(2 * 16.38e-6)
+
+
+# ------------------------------------------------------------------ kernels by hand
+
+def test_matmul_two_nodes_by_hand():
+    f = load_fabric(resolve_fabric_path("fshmem-dla-2node"))
+    rate, n = 979.4e9, 256
+    put = cost(f, "put", n * n / 2 * 2, src=0, dst=1).seconds  # n^2/2 16-bit partial sums
+    m = kernels.matmul(f, n)
+    # half the work first, its results put meanwhile (ART), then the other half
+    assert m.two_node_s == pytest.approx(max(n ** 3 / 2 / rate, put) + n ** 3 / 2 / rate)
+    assert m.one_node_s == pytest.approx(2 * n ** 3 / rate)
+    assert kernels.matmul(f, 1024).speedup == pytest.approx(2.0)  # the transfer hides entirely
+    no_art = load_fabric(resolve_fabric_path("fshmem-dla-2node"), ["gemm.matmul_overlap=false"])
+    assert kernels.matmul(no_art, 1024).speedup < 2.0
+
+
+def test_convolution_two_nodes_by_hand():
+    f = load_fabric(resolve_fabric_path("fshmem-dla-2node"))
+    ops_ = 2.0 * 64 * 64 * 256 * 9 * 256
+    put = cost(f, "put", 64 * 64 * 128 * 2, src=0, dst=1).seconds
+    c = kernels.convolution(f, 64, 256, 3, 256)
+    assert c.two_node_s == pytest.approx(ops_ / 2 / 979.4e9 + put)  # exchange after the compute
+    assert 1.5 < c.speedup < 2.0
+
+
+def test_fft3d_by_hand():
+    f = load_fabric(resolve_fabric_path("datavortex-8node"))
+    slab = 1024 ** 3 * 16 / 8
+    stage = 2 * slab / 14.5e9             # read and write the slab once at the STREAM rate
+    rotation = 1.5e-6 + slab / 4.4e9      # the card's packet rate; hop + software start-up
+    x = kernels.fft3d(f, 1024)
+    assert x.stage_s == pytest.approx(stage) and x.rotation_s == pytest.approx(rotation)
+    assert x.seconds == pytest.approx(max(3 * stage, 3 * rotation))  # entirely overlapped
+    assert x.flops == pytest.approx(5 * 2 ** 30 * 30)
+    serial = load_fabric(resolve_fabric_path("datavortex-8node"), ["fft.overlap_rotations=false"])
+    assert kernels.fft3d(serial, 1024).seconds == pytest.approx(3 * stage + 3 * rotation)
+    with pytest.raises(kernels.KernelError, match="needs \\[compute\\] and \\[fft\\]"):
+        kernels.fft3d(load_fabric(resolve_fabric_path("cpu-ib-100g")), 64)
