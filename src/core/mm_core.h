@@ -113,6 +113,7 @@ typedef struct {
     int         node;           /* this rank's node */
     int         local_rank, local_size; /* among the ranks of this node */
     bool        all_local;      /* every rank is in reach of load/store */
+    int         machine_size;   /* ranks on this machine (its CPUs), virtual hosts included */
 
     int         ncpus;
     bool        oversubscribed;

@@ -172,6 +172,13 @@ static int mm_nodes_find(const mm_boot_card_t *cards)
     for (int r = 0; r < n; r++)
         mm_g.local_size += mm_g.peer[r].node == mm_g.node;
     mm_g.all_local = nodes == 1;
+    /* ranks that share this machine's CPUs, whatever their namespaces (virtual hosts, or
+     * MESHMEM_SHM=0): waits must not spin when they outnumber the CPUs */
+    mm_g.machine_size = 0;
+    for (int r = 0; r < n; r++)
+        mm_g.machine_size += cards[mm_g.rank].boot_id[0]
+                                 ? strcmp(cards[r].boot_id, cards[mm_g.rank].boot_id) == 0
+                                 : strcmp(cards[r].host, cards[mm_g.rank].host) == 0;
     for (int r = 0; r < n; r++) {
         if (cards[r].heap_seg_bytes != mm_g.seg_bytes) {
             mm_error("meshmem_init: PE %d has a symmetric heap of %llu bytes, PE %d of %zu: "
@@ -298,7 +305,7 @@ meshmem_status_t meshmem_init(int requested, int *provided)
     if (mm_peers_join() != 0)
         goto fail;
     mm_g.ncpus = mm_count_cpus();
-    mm_g.oversubscribed = mm_g.local_size > mm_g.ncpus;
+    mm_g.oversubscribed = mm_g.machine_size > mm_g.ncpus;
     mm_wait_setup();
     if (mm_heap_init(mm_symheap, (void *)mm_g.heap_base, mm_g.heap_size) != 0 ||
         mm_msg_init(mm_g.seg + mm_g.stage_offset, mm_g.stage_size) != 0 ||

@@ -25,6 +25,10 @@
  * worker's event file descriptor, progresses as soon as something arrives and wakes the
  * application's sleepers. The worker is thread-safe (UCS_THREAD_MODE_MULTI).
  *
+ * AMOs are atomic with respect to the CPU atomics that the ranks of a node use on the same
+ * words: over TCP UCX carries them out with the target's CPU atomics, and UCX_ATOMIC_MODE=cpu
+ * (set unless the user chose otherwise) keeps a NIC from using atomics of its own.
+ *
  * Failures. Endpoints handle peer errors (UCP_ERR_HANDLING_MODE_PEER, with a keepalive of
  * MM_UCX_KEEPALIVE unless UCX_KEEPALIVE_INTERVAL says otherwise): a peer that dies or becomes
  * unreachable ends the job from here with a message naming the rank and its host.
@@ -44,7 +48,7 @@
 
 #define MM_UCX_AM_POST     1
 #define MM_UCX_EAGER_MAX   ((size_t)64 << 10)
-#define MM_UCX_KEEPALIVE   "500ms"
+#define MM_UCX_KEEPALIVE   "5s"
 
 enum { MM_UCX_SEG = 0, MM_UCX_DATA = 1, MM_UCX_REGIONS = 2 };
 
@@ -442,6 +446,10 @@ static int mm_ucx_open(void)
         return -1;
     if (getenv("UCX_KEEPALIVE_INTERVAL") == NULL)
         ucp_config_modify(cfg, "KEEPALIVE_INTERVAL", MM_UCX_KEEPALIVE);
+    /* the ranks of a node update the same words with CPU atomics: UCX's must agree with them
+     * (a NIC's own atomics are coherent only with each other) */
+    if (getenv("UCX_ATOMIC_MODE") == NULL)
+        ucp_config_modify(cfg, "ATOMIC_MODE", "cpu");
     ucp_params_t p = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
                       .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
                                   UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
