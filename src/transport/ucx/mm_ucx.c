@@ -425,7 +425,9 @@ static void mm_ucx_on_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     (void)ep;
     int pe = (int)(intptr_t)arg;
-    if (atomic_load(&U.closing))
+    /* in finalize, peers that are through its barrier close their endpoints and exit: that
+     * is no failure (a peer that dies instead never finalizes, and its launcher ends the job) */
+    if (atomic_load(&U.closing) || G->finalizing)
         return;
     H->fatal("lost the connection to rank %d (host %s): %s; ending the job", pe, mm_ucx_host(pe),
              ucs_status_string(status));
@@ -587,13 +589,20 @@ static int mm_ucx_init(const mm_boot_card_t *cards, const bool *remote)
 
 static void mm_ucx_fini(void)
 {
+    atomic_store(&U.closing, true);
     if (U.thread_on) {
         atomic_store(&U.stop, true);
         pthread_join(U.thread, NULL);
         U.thread_on = false;
     }
-    mm_ucx_quiet();
-    atomic_store(&U.closing, true);
+    /* complete what is in flight; a peer already gone is no error here */
+    ucp_request_param_t fp = {.op_attr_mask = 0};
+    ucs_status_ptr_t freq = ucp_worker_flush_nbx(U.worker, &fp);
+    if (freq && !UCS_PTR_IS_ERR(freq)) {
+        while (ucp_request_check_status(freq) == UCS_INPROGRESS)
+            ucp_worker_progress(U.worker);
+        ucp_request_free(freq);
+    }
     /* close while the worker is still progressed: over TCP a close that is not progressed
      * can hang at cleanup; FLUSH completes what is in flight first */
     int n = G->nranks;
