@@ -152,6 +152,7 @@ static struct meshmem_team *mm_team_new(int start, int stride, int size, int slo
     int d = mm_g.rank - start;
     if (d % stride == 0 && d / stride >= 0 && d / stride < size)
         t->my_rank = d / stride;
+    mm_topo_team_init(t);
     pthread_mutex_lock(&mm_team_lock);
     mm_slots_free &= ~(UINT64_C(1) << slot);
     pthread_mutex_unlock(&mm_team_lock);

@@ -208,6 +208,13 @@ void mm_coll_sync(struct meshmem_team *t);
 /** @brief Set the world team's topology from MESHMEM_TOPOLOGY (init). @return 0 or -1. */
 int mm_topo_world_init(struct meshmem_team *world);
 
+/** @brief The two-level GHC shape of @p t from the hosts its members run on (mm_topo.c):
+ * *kx x *ky, or 0 x 0 (the full mesh) when the placement is not an even one. */
+void mm_topo_hosts(const struct meshmem_team *t, int *kx, int *ky);
+
+/** @brief Give a new team the topology MESHMEM_TOPOLOGY asks for (auto: from its hosts). */
+void mm_topo_team_init(struct meshmem_team *t);
+
 /** @brief Destroy @p t's row and column teams, if built (collective over @p t). */
 void mm_topo_release(struct meshmem_team *t);
 

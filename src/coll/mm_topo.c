@@ -9,6 +9,13 @@
  * slots in all. The split agrees on the slots with one exchange over the whole team: a setup
  * step, like creating a communicator; every collective afterwards uses row and column links
  * only.
+ *
+ * Across hosts the GHC is the machine's own shape (MESHMEM_TOPOLOGY=auto, the default): the
+ * ranks of a host are a full mesh over shared memory, the ranks of the same local number on
+ * every host a full mesh over the network, and a collective takes one step in each (OPTWEB's
+ * GHC, seed 000 §2.D). mm_topo_hosts finds that shape in the team's members: L ranks per host
+ * placed by slot (member r on host r / L) is a GHC of L x H, placed round-robin (host r % H)
+ * one of H x L; any other placement keeps the full mesh, which is correct for any.
  */
 #include "mm_config.h"
 #include "mm_msg.h"
@@ -45,11 +52,63 @@ static int mm_topo_set_shape(struct meshmem_team *t, const char *who, int kx, in
     return 0;
 }
 
+/* host (node) of team member @p r */
+static int mm_topo_node(const struct meshmem_team *t, int r)
+{
+    return mm_g.peer[mm_team_world(t, r)].node;
+}
+
+/* true when every block of @p L consecutive members (step @p in, blocks @p out apart) is on
+ * one host and no two blocks share one */
+static bool mm_topo_blocks(const struct meshmem_team *t, int L, int H, int in, int out)
+{
+    for (int h = 0; h < H; h++) {
+        int node = mm_topo_node(t, h * out);
+        for (int i = 1; i < L; i++)
+            if (mm_topo_node(t, h * out + i * in) != node)
+                return false;
+        for (int g = 0; g < h; g++)
+            if (mm_topo_node(t, g * out) == node)
+                return false;
+    }
+    return true;
+}
+
+void mm_topo_hosts(const struct meshmem_team *t, int *kx, int *ky)
+{
+    *kx = *ky = 0;
+    int n = t->size, L = 1, H = 1;
+    while (L < n && mm_topo_node(t, L) == mm_topo_node(t, 0))
+        L++;
+    if (L > 1 && L < n && n % L == 0 && mm_topo_blocks(t, L, n / L, 1, L)) {
+        *kx = L; /* by slot: rows are hosts */
+        *ky = n / L;
+        return;
+    }
+    while (H < n && mm_topo_node(t, H) != mm_topo_node(t, 0))
+        H++;
+    if (H > 1 && H < n && n % H == 0 && mm_topo_blocks(t, n / H, H, H, 1)) {
+        *kx = H; /* round-robin: rows span the hosts, columns are hosts */
+        *ky = n / H;
+    }
+}
+
+void mm_topo_team_init(struct meshmem_team *t)
+{
+    t->ghc_kx = t->ghc_ky = 0;
+    if (mm_config.topology == MM_TOPO_HOSTS && !mm_g.all_local && t->my_rank >= 0)
+        mm_topo_hosts(t, &t->ghc_kx, &t->ghc_ky);
+}
+
 int mm_topo_world_init(struct meshmem_team *world)
 {
     int64_t v = mm_config.topology;
     world->ghc_kx = world->ghc_ky = 0;
     world->ghc_x = world->ghc_y = NULL;
+    if (v == MM_TOPO_HOSTS) {
+        mm_topo_team_init(world);
+        return 0;
+    }
     if (v == MM_TOPO_FULLMESH)
         return 0;
     if (v == MM_TOPO_GHC_AUTO)

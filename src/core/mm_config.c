@@ -59,6 +59,10 @@ int mm_parse_size(const char *text, int64_t *out)
 
 int mm_parse_topology(const char *text, int64_t *out)
 {
+    if (!strcasecmp(text, "auto")) {
+        *out = MM_TOPO_HOSTS;
+        return 0;
+    }
     if (!strcasecmp(text, "fullmesh")) {
         *out = MM_TOPO_FULLMESH;
         return 0;
@@ -129,7 +133,7 @@ int mm_config_load(void)
             mm_error("%s=\"%s\" is not a valid %s", var, text,
                      e->kind == MM_KIND_SIZE   ? "size"
                      : e->kind == MM_KIND_INT  ? "integer"
-                     : e->kind == MM_KIND_TOPO ? "topology (fullmesh, ghc or ghc:KXxKY)"
+                     : e->kind == MM_KIND_TOPO ? "topology (auto, fullmesh, ghc or ghc:KXxKY)"
                                                : "boolean");
             return -1;
         }

@@ -36,9 +36,11 @@
       "Longest futex sleep of a waiting rank (a safety net: peers wake sleepers directly).")        \
     X(DATA_REMAP, data_remap, BOOL, "1",                                                           \
       "Remap the executable's data and bss into shared memory so globals are symmetric.")          \
-    X(TOPOLOGY, topology, TOPO, "fullmesh",                                                     \
-      "Topology of the world team's collectives: fullmesh, ghc:KXxKY (2-D generalized "           \
-      "hypercube, KX * KY ranks) or ghc (the most square KX x KY, KX >= KY).")                     \
+    X(TOPOLOGY, topology, TOPO, "auto",                                                            \
+      "Topology of the collectives of the world team and of the teams split from it: auto (the "  \
+      "full mesh on one host; across hosts the 2-D generalized hypercube of the hosts' ranks x "  \
+      "the hosts, when the ranks are spread evenly by slot or round-robin), fullmesh, "           \
+      "ghc:KXxKY (KX * KY ranks) or ghc (the most square KX x KY, KX >= KY; world team only).")   \
     X(AM_SLOTS, am_slots, INT, "16",                                                           \
       "Slots of each active-message ring (one ring per sender and receiver, one for replies): "  \
       "requests a sender may have in flight to one rank.")                                        \
@@ -50,6 +52,9 @@
     X(SHM, shm, BOOL, "1",                                                                         \
       "Ranks of one host reach each other by load/store through shared memory; 0: every peer "     \
       "through the network transport (UCX), as if each rank had a host of its own.")               \
+    X(HOST_RANKS, host_ranks, INT, "0",                                                            \
+      "For tests: when N > 0, every N consecutive ranks of a host form a host of their own "       \
+      "(they share memory; the others are reached through the network transport).")               \
     X(NET_PROGRESS_US, net_progress_us, INT, "1000",                                               \
       "Jobs across hosts: a thread serves peers' operations on this rank's memory when the "       \
       "application has not done so for this many microseconds (and at once while it sleeps); "     \
@@ -80,11 +85,13 @@ int mm_parse_size(const char *text, int64_t *out);
 /** Topology values of MESHMEM_TOPOLOGY, as mm_parse_topology stores them. */
 #define MM_TOPO_FULLMESH 0
 #define MM_TOPO_GHC_AUTO (-1)
+#define MM_TOPO_HOSTS    (-2) /* "auto": from the hosts the ranks run on (mm_topo.c) */
 /** @return the value of an explicit ghc:KXxKY. */
 #define MM_TOPO_GHC(kx, ky) (((int64_t)(kx) << 32) | (int64_t)(ky))
 
 /**
- * @brief Parse a topology: "fullmesh" (MM_TOPO_FULLMESH), "ghc" (MM_TOPO_GHC_AUTO) or
+ * @brief Parse a topology: "auto" (MM_TOPO_HOSTS), "fullmesh" (MM_TOPO_FULLMESH), "ghc"
+ * (MM_TOPO_GHC_AUTO) or
  * "ghc:KXxKY" with KX, KY >= 1 (MM_TOPO_GHC(KX, KY)); case-insensitive.
  * @return 0 and *out, or -1 when @p text is none of these.
  */

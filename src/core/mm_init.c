@@ -157,8 +157,10 @@ static int mm_nodes_find(const mm_boot_card_t *cards)
         mm_peer_t *p = &mm_g.peer[r];
         p->node = -1;
         p->local_rank = 0;
+        int64_t split = mm_config.host_ranks;
         for (int q = 0; q < r && p->node < 0; q++)
-            if (mm_config.shm && mm_boot_same_node(&cards[q], &cards[r]))
+            if (mm_config.shm && mm_boot_same_node(&cards[q], &cards[r]) &&
+                (split <= 0 || q / split == r / split))
                 p->node = mm_g.peer[q].node;
         if (p->node < 0)
             p->node = nodes++;
