@@ -122,6 +122,14 @@ typedef struct {
 
 extern mm_state_t mm_g;
 
+/** @return @p p, telling the compiler it is not NULL (a translation into a mapped segment). */
+static inline __attribute__((always_inline)) void *mm_nonnull(void *p)
+{
+    if (p == NULL)
+        __builtin_unreachable();
+    return p;
+}
+
 /** @return the segment header of @p rank as mapped here, NULL for a peer on another host. */
 static inline mm_seg_hdr_t *mm_seg_hdr(int rank)
 {
@@ -140,9 +148,9 @@ static inline void *mm_xlate(const void *addr, int rank)
     if (MM_UNLIKELY(p->seg == NULL))
         return NULL;
     if (MM_LIKELY(a - mm_g.heap_base < mm_g.heap_size))
-        return (void *)(a + p->heap_delta);
+        return mm_nonnull((void *)(a + p->heap_delta));
     if (a - mm_g.data_base < mm_g.data_size)
-        return (void *)(a + p->data_delta);
+        return mm_nonnull((void *)(a + p->data_delta));
     return NULL;
 }
 
@@ -202,6 +210,15 @@ static inline void mm_wake(int rank)
     mm_seg_hdr_t *h = mm_seg_hdr(rank);
     if (MM_UNLIKELY(h != NULL &&
                     atomic_load_explicit(&h->waiter.sleepers[MM_WAIT_USER],
+                                         memory_order_seq_cst) != 0))
+        mm_wake_slow(&h->waiter);
+}
+
+/** @brief mm_wake for a @p rank known to be of this node (its segment mapped here). */
+static inline void mm_wake_local(int rank)
+{
+    mm_seg_hdr_t *h = mm_seg_hdr(rank);
+    if (MM_UNLIKELY(atomic_load_explicit(&h->waiter.sleepers[MM_WAIT_USER],
                                          memory_order_seq_cst) != 0))
         mm_wake_slow(&h->waiter);
 }

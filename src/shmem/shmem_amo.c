@@ -71,7 +71,7 @@ SHMEMI_INLINE void *shmemi_amo_xlate(const char *call, const char *what, const v
     SHMEMI_AMO_TARGET(CALL, T, PE);                                                                \
     if (MM_LIKELY(target_ != NULL)) {                                                              \
         __atomic_store(target_, &value, SHMEMI_SC);                                                \
-        mm_wake(world_);                                                                           \
+        mm_wake_local(world_);                                                                           \
     } else {                                                                                       \
         (void)SHMEMI_AMO_NET(MESHMEM_AMO_SET, T, world_, dest, value, (T)0);                       \
     }
@@ -83,7 +83,7 @@ SHMEMI_INLINE void *shmemi_amo_xlate(const char *call, const char *what, const v
     T result_;                                                                                     \
     if (MM_LIKELY(target_ != NULL)) {                                                              \
         EXPR;                                                                                      \
-        mm_wake(world_);                                                                           \
+        mm_wake_local(world_);                                                                           \
     } else {                                                                                       \
         result_ = SHMEMI_AMO_NET(OP, T, world_, dest, V, C);                                       \
     }                                                                                              \

@@ -82,9 +82,11 @@ SHMEMI_INLINE void *shmemi_xlate(const char *call, const char *what, const void 
     if (MM_LIKELY((unsigned)pe < (unsigned)mm_g.nranks)) {
         const mm_peer_t *p = &mm_g.peer[pe];
         if (MM_LIKELY(shmemi_within(a, len, mm_g.heap_base, mm_g.heap_size)))
-            return MM_LIKELY(p->seg != NULL) ? (void *)(a + (uintptr_t)p->heap_delta) : NULL;
+            return MM_LIKELY(p->seg != NULL) ? mm_nonnull((void *)(a + (uintptr_t)p->heap_delta))
+                                             : NULL;
         if (shmemi_within(a, len, mm_g.data_base, mm_g.data_size))
-            return MM_LIKELY(p->seg != NULL) ? (void *)(a + (uintptr_t)p->data_delta) : NULL;
+            return MM_LIKELY(p->seg != NULL) ? mm_nonnull((void *)(a + (uintptr_t)p->data_delta))
+                                             : NULL;
     }
     return shmemi_xlate_slow(call, what, addr, len, pe);
 }

@@ -103,7 +103,7 @@ static inline void shmemi_strided(const char *call, const char *what, bool to_sy
     T *to_ = shmemi_xlate(CALL, "dest", dest, sizeof(T), world_);                                  \
     if (MM_LIKELY(to_ != NULL)) {                                                                  \
         *to_ = value;                                                                              \
-        mm_wake(world_);                                                                           \
+        mm_wake_local(world_);                                                                           \
     } else {                                                                                       \
         mm_tp_put_at(NULL, dest, &value, sizeof(T), world_);                                       \
     }
