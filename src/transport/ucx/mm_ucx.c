@@ -149,48 +149,43 @@ static void mm_ucx_release(ucs_status_ptr_t req, const char *what, int pe)
 
 /* ---- operations ---- */
 
-static void mm_ucx_put(int pe, void *dest, const void *src, size_t n)
+/* a put (@p local -> symmetric @p sym at @p pe) or a get (the reverse) of @p n bytes;
+ * @p wait: return at local completion, else let it complete by quiet */
+static void mm_ucx_rma(int pe, bool put, bool wait, void *local, const void *sym, size_t n)
 {
     if (n == 0)
         return;
     uint64_t raddr;
     ucp_rkey_h rkey;
-    mm_ucx_remote(pe, dest, n, &raddr, &rkey);
+    mm_ucx_remote(pe, sym, n, &raddr, &rkey);
     ucp_request_param_t prm = {.op_attr_mask = 0};
-    mm_ucx_wait(ucp_put_nbx(U.peer[pe].ep, src, n, raddr, rkey, &prm), "put", pe);
+    ucp_ep_h ep = U.peer[pe].ep;
+    ucs_status_ptr_t req = put ? ucp_put_nbx(ep, local, n, raddr, rkey, &prm)
+                               : ucp_get_nbx(ep, local, n, raddr, rkey, &prm);
+    if (wait)
+        mm_ucx_wait(req, put ? "put" : "get", pe);
+    else
+        mm_ucx_release(req, put ? "put" : "get", pe);
+}
+
+static void mm_ucx_put(int pe, void *dest, const void *src, size_t n)
+{
+    mm_ucx_rma(pe, true, true, (void *)src, dest, n);
 }
 
 static void mm_ucx_put_nbi(int pe, void *dest, const void *src, size_t n)
 {
-    if (n == 0)
-        return;
-    uint64_t raddr;
-    ucp_rkey_h rkey;
-    mm_ucx_remote(pe, dest, n, &raddr, &rkey);
-    ucp_request_param_t prm = {.op_attr_mask = 0};
-    mm_ucx_release(ucp_put_nbx(U.peer[pe].ep, src, n, raddr, rkey, &prm), "put", pe);
+    mm_ucx_rma(pe, true, false, (void *)src, dest, n);
 }
 
 static void mm_ucx_get(int pe, void *dest, const void *src, size_t n)
 {
-    if (n == 0)
-        return;
-    uint64_t raddr;
-    ucp_rkey_h rkey;
-    mm_ucx_remote(pe, src, n, &raddr, &rkey);
-    ucp_request_param_t prm = {.op_attr_mask = 0};
-    mm_ucx_wait(ucp_get_nbx(U.peer[pe].ep, dest, n, raddr, rkey, &prm), "get", pe);
+    mm_ucx_rma(pe, false, true, dest, src, n);
 }
 
 static void mm_ucx_get_nbi(int pe, void *dest, const void *src, size_t n)
 {
-    if (n == 0)
-        return;
-    uint64_t raddr;
-    ucp_rkey_h rkey;
-    mm_ucx_remote(pe, src, n, &raddr, &rkey);
-    ucp_request_param_t prm = {.op_attr_mask = 0};
-    mm_ucx_release(ucp_get_nbx(U.peer[pe].ep, dest, n, raddr, rkey, &prm), "get", pe);
+    mm_ucx_rma(pe, false, false, dest, src, n);
 }
 
 /* one UCX atomic on a 4- or 8-byte word; @return the old value (0 when not fetched) */
