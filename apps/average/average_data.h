@@ -106,26 +106,4 @@ static inline void avg_scale(float *x, size_t count, float scale)
     avg_mean_into(x, src, 1, count, scale); /* element-wise in place: no overlap hazard */
 }
 
-/** @return @p s as a comma-separated list of byte sizes into @p out (at most @p max). */
-static inline int avg_parse_sizes(const char *s, size_t *out, int max)
-{
-    int n = 0;
-    while (*s && n < max) {
-        char buf[32];
-        size_t len = strcspn(s, ",");
-        if (len == 0 || len >= sizeof(buf))
-            return -1;
-        memcpy(buf, s, len);
-        buf[len] = 0;
-        long long v = app_parse_count(buf);
-        if (v < 0)
-            return -1;
-        out[n++] = (size_t)v;
-        s += len;
-        if (*s == ',')
-            s++;
-    }
-    return n;
-}
-
 #endif /* AVERAGE_DATA_H */

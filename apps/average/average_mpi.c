@@ -8,69 +8,67 @@
  */
 #include "average_data.h"
 
-#include <getopt.h>
+#include "../common/app_harness.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct {
+    float *x, *res;
+    size_t count;
+    float scale;
+} mpi_avg_t;
+
+static void run_avg(void *ctx, int it)
+{
+    mpi_avg_t *r = ctx;
+    (void)it;
+    MPI_Allreduce(r->x, r->res, (int)r->count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    avg_scale(r->res, r->count, r->scale); /* the same vectorised pass as meshmem's */
+}
+
 int main(int argc, char **argv)
 {
-    size_t sizes[64];
-    int nsizes = avg_parse_sizes("1K,64K,1M", sizes, 64);
-    int iters = 1000, iters_large = 100, warmup = -1;
-    uint64_t seed = 1;
-    int c;
-    MPI_Init(&argc, &argv);
-    while ((c = getopt(argc, argv, "a:S:g:i:I:w:s:")) != -1) {
-        switch (c) {
-        case 'S':
-            if ((nsizes = avg_parse_sizes(optarg, sizes, 64)) <= 0)
-                APP_DIE("average_mpi", "-S %s: bad sizes", optarg);
-            break;
-        case 'i': iters = atoi(optarg); break;
-        case 'I': iters_large = atoi(optarg); break;
-        case 'w': warmup = atoi(optarg); break;
-        case 's': seed = strtoull(optarg, NULL, 0); break;
-        default: break; /* -a, -g: the twin has one algorithm and no topology */
-        }
-    }
-    int me, n, failed = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    const char *size_list = "1K,64K,1M";
+    int iters_large = 100;
+    app_t h = APP_INIT("average_mpi", "average");
+    h.iters = 1000;
+    h.warmup = -1; /* 10 % of the timed runs, at least 2 */
+    const app_opt_t opts[] = {
+        {'S', APP_STR, &size_list, 0, "SIZES", "bytes per rank, comma-separated (default 1K,64K,1M)"},
+        {'I', APP_INT, &iters_large, 1, "ITERS", "timed runs above 64 KiB (default 100)"},
+        {0, APP_FLAG, NULL, 0, NULL, NULL},
+    };
+    app_parse(&h, "average_mpi [options]   (start with mpirun -n RANKS)", opts, argc, argv);
+    long long sizes[64];
+    int nsizes = app_parse_counts(size_list, sizes, 64);
+    if (nsizes <= 0)
+        app_bad_option(&h, "-S %s: sizes are byte counts, e.g. 0,1K,1M", size_list);
+    app_start(&h, &app_rt_mpi);
     for (int si = 0; si < nsizes; si++) {
-        size_t count = sizes[si] / sizeof(float);
-        float *x = calloc(count + 1, sizeof(float)), *res = calloc(count + 1, sizeof(float));
-        avg_fill(x, count, seed, me);
-        int it_n = sizes[si] <= 65536 ? iters : iters_large;
-        int wu = warmup >= 0 ? warmup : (it_n / 10 > 2 ? it_n / 10 : 2);
-        float scale = 1.0f / (float)n;
-        double sum = 0;
-        for (int it = 0; it < wu + it_n; it++) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = app_now();
-            MPI_Allreduce(x, res, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-            avg_scale(res, count, scale); /* the same vectorised pass as meshmem's */
-            if (it >= wu)
-                sum += app_now() - t0;
-        }
-        double mine = sum / it_n, worst_t = 0, worst_err;
-        MPI_Allreduce(&mine, &worst_t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        long long bad = (long long)avg_check(res, count, seed, n, &worst_err), bad_all = 0;
-        MPI_Allreduce(&bad, &bad_all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-        if (bad_all)
-            failed = 1;
-        if (me == 0) {
-            printf("@average algo=mpi_allreduce topo=full ranks=%d bytes=%zu us=%.3f GBps=%.4f "
-                   "verified=%d iters=%d max_err=%.3g\n",
-                   n, count * sizeof(float), worst_t * 1e6,
-                   worst_t > 0 ? (double)(count * sizeof(float)) / worst_t * 1e-9 : 0.0,
-                   bad_all == 0, it_n, worst_err);
-            fflush(stdout);
-        }
-        free(x);
-        free(res);
+        mpi_avg_t r = {.count = (size_t)sizes[si] / sizeof(float),
+                       .scale = 1.0f / (float)h.nranks};
+        r.x = app_alloc(&h, (r.count + 1) * sizeof(float), "the parameters");
+        r.res = app_alloc(&h, (r.count + 1) * sizeof(float), "the mean");
+        avg_fill(r.x, r.count, h.seed, h.me);
+        int it_n = sizes[si] <= 65536 ? h.iters : iters_large;
+        app_runs_t runs = {.run = run_avg, .ctx = &r, .timing = APP_TIME_MEAN, .barrier = 1,
+                           .iters = it_n,
+                           .warmup = h.warmup >= 0 ? h.warmup : (it_n / 10 > 2 ? it_n / 10 : 2)};
+        app_time_runs(&h, &runs);
+        if (h.corrupt && r.count)
+            r.res[r.count / 2] += 0.5f;
+        double err;
+        uint64_t bad = avg_check(r.res, r.count, h.seed, h.nranks, &err);
+        app_verdict(&h, bad, err, "elements off the float64 reference");
+        double t = h.t.median;
+        app_report(&h, "algo=mpi_allreduce topo=full bytes=%zu us=%.3f GBps=%.4f",
+                   r.count * sizeof(float), t * 1e6,
+                   t > 0 ? (double)(r.count * sizeof(float)) / t * 1e-9 : 0.0);
+        free(r.x);
+        free(r.res);
     }
-    MPI_Finalize();
-    return failed;
+    return app_finish(&h);
 }

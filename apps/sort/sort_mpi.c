@@ -15,11 +15,13 @@
 #include "sort_data.h"
 #include "sort_local.h"
 
-#include "../common/app_common.h"
+#include "../common/app_harness.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int me, nranks;
 
@@ -43,6 +45,17 @@ typedef struct {
     int *scount, *sdispl, *rcount, *rdispl;
     size_t *fill, *cursor;
 } mpi_sort_t;
+
+/* one timed run: every pass of the variant; the output is the last pass's */
+typedef struct {
+    mpi_sort_t *s;
+    const void *in_k;
+    const uint32_t *in_v;
+    size_t nl, nout;
+    int passes, digit_bits;
+    void *out_k;
+    uint32_t *out_v;
+} mpi_run_t;
 
 /* one stable distributed counting sort pass on the digit at @p shift; returns the records out */
 static size_t pass(mpi_sort_t *s, const void *keys, const uint32_t *vals, size_t n, int shift,
@@ -89,54 +102,58 @@ static size_t pass(mpi_sort_t *s, const void *keys, const uint32_t *vals, size_t
     return got;
 }
 
+static void run_sort(void *ctx, int run)
+{
+    (void)run;
+    mpi_run_t *r = ctx;
+    const void *src_k = r->in_k;
+    const uint32_t *src_v = r->in_v;
+    size_t n = r->nl;
+    for (int p = 0; p < r->passes; p++) {
+        r->out_k = r->s->buf_k[p % 2];
+        r->out_v = r->s->buf_v[p % 2];
+        n = pass(r->s, src_k, src_v, n, p * r->digit_bits, r->out_k, r->out_v);
+        src_k = r->out_k;
+        src_v = r->out_v;
+    }
+    r->nout = n;
+}
+
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    uint64_t total = 1 << 20, K = 0, seed = 1;
-    int keybits = 0, channels = 128, has_vals = 1, dist = SORT_DIST_UNIFORM, iters = 5, warmup = 1;
-    int radix = 0, c;
-    long long v;
-    while ((c = getopt(argc, argv, "v:n:K:b:c:kd:s:g:p:i:w:")) != -1) {
-        switch (c) {
-        case 'v':
-            if (!strcmp(optarg, "radix"))
-                radix = 1;
-            else if (strcmp(optarg, "a3") && strcmp(optarg, "3step"))
-                APP_DIE("sort_mpi", "variant %s: the MPI twin runs a3 and radix", optarg);
-            break;
-        case 'n':
-            if ((v = app_parse_count(optarg)) < 0)
-                APP_DIE("sort_mpi", "-n %s: not a record count", optarg);
-            total = (uint64_t)v;
-            break;
-        case 'K':
-            if ((v = app_parse_count(optarg)) < 1)
-                APP_DIE("sort_mpi", "-K %s: not a key count", optarg);
-            K = (uint64_t)v;
-            break;
-        case 'b': keybits = atoi(optarg); break;
-        case 'c': channels = atoi(optarg); break;
-        case 'k': has_vals = 0; break;
-        case 'd':
-            if ((dist = sort_dist_parse(optarg)) < 0)
-                APP_DIE("sort_mpi", "unknown distribution %s", optarg);
-            break;
-        case 's': seed = strtoull(optarg, NULL, 0); break;
-        case 'i': iters = atoi(optarg); break;
-        case 'w': warmup = atoi(optarg); break;
-        default: break; /* -g, -p: meshmem-only options */
-        }
-    }
-    if (K == 0)
-        K = (uint64_t)nranks * (uint64_t)channels;
-    if (iters < 1)
-        iters = 1;
+    long long total = 1 << 20, K = 0;
+    uint64_t seed;
+    const char *variant = "a3", *dist_name = "uniform";
+    int keybits = 0, channels = 128, keys_only = 0;
+    app_t h = APP_INIT("sort_mpi", "sort");
+    const app_opt_t opts[] = {
+        {'v', APP_STR, &variant, 0, "VARIANT", "a3 (3step) or radix (default a3)"},
+        {'n', APP_COUNT, &total, 0, "RECORDS", "records in the whole job (default 1M)"},
+        {'K', APP_COUNT, &K, 1, "TYPES", "key types (default ranks x channels)"},
+        {'b', APP_INT, &keybits, 0, "BITS", "32 or 64: radix keys"},
+        {'c', APP_INT, &channels, 1, "CHANNELS", "key regions per rank (default 128)"},
+        {'k', APP_FLAG, &keys_only, 0, "", "keys only"},
+        {'d', APP_STR, &dist_name, 0, "DIST", "key distribution (default uniform)"},
+        {0, APP_FLAG, NULL, 0, NULL, NULL},
+    };
+    app_parse(&h, "sort_mpi [options]   (start with mpirun -n RANKS)", opts, argc, argv);
+    int radix = !strcmp(variant, "radix");
+    if (!radix && strcmp(variant, "a3") && strcmp(variant, "3step"))
+        app_bad_option(&h, "-v %s: the MPI twin runs a3 and radix", variant);
+    int dist = sort_dist_parse(dist_name);
+    if (dist < 0)
+        app_bad_option(&h, "-d %s: unknown distribution", dist_name);
     if (radix && keybits != 32 && keybits != 64)
-        APP_DIE("sort_mpi", "the radix sort takes -b 32 or -b 64");
-    if (!radix && (keybits || K > (uint64_t)nranks * (uint64_t)channels))
-        APP_DIE("sort_mpi", "counting sort: K up to ranks x channels, no -b");
+        app_bad_option(&h, "-b %d: the radix sort takes -b 32 or -b 64", keybits);
+    app_start(&h, &app_rt_mpi);
+    me = h.me;
+    nranks = h.nranks;
+    seed = h.seed;
+    int has_vals = !keys_only;
+    if (K == 0)
+        K = (long long)nranks * channels;
+    if (!radix && (keybits || K > (long long)nranks * channels))
+        app_arg_error(&h, "counting sort: K up to ranks x channels, no -b");
     mpi_sort_t s;
     memset(&s, 0, sizeof(s));
     s.keybytes = keybits == 64 ? 8 : 4;
@@ -150,9 +167,10 @@ int main(int argc, char **argv)
         passes = (keybits + digit_bits - 1) / digit_bits;
         sort_map_init(&s.map, UINT64_C(1) << digit_bits, nranks);
     } else {
-        sort_map_init(&s.map, K, nranks);
+        sort_map_init(&s.map, (uint64_t)K, nranks);
     }
-    uint64_t lo = sort_share_lo(total, nranks, me), hi = sort_share_lo(total, nranks, me + 1);
+    uint64_t lo = sort_share_lo((uint64_t)total, nranks, me);
+    uint64_t hi = sort_share_lo((uint64_t)total, nranks, me + 1);
     size_t nl = (size_t)(hi - lo), kb = (size_t)s.keybytes, T = (size_t)total;
     /* a destination area must hold everything this rank has: its share, or (radix, after the
      * first digit) up to the whole job */
@@ -177,8 +195,8 @@ int main(int argc, char **argv)
 
     void *in_k = xmalloc(nl * kb);
     uint32_t *in_v = has_vals ? xmalloc(nl * 4) : NULL;
-    sort_input_t in = {.total = total, .nranks = nranks, .K = K, .keybits = keybits,
-                       .dist = (sort_dist_t)dist, .seed = seed};
+    sort_input_t in = {.total = (uint64_t)total, .nranks = nranks, .K = (uint64_t)K,
+                       .keybits = keybits, .dist = (sort_dist_t)dist, .seed = seed};
     if (kb == 8)
         sort_gen64(&in, lo, hi, in_k, in_v);
     else
@@ -189,53 +207,28 @@ int main(int argc, char **argv)
         sort_sum_add(&chk.in, kb == 8 ? ((uint64_t *)in_k)[i] : ((uint32_t *)in_k)[i],
                      in_v ? in_v[i] : 0, has_vals);
 
-    double *times = calloc((size_t)iters, sizeof(double));
-    size_t nout = 0;
-    void *out_k = NULL;
-    uint32_t *out_v = NULL;
-    for (int it = 0; it < warmup + iters; it++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = app_now();
-        const void *src_k = in_k;
-        const uint32_t *src_v = in_v;
-        size_t n = nl;
-        for (int p = 0; p < passes; p++) {
-            out_k = s.buf_k[p % 2];
-            out_v = s.buf_v[p % 2];
-            n = pass(&s, src_k, src_v, n, p * digit_bits, out_k, out_v);
-            src_k = out_k;
-            src_v = out_v;
-        }
-        nout = n;
-        double t = app_now() - t0, tmax;
-        MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (it >= warmup)
-            times[it - warmup] = tmax;
-    }
+    mpi_run_t r = {.s = &s, .in_k = in_k, .in_v = in_v, .nl = nl, .passes = passes,
+                   .digit_bits = digit_bits};
+    app_runs_t runs = {.run = run_sort, .ctx = &r, .timing = APP_TIME_EACH, .warmup = -1};
+    app_time_runs(&h, &runs);
+
     sort_seq_t q = {0};
-    sort_seq_push(&q, out_k, out_v, nout);
+    sort_seq_push(&q, r.out_k, r.out_v, r.nout);
+    if (h.corrupt)
+        sort_corrupt(&q, s.keybytes);
     sort_check_local(&chk, &q, s.keybytes, radix ? 0 : s.map.lo[me], radix ? 0 : s.map.lo[me + 1]);
-    sort_check_t *all = calloc((size_t)nranks, sizeof(sort_check_t));
+    sort_check_t *all = xmalloc((size_t)nranks * sizeof(sort_check_t));
     MPI_Allgather(&chk, (int)sizeof(chk), MPI_BYTE, all, (int)sizeof(chk), MPI_BYTE,
                   MPI_COMM_WORLD);
     char why[256];
-    int ok = sort_check_global(all, nranks, total, has_vals, why, sizeof(why));
-    if (me == 0) {
-        double best = app_min(times, iters);
-        char list[1024];
-        app_times_list(times, iters, list, sizeof(list));
-        double med = app_median(times, iters);
-        printf("@sort variant=%s runtime=openmpi ranks=%d records=%" PRIu64 " K=%" PRIu64
-               " keybits=%d digit_bits=%d digits=%d form=%s dist=%s channels=%d A=%d m=%d "
-               "seconds=%.6f best=%.6f GBps=%.4f verified=%d iters=%d times=%s\n",
-               radix ? "radix" : "a3", nranks, total, radix ? 0 : K, keybits, digit_bits, passes,
+    int ok = sort_check_global(all, nranks, (uint64_t)total, has_vals, why, sizeof(why));
+    app_verdict(&h, me == 0 && !ok, 0, why);
+    app_report(&h, "variant=%s records=%lld K=%lld keybits=%d digit_bits=%d digits=%d form=%s "
+               "dist=%s channels=%d A=%d m=%d GBps=%.4f",
+               radix ? "radix" : "a3", total, radix ? 0 : K, keybits, digit_bits, passes,
                has_vals ? "kv" : "keys", sort_dist_name((sort_dist_t)dist), channels, 3 * passes,
-               passes, med, best, med > 0 ? (double)total * (double)kb / med * 1e-9 : 0.0, ok,
-               iters, list);
-        if (!ok)
-            fprintf(stderr, "sort_mpi: verification FAILED: %s\n", why);
-        fflush(stdout);
-    }
-    MPI_Finalize();
-    return ok ? 0 : 1;
+               passes, h.t.median > 0 ? (double)total * (double)kb / h.t.median * 1e-9 : 0.0);
+    free(all);
+    free(q.seg);
+    return app_finish(&h);
 }

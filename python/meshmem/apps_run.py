@@ -18,10 +18,13 @@ from meshmem import osu
 from meshmem.osu import BenchError, LaunchOptions
 from meshmem.paths import REPO, build_dir
 
+# the application harness as every twin compiles it (apps/common, on MPI)
+TWIN_HARNESS = ["apps/common/app_harness.c", "apps/common/app_rt_mpi.c"]
 # twin -> the sources mpicc builds it from (the same runtime-independent files as CMake uses)
 TWIN_SOURCES = {
-    "sort_mpi": ["apps/sort/sort_mpi.c", "apps/sort/sort_data.c", "apps/sort/sort_local.c"],
-    "average_mpi": ["apps/average/average_mpi.c"],
+    "sort_mpi": ["apps/sort/sort_mpi.c", "apps/sort/sort_data.c", "apps/sort/sort_local.c",
+                 *TWIN_HARNESS],
+    "average_mpi": ["apps/average/average_mpi.c", *TWIN_HARNESS],
 }
 
 

@@ -23,7 +23,7 @@ endfunction()
 # --- sort: records not divisible by any rank count, two timed runs, uniform keys -------------
 mm_rank_test(apps_sort SOURCES ../../apps/sort/sort_main.c RANKS 1 2 3 4 5 8 HEAP ${MM_APP_HEAP}
              LABELS apps ARGS -v a1 -n 10007 -i 2)
-target_link_libraries(apps_sort PRIVATE mm_sort_engine)
+target_link_libraries(apps_sort PRIVATE mm_sort_engine mm_app_harness)
 set(SORT_RANKS 1 2 3 4 5 6 7 8)
 mm_app_case(apps_sort apps_sort_a11 RANKS ${SORT_RANKS} ARGS -v a11 -n 10007 -i 2)
 mm_app_case(apps_sort apps_sort_a6 RANKS ${SORT_RANKS} ARGS -v a6 -k -n 10007 -i 2)
@@ -75,7 +75,7 @@ mm_app_case(apps_sort apps_sort_equal_corrupt WILL_FAIL RANKS 2 ARGS -v a1 -d eq
 # --- average: naive and aggressive, full mesh and GHC, several sizes (padding included) -------
 mm_rank_test(apps_average SOURCES ../../apps/average/average_main.c ../../apps/average/average.c
              RANKS 1 2 3 4 5 8 LABELS apps ARGS -a aggressive -S 4,100,1K,64K -i 20 -I 5)
-target_link_libraries(apps_average PRIVATE m)
+target_link_libraries(apps_average PRIVATE mm_app_harness m)
 mm_app_case(apps_average apps_average_naive RANKS 1 2 3 4 5 6 7 8
             ARGS -a naive -S 4,100,1K,64K -i 20 -I 5)
 mm_app_case(apps_average apps_average_aggr RANKS 6 7 ARGS -a aggressive -S 4,100,1K -i 20)
