@@ -58,6 +58,10 @@ void app_bad_option(const app_t *h, const char *fmt, ...)
         va_start(ap, fmt);
         say(h->prog, "", fmt, ap);
         va_end(ap);
+    } else {
+        /* the launcher stops the job at the first rank that fails: let rank 0, which finds the
+           same fault, say what it is before that */
+        nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 500000000}, NULL);
     }
     exit(2);
 }

@@ -87,7 +87,7 @@ def run_app(runtime: str, name: str, ranks: int, args: list[str], tag: str,
     """Run app @p name (runtime "meshmem" or "openmpi") on @p ranks ranks; return its result
     lines. A failed run (or a verifier's rejection) raises BenchError with the output's tail,
     unless @p expect_fail (then the rows are returned and the exit status is in row 'rc').
-    @p meshrun_args go to meshrun before the program (meshmem runtime only)."""
+    @p meshrun_args go to the launcher (meshrun, or mpirun for "openmpi") before the program."""
     exe = ensure_app(name)
     rt = osu.RUNTIMES["meshmem" if runtime == "meshmem" else "mpi"]
     opts = LaunchOptions(ranks=ranks, bind=bind, heap_bytes=heap_bytes, timeout_s=timeout_s)
@@ -131,19 +131,6 @@ def check_fabric(fabric: str, ranks: int, compute_scale: float | None) -> str:
     return str(Path(path).resolve())
 
 
-def fabric_ok(args, command: str) -> bool:
-    """Check args.fabric (when given) as check_fabric does, replacing it by its path; a bad one
-    prints `meshmem COMMAND: ...` and gives False, before anything runs."""
-    if not args.fabric:
-        return True
-    try:
-        args.fabric = check_fabric(args.fabric, args.ranks, args.compute_scale)
-        return True
-    except BenchError as e:
-        print(f"meshmem {command}: {e}", file=sys.stderr)
-        return False
-
-
 def sort_design(fabric: str, prefix: str) -> str | None:
     """The name of @p fabric's [[sort.variant]] called @p prefix or starting with "@p prefix-"
     (A11 -> A11-baseline); None when the fabric has no such design or already names one in
@@ -160,7 +147,7 @@ def sort_design(fabric: str, prefix: str) -> str | None:
 
 def run_on_fabric(name: str, ranks: int, args: list[str], tag: str, fabric: str,
                   compute_scale: float | None = None, sort_variant: str | None = None,
-                  **launch) -> tuple[list[dict], dict]:
+                  launcher_args=(), **launch) -> tuple[list[dict], dict]:
     """One run of meshmem app @p name under `meshrun --fabric` (the program runs for real and
     verifies its result; its trace is replayed on @p fabric): (result lines, the replay's
     prediction as meshrun --fabric-json writes it: predicted_s, phases, ...). With
@@ -169,7 +156,7 @@ def run_on_fabric(name: str, ranks: int, args: list[str], tag: str, fabric: str,
     (fabric.replay_design)."""
     with tempfile.TemporaryDirectory(prefix="meshmem-fabric-") as d:
         out = Path(d) / "prediction.json"
-        extra = ["--fabric", fabric, "--fabric-json", str(out)]
+        extra = ["--fabric", fabric, "--fabric-json", str(out), *launcher_args]
         if sort_variant:
             extra += ["--fabric-set", f'replay.sort_variant="{sort_variant}"']
         if compute_scale is not None:

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from meshmem import apps_run, average_cli, bench, sort_cli
+from meshmem.app_command import Launch
 from meshmem.osu import BenchError
 from meshmem.paths import REPO
 
@@ -38,16 +39,13 @@ def sort_args(ranks: int, records: str, quick: bool) -> argparse.Namespace:
     return argparse.Namespace(ranks=ranks, records=records, bytes=None, variant="all",
                               keys_only=False, K=None, channels=128, keybits=32, dist="uniform",
                               seed=1, ghc=0, iters=1 if quick else 2, rounds=1 if quick else 2,
-                              vs="openmpi", no_serial=False, bind="auto", json=None, plot=None,
-                              timeout=120)
+                              baselines=["openmpi", "serial"])
 
 
 def average_args(ranks: int, quick: bool) -> argparse.Namespace:
     """The `meshmem average` settings of the demo."""
-    return argparse.Namespace(ranks=ranks, sizes="1K,64K,1M", records=None,
-                              variant="naive,aggressive", topology="both", ghc=0,
-                              iters=50 if quick else 200, rounds=1 if quick else 2,
-                              vs="openmpi", bind="auto", json=None, plot=None, timeout=120)
+    return argparse.Namespace(ranks=ranks, ghc=0, onestep=None, iters=50 if quick else 200,
+                              rounds=1 if quick else 2, baselines=["openmpi"])
 
 
 def run(args) -> int:
@@ -67,15 +65,16 @@ def run(args) -> int:
     records = "2^18" if args.quick else args.records
     sa, aa = sort_args(ranks, records, args.quick), average_args(ranks, args.quick)
     if not ok:
-        sa.vs = aa.vs = "none"
+        sa.baselines, aa.baselines = ["serial"], []
+    launch = Launch(ranks=ranks, bind="none" if ranks > ncpu else "core", timeout=120)
     try:
         print("\n## 1. distributed counting sort (seed 000 §3.B, seed 004) and LSD radix sort")
-        srows, snotes = sort_cli.measure(sa, list(sort_cli.VARIANTS),
+        srows, snotes = sort_cli.measure(sa, launch, list(sort_cli.VARIANTS),
                                          sort_cli.parse_records(records))
         sort_cli.print_table(srows)
         print("\n## 2. sharing averaged parameters (seed 000 §3.C)")
-        sizes = [bench.parse_size(s) for s in aa.sizes.split(",")]
-        arows, anotes = average_cli.measure(aa, sizes, ["naive", "aggressive"], ["full", "ghc"])
+        arows, anotes = average_cli.measure(aa, launch, [1024, 65536, 1 << 20],
+                                            ["naive", "aggressive"], ["full", "ghc"])
         average_cli.print_table(arows)
     except BenchError as e:
         print(f"meshmem demo: {e}", file=sys.stderr)
@@ -95,8 +94,8 @@ def run(args) -> int:
     k1 = [r for r in arows if r["bytes"] == 1024 and r["topology"] == "full"]
     for r in k1:
         if r.get("mpi_us"):
-            print(f"averaging 1 KiB, {r['algo']}: {r['us']:.2f} us vs MPI_Allreduce "
-                  f"{r['mpi_us']:.2f} us ({r['ratio_vs_mpi']:.2f}x)")
+            print(f"averaging 1 KiB, {r['algo']}: {r['us']:.2f} µs vs MPI_Allreduce "
+                  f"{r['mpi_us']:.2f} µs ({r['speedup_vs_openmpi']:.2f} × faster)")
     faster = sum(1 for r in arows if r.get("aggressive_vs_naive", 2) < 1)
     pairs = sum(1 for r in arows if "aggressive_vs_naive" in r)
     print(f"aggressive faster than naive at {faster} of {pairs} (size, topology) points")

@@ -21,14 +21,14 @@ OpenMPI twin and the serial baseline are not modelled.
 """
 from __future__ import annotations
 
-import json
-import statistics
+import subprocess
 import sys
-import time
 from pathlib import Path
 
 from meshmem import apps_run, bench
 from meshmem import plot as plots
+from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
+                                  median)
 from meshmem.osu import BenchError
 
 VARIANTS = ("a11", "a6", "a3", "a2", "a1", "ghc", "radix")
@@ -41,51 +41,6 @@ def parse_records(text: str) -> int:
     if t.startswith("2^"):
         return 1 << int(t[2:])
     return bench.parse_size(t)
-
-
-def add_arguments(p):
-    """The `meshmem sort` command line."""
-    p.formatter_class = __import__("argparse").RawDescriptionHelpFormatter
-    p.description = (__doc__ or "").strip()
-    p.epilog = ("examples:\n  meshmem sort --ranks 2 --records 2^24 --variant a1 --vs openmpi\n"
-                "  meshmem sort --variant all --records 1M --json s.json --plot s.png\n"
-                "  meshmem sort --variant radix --keybits 64 --records 4M\n"
-                "  meshmem sort --ranks 8 --records 2^22 --variant a11 --fabric optweb-sort8")
-    p.add_argument("--ranks", "-n", type=int, default=2, help="ranks (default 2)")
-    size = p.add_mutually_exclusive_group()
-    size.add_argument("--records", default="1M", help="records in the job: 2^24, 16M, ... "
-                                                       "(default 1M)")
-    size.add_argument("--bytes", help="total key bytes instead of --records (e.g. 64M)")
-    p.add_argument("--variant", "-v", default="a1",
-                   help="comma-separated: " + ", ".join(VARIANTS) + ", or all (default a1)")
-    p.add_argument("--keys-only", action="store_true", help="keys without values (a6 always)")
-    p.add_argument("--K", type=int, help="key types (default ranks x channels)")
-    p.add_argument("--channels", type=int, default=128, help="key regions per rank (default 128)")
-    p.add_argument("--keybits", type=int, default=32, choices=(32, 64),
-                   help="key width of the radix sort (default 32)")
-    p.add_argument("--dist", default="uniform",
-                   choices=("uniform", "skew", "equal", "sorted", "reverse", "top"))
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--ghc", type=int, default=0, help="GHC columns (default: near square)")
-    p.add_argument("--iters", type=int, default=3, help="timed runs per program (median)")
-    p.add_argument("--rounds", type=int, default=3, help="alternating meshmem/baseline rounds")
-    p.add_argument("--vs", choices=("openmpi", "none"), default="openmpi")
-    p.add_argument("--no-serial", action="store_true", help="skip the serial baseline")
-    p.add_argument("--bind", choices=("auto", "core", "none"), default="auto")
-    p.add_argument("--json", metavar="FILE")
-    p.add_argument("--plot", metavar="FILE.png")
-    p.add_argument("--timeout", type=float, default=300)
-    add_fabric_arguments(p)
-
-
-def add_fabric_arguments(p):
-    """--fabric and --compute-scale (shared with `meshmem average`)."""
-    p.add_argument("--fabric", metavar="FILE",
-                   help="also predict the meshmem run on this modelled fabric (a file, or a "
-                        "name in fabrics/): one more run under meshrun --fabric")
-    p.add_argument("--compute-scale", type=float, metavar="X",
-                   help="with --fabric: factor on measured, unannotated compute time (default: "
-                        "the fabric's [compute] measured_scale)")
 
 
 def variant_list(text: str) -> list[str]:
@@ -120,7 +75,6 @@ def program_args(v: str, records: int, a, form_keys: bool) -> list[str]:
 
 def heap_for(args: list, ranks: int) -> int:
     """Ask the sort program how much symmetric heap these arguments need."""
-    import subprocess
     exe = apps_run.ensure_app("sort")
     done = subprocess.run([str(exe), *map(str, args), "-H", str(ranks)], capture_output=True,
                           text=True)
@@ -137,35 +91,23 @@ def once(args: list) -> list:
     return out
 
 
-def add_prediction(row: dict, pred: dict, fabric_rows: list) -> None:
-    """Put a replay's prediction into result @p row (predicted_s, fabric, its phases)."""
-    row.update(fabric=pred["fabric"], predicted_s=pred["predicted_s"],
-               fabric_phases={k: v["seconds"] for k, v in pred["phases"].items()},
-               fabric_compute_scale=pred["compute_scale"],
-               fabric_verified=int(all(x.get("verified", 0) == 1 for x in fabric_rows)))
-
-
 # the [[sort.variant]] (name or name prefix) each variant implements, for its replay's rates: the
 # GHC flow is the 11-pass design per dimension (000 §4.C.2), the radix sort one A = 1 pass per digit
 DESIGNS = {"a11": "A11", "a6": "A6", "a3": "A3", "a2": "A2", "a1": "A1", "ghc": "A11",
            "radix": "A1"}
 
 
-def measure(a, variants: list[str], records: int, log=print) -> tuple[list, list]:
-    """Run every variant with its baselines; returns (result rows, notes)."""
+def measure(a, launch: Launch, variants: list[str], records: int,
+            log=print) -> tuple[list, list]:
+    """Run every variant with the baselines of a.baselines; returns (result rows, notes)."""
     notes = []
-    fabric = getattr(a, "fabric", None)  # argument sets built by callers (demo) have none
+    fabric = launch.fabric
     if fabric:
         notes.append(f"fabric s: one sort predicted on {Path(fabric).stem} by meshrun --fabric "
                      "(a traced run of the meshmem program, replayed on the modelled fabric); "
                      "the OpenMPI twin and the serial baseline are not modelled; a variant "
                      "whose design the fabric's [sort] section describes is replayed at that "
                      "design's clock, link rate and pipeline efficiency")
-    ncpu = apps_run.cores()
-    bind = a.bind if a.bind != "auto" else ("none" if a.ranks > ncpu else "core")
-    mpi_ok, why = apps_run.openmpi_available()
-    if a.vs == "openmpi" and not mpi_ok:
-        notes.append(f"OpenMPI baseline skipped: {why}")
     rows = []
     serial_done = {}
     for v in variants:
@@ -173,41 +115,35 @@ def measure(a, variants: list[str], records: int, log=print) -> tuple[list, list
         args = program_args(v, records, a, keys_only)
         heap = heap_for(args, a.ranks)
         twin = None
-        if a.vs == "openmpi" and mpi_ok:
+        if "openmpi" in a.baselines:
             twin = program_args("radix" if v == "radix" else "a3", records, a, keys_only)
-        mm, mp = [], []
-        for r in range(a.rounds):
-            order = ["meshmem", "openmpi"] if r % 2 == 0 else ["openmpi", "meshmem"]
-            for side in order:
-                if side == "meshmem":
-                    mm += apps_run.run_app("meshmem", "sort", a.ranks, args, "sort",
-                                           heap_bytes=heap, bind=bind, timeout_s=a.timeout)
-                elif twin:
-                    mp += apps_run.run_app("openmpi", "sort_mpi", a.ranks, twin, "sort",
-                                           bind=bind, timeout_s=a.timeout)
+        sides = {"meshmem": lambda: launch.meshmem("sort", args, "sort", heap=heap)}
+        if twin:
+            sides["openmpi"] = lambda: launch.openmpi("sort_mpi", twin, "sort")
+        got = alternate(a.rounds, sides)
+        mm = [x for run in got["meshmem"] for x in run]
+        mp = [x for run in got.get("openmpi", []) for x in run]
         fab = None
         design = apps_run.sort_design(fabric, DESIGNS.get(v, "")) if fabric else None
         if fabric:
-            fab = apps_run.run_on_fabric("sort", a.ranks, once(args), "sort", fabric,
-                                         getattr(a, "compute_scale", None), design,
-                                         heap_bytes=heap, bind=bind, timeout_s=a.timeout)
+            fab = launch.on_fabric("sort", once(args), "sort", heap=heap, sort_variant=design)
         log(f"  sort {v}: {a.rounds} rounds done", file=sys.stderr)
         row = dict(mm[0])
-        row.update(runtime="meshmem", seconds=statistics.median(x["seconds"] for x in mm),
+        row.update(runtime="meshmem", seconds=median(x["seconds"] for x in mm),
                    rounds_s=[x["seconds"] for x in mm],
                    verified=int(all(x["verified"] == 1 for x in mm)))
         row["GBps"] = records * (8 if row.get("keybits") == 64 else 4) / row["seconds"] * 1e-9
         if fab:
             add_prediction(row, fab[1], fab[0])
             row["fabric_design"] = design or ""  # the [[sort.variant]] whose rates were used
-            row["verified"] = int(row["verified"] and row["fabric_verified"])
         if mp:
             row["mpi_variant"] = mp[0]["variant"]
-            row["mpi_seconds"] = statistics.median(x["seconds"] for x in mp)
+            row["mpi_seconds"] = median(x["seconds"] for x in mp)
             row["mpi_rounds_s"] = [x["seconds"] for x in mp]
             row["mpi_verified"] = int(all(x["verified"] == 1 for x in mp))
             row["speedup_vs_mpi"] = row["mpi_seconds"] / row["seconds"]
-        if not a.no_serial:
+            row["speedup_vs_openmpi"] = row["speedup_vs_mpi"]
+        if "serial" in a.baselines:
             skey = ("radix" if v == "radix" else "counting", keys_only)
             if skey not in serial_done:
                 sargs = ["-v", "serial", "-n", records, "-d", a.dist, "-s", a.seed, "-i",
@@ -215,12 +151,11 @@ def measure(a, variants: list[str], records: int, log=print) -> tuple[list, list
                 sargs += ["-b", a.keybits] if v == "radix" else ["-K", row["K"]]
                 if keys_only:
                     sargs.append("-k")
-                sr = apps_run.run_app("meshmem", "sort", 1, sargs, "sort",
-                                      heap_bytes=heap_for(sargs, 1), bind=bind,
-                                      timeout_s=a.timeout)[0]
-                serial_done[skey] = sr
+                serial_done[skey] = launch.meshmem("sort", sargs, "sort",
+                                                   heap=heap_for(sargs, 1), ranks=1)[0]
             sr = serial_done[skey]
             row["serial_seconds"] = sr["seconds"]
+            row["serial_verified"] = sr["verified"]
             row["serial_sort"] = ("LSD radix, 11-bit digits" if v == "radix"
                                   else "counting sort (histogram + scatter)")
             row["speedup_vs_serial"] = sr["seconds"] / row["seconds"]
@@ -234,7 +169,7 @@ def print_table(rows: list, out=None):
     fabric = any("predicted_s" in r for r in rows)
     head = (f"{'variant':<8}{'form':>5}{'ranks':>6}{'records':>10}{'A':>4}{'m':>3}"
             f"{'meshmem s':>11}{'fabric s' if fabric else '':>10}{'GB/s':>7}{'MPI s':>9}"
-            f"{'vs MPI':>8}{'serial s':>10}{'vs serial':>10}{'ok':>4}")
+            f"{'× OpenMPI':>10}{'serial s':>10}{'× serial':>10}{'ok':>4}")
     print(head, file=out)
     print("-" * len(head), file=out)
     for r in rows:
@@ -243,7 +178,7 @@ def print_table(rows: list, out=None):
               f"{r['m']:>3}{r['seconds']:>11.4f}"
               f"{bench.fmt_optional(r.get('predicted_s'), '.3g') if fabric else '':>10}"
               f"{r['GBps']:>7.2f}"
-              f"{bench.fmt_optional(r.get('mpi_seconds'), '.4f'):>9}{bench.fmt_optional(r.get('speedup_vs_mpi'), '.2f'):>8}"
+              f"{bench.fmt_optional(r.get('mpi_seconds'), '.4f'):>9}{bench.fmt_optional(r.get('speedup_vs_mpi'), '.2f'):>10}"
               f"{bench.fmt_optional(r.get('serial_seconds'), '.4f'):>10}"
               f"{bench.fmt_optional(r.get('speedup_vs_serial'), '.2f'):>10}{'yes' if ok else 'NO':>4}", file=out)
 
@@ -270,45 +205,64 @@ def plot(rows: list, path: str, title: str = ""):
     plots.finish(fig, path, title, ax)
 
 
-def run(args) -> int:
-    """Entry point of `meshmem sort`."""
-    try:
-        variants = variant_list(args.variant)
-        records = (bench.parse_size(args.bytes) // (8 if "radix" in variants and
-                                                     args.keybits == 64 else 4)
-                   if args.bytes else parse_records(args.records))
-    except ValueError as e:
-        print(f"meshmem sort: {e}", file=sys.stderr)
-        return 2
-    if args.ranks < 1 or args.rounds < 1 or args.iters < 1:
-        print("meshmem sort: --ranks, --rounds and --iters must be at least 1", file=sys.stderr)
-        return 2
-    if not apps_run.fabric_ok(args, "sort"):  # a bad fabric: before anything runs
-        return 2
-    info = bench.machine_info()
-    print(f"# meshmem sort: {args.ranks} ranks on {info['nproc']} cores ({info['cpu']}), "
-          f"{records} records, {args.dist} keys; load average {info['loadavg'][0]:.2f}")
-    try:
-        rows, notes = measure(args, variants, records)
-    except BenchError as e:
-        print(f"meshmem sort: {e}", file=sys.stderr)
-        return 1
-    print_table(rows)
-    for n in notes:
-        print(f"# note: {n}")
-    print("# vs MPI = OpenMPI time / meshmem time (above 1: meshmem faster); vs serial likewise")
-    info["loadavg_end"] = list(__import__("os").getloadavg())
-    doc = {"results": rows, "machine": info,
-           "settings": {"ranks": args.ranks, "records": records, "variants": variants,
-                        "rounds": args.rounds, "iters": args.iters, "vs": args.vs,
-                        "dist": args.dist, "notes": notes, "fabric": args.fabric,
-                        "compute_scale": args.compute_scale,
-                        "date": time.strftime("%Y-%m-%d %H:%M:%S")}}
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(doc, f, indent=1)
-        print(f"# wrote {args.json}")
-    if args.plot:
-        plot(rows, args.plot, f"sort, {args.ranks} ranks, {records} records")
-        print(f"# wrote {args.plot}")
-    return 0 if all(r["verified"] and r.get("mpi_verified", 1) for r in rows) else 1
+class SortCommand(AppCommand):
+    """`meshmem sort` on the application harness."""
+    name = "sort"
+    baselines = ("openmpi", "serial")
+    examples = ("meshmem sort --ranks 2 --records 2^24 --variant a1 --vs openmpi",
+                "meshmem sort --variant all --records 1M --json s.json --plot s.png",
+                "meshmem sort --variant radix --keybits 64 --records 4M",
+                "meshmem sort --ranks 8 --records 2^22 --variant a11 --fabric optweb-sort8")
+
+    def add_app_arguments(self, p):
+        size = p.add_mutually_exclusive_group()
+        size.add_argument("--records", default="1M",
+                          help="records in the job: 2^24, 16M, ... (default 1M)")
+        size.add_argument("--bytes", help="total key bytes instead of --records (e.g. 64M)")
+        p.add_argument("--variant", "-v", default="a1",
+                       help="comma-separated: " + ", ".join(VARIANTS) + ", or all (default a1)")
+        p.add_argument("--keys-only", action="store_true",
+                       help="keys without values (a6 always)")
+        p.add_argument("--K", type=int, help="key types (default ranks x channels)")
+        p.add_argument("--channels", type=int, default=128,
+                       help="key regions per rank (default 128)")
+        p.add_argument("--keybits", type=int, default=32, choices=(32, 64),
+                       help="key width of the radix sort (default 32)")
+        p.add_argument("--dist", default="uniform",
+                       choices=("uniform", "skew", "equal", "sorted", "reverse", "top"))
+        p.add_argument("--seed", type=int, default=1)
+        p.add_argument("--ghc", type=int, default=0, help="GHC columns (default: near square)")
+        p.add_argument("--iters", type=int, default=3, help="timed runs per program (median)")
+        p.add_argument("--no-serial", action="store_true",
+                       help="skip the serial baseline (the same as leaving serial out of --vs)")
+
+    def check(self, a):
+        a.variants = variant_list(a.variant)
+        a.nrecords = (bench.parse_size(a.bytes) // (8 if "radix" in a.variants and
+                                                    a.keybits == 64 else 4)
+                      if a.bytes else parse_records(a.records))
+        if a.iters < 1:
+            raise UsageError(f"--iters {a.iters}: at least 1")
+        if a.no_serial and "serial" in a.baselines:
+            a.baselines.remove("serial")
+
+    def describe(self, a):
+        return f", {a.nrecords} records, {a.dist} keys"
+
+    def settings(self, a):
+        return {"records": a.nrecords, "variants": a.variants, "iters": a.iters,
+                "dist": a.dist}
+
+    def measure(self, a, launch):
+        return measure(a, launch, a.variants, a.nrecords)
+
+    def print_table(self, rows, out=None):
+        print_table(rows, out)
+
+    def plot(self, rows, path, title=""):
+        plot(rows, path, f"sort, {title.split(', ', 1)[-1]}, {rows[0]['records']} records")
+
+
+COMMAND = SortCommand()
+add_arguments = COMMAND.add_arguments
+run = COMMAND.run

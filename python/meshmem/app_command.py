@@ -1,0 +1,313 @@
+"""The base of every `meshmem APP` command (sort, average, fft, amt, ...): the shared command
+line, the launch of the meshmem program and its baselines, alternating rounds, medians, the
+table, JSON, plot and exit status. An application adds only what is its own.
+
+A command is a subclass of AppCommand that sets its name, tag and baselines and implements
+
+    add_app_arguments(p)     its own options
+    check(a)                 its own argument checks: raise UsageError("--opt VALUE: why")
+    measure(a, launch)       run everything, return (result rows, notes)
+    print_table(rows, out)   one line per row
+    plot(rows, path, title)  the figure of its paper
+
+and exposes `add_arguments`/`run` of one instance to meshmem.cli (COMMANDS).
+
+Shared arguments (docs: VOCABULARY of the CLI):
+  --ranks N                         ranks (-n)
+  --vhosts H | --hosts a:4,b:4 | --hostfile F
+                                    run across (virtual) hosts: passed to meshrun, and --hosts /
+                                    --hostfile to mpirun for the OpenMPI twin
+  --rounds N                        alternating rounds: meshmem and each baseline in turn, the
+                                    order flipped every round; medians over rounds
+  --vs LIST                         baselines: a comma list of the command's (openmpi, serial),
+                                    or none
+  --json FILE, --plot FILE.png      results as JSON {"results", "machine", "settings"}; the plot
+  --fabric FILE, --compute-scale X, --fabric-set S.K=V
+                                    also predict the meshmem run on a modelled fabric
+                                    (meshrun --fabric; docs/model.md)
+  --bind-to core|none|auto          (--bind) pin ranks; auto: core, none when oversubscribed
+  --timeout SEC                     per program run
+Exit status: 0 every result verified, 1 a run failed or a result did not verify, 2 bad
+arguments (one line naming the option and its value).
+"""
+from __future__ import annotations
+
+import abc
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from meshmem import apps_run, bench
+from meshmem.osu import BenchError
+from meshmem.paths import bin_path
+
+BASELINE_NAMES = {"openmpi": "OpenMPI", "serial": "serial"}
+
+
+class UsageError(ValueError):
+    """A bad argument: its message names the option and the value."""
+
+
+def median(values) -> float:
+    """The median of @p values (a list of numbers)."""
+    return statistics.median(list(values))
+
+
+def paired(num: list, den: list) -> float:
+    """Median over rounds of num[i] / den[i] (both measured in round i): less sensitive to the
+    load drifting between rounds than the ratio of the medians."""
+    return statistics.median(x / y for x, y in zip(num, den))
+
+
+def alternate(rounds: int, sides: dict, log=None) -> dict:
+    """Run every callable of @p sides (name -> f() -> result) once per round, in the order of
+    the dict in even rounds and reversed in odd ones, so that no side always runs on a warmer or
+    quieter machine. Returns name -> [result of each round]."""
+    out = {k: [] for k in sides}
+    order = list(sides)
+    for r in range(rounds):
+        for name in (order if r % 2 == 0 else order[::-1]):
+            out[name].append(sides[name]())
+        if log:
+            log(f"  round {r + 1}/{rounds} done")
+    return out
+
+
+_meshrun_help: str | None = None
+
+
+def meshrun_accepts(option: str) -> bool:
+    """Whether this build's meshrun lists @p option in its --help."""
+    global _meshrun_help
+    if _meshrun_help is None:
+        try:
+            done = subprocess.run([str(bin_path("meshrun")), "--help"], capture_output=True,
+                                  text=True, timeout=30)
+            _meshrun_help = done.stdout + done.stderr
+        except OSError:
+            _meshrun_help = ""
+    return option in _meshrun_help.split()
+
+
+@dataclass
+class Launch:
+    """How this command's programs are started: ranks, binding, hosts, time limit."""
+    ranks: int
+    bind: str = "core"                 # "core" or "none" (auto resolved)
+    timeout: float = 300
+    meshrun_hosts: list = field(default_factory=list)  # e.g. ["--hosts", "a:4,b:4"]
+    mpirun_hosts: list = field(default_factory=list)   # e.g. ["--host", "a:4,b:4"]
+    fabric: str | None = None
+    compute_scale: float | None = None
+    fabric_set: list = field(default_factory=list)
+
+    def meshmem(self, program: str, args: list, tag: str, heap: int = 64 << 20,
+                ranks: int | None = None, expect_fail: bool = False) -> list[dict]:
+        """The result lines of meshmem program @p program under meshrun."""
+        return apps_run.run_app("meshmem", program, ranks or self.ranks, args, tag,
+                                heap_bytes=heap, bind=self.bind, timeout_s=self.timeout,
+                                expect_fail=expect_fail, meshrun_args=self.meshrun_hosts)
+
+    def openmpi(self, program: str, args: list, tag: str, ranks: int | None = None) -> list[dict]:
+        """The result lines of OpenMPI twin @p program under mpirun."""
+        return apps_run.run_app("openmpi", program, ranks or self.ranks, args, tag,
+                                bind=self.bind, timeout_s=self.timeout,
+                                meshrun_args=self.mpirun_hosts)
+
+    def on_fabric(self, program: str, args: list, tag: str, heap: int = 64 << 20,
+                  sort_variant: str | None = None) -> tuple[list[dict], dict]:
+        """One run of @p program under meshrun --fabric: (result lines, prediction)."""
+        extra = [a for kv in self.fabric_set for a in ("--fabric-set", kv)]
+        return apps_run.run_on_fabric(program, self.ranks, args, tag, self.fabric,
+                                      self.compute_scale, sort_variant, heap_bytes=heap,
+                                      bind=self.bind, timeout_s=self.timeout,
+                                      launcher_args=self.meshrun_hosts + extra)
+
+
+def add_prediction(row: dict, pred: dict, fabric_rows: list, phase: str | None = None) -> None:
+    """Put a replay's prediction into result @p row: predicted_s (of @p phase when given, else
+    the whole run), fabric, its phases; verified stays 1 only if the traced run verified too."""
+    row.update(fabric=pred["fabric"],
+               predicted_s=pred["phases"][phase]["seconds"] if phase else pred["predicted_s"],
+               fabric_phases={k: v["seconds"] for k, v in pred["phases"].items()},
+               fabric_compute_scale=pred["compute_scale"])
+    row["fabric_verified"] = int(all(x.get("verified", 0) == 1 for x in fabric_rows))
+    row["verified"] = int(row.get("verified", 1) and row["fabric_verified"])
+
+
+class AppCommand(abc.ABC):
+    """The shared part of `meshmem APP` (see the module comment)."""
+    name = "app"                   # the command's name
+    baselines: tuple = ("openmpi",)  # what --vs may name, in the order they run
+    default_vs: str | None = None  # default --vs (None: every baseline)
+    default_ranks = 2
+    default_rounds = 3
+    examples: tuple = ()           # lines of the epilog
+
+    # ---------------------------------------------------------------- to be provided
+    def add_app_arguments(self, p: argparse.ArgumentParser) -> None:
+        """The command's own options."""
+
+    def check(self, a) -> None:
+        """The command's own checks; raise UsageError naming the option and value."""
+
+    @abc.abstractmethod
+    def measure(self, a, launch: Launch) -> tuple[list, list]:
+        """Run the programs; return (rows, notes)."""
+
+    @abc.abstractmethod
+    def print_table(self, rows: list, out=None) -> None:
+        """Print the rows."""
+
+    @abc.abstractmethod
+    def plot(self, rows: list, path: str, title: str = "") -> None:
+        """Write the plot."""
+
+    def describe(self, a) -> str:
+        """What runs, for the first line of the output."""
+        return ""
+
+    def settings(self, a) -> dict:
+        """The command's own settings, for the JSON document."""
+        return {}
+
+    def footer(self, rows: list) -> list[str]:
+        """Lines printed after the notes (how to read the ratios)."""
+        return [f"# x {BASELINE_NAMES[b]} = {BASELINE_NAMES[b]} time / meshmem time (speed-up:"
+                f" above 1 meshmem is faster)" for b in self.baselines]
+
+    # ---------------------------------------------------------------- shared
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        """The whole command line: the shared arguments, then the command's own."""
+        p.formatter_class = argparse.RawDescriptionHelpFormatter
+        doc = sys.modules[type(self).__module__].__doc__ or ""
+        p.description = doc.strip()
+        if self.examples:
+            p.epilog = "examples:\n" + "\n".join(f"  {e}" for e in self.examples)
+        g = p.add_argument_group("shared by every application command")
+        g.add_argument("--ranks", "-n", type=int, default=self.default_ranks,
+                       help=f"ranks (default {self.default_ranks})")
+        hosts = g.add_mutually_exclusive_group()
+        hosts.add_argument("--vhosts", type=int, metavar="H",
+                           help="run on H virtual hosts of this machine (meshrun --vhosts)")
+        hosts.add_argument("--hosts", metavar="a:4,b:4",
+                           help="run across these hosts (meshrun --hosts, mpirun --host)")
+        hosts.add_argument("--hostfile", metavar="FILE",
+                           help="run across the hosts of FILE (meshrun and mpirun --hostfile)")
+        g.add_argument("--rounds", type=int, default=self.default_rounds,
+                       help=f"alternating rounds, medians reported (default {self.default_rounds})")
+        vs_default = self.default_vs or ",".join(self.baselines)
+        g.add_argument("--vs", default=vs_default, metavar="LIST",
+                       help=f"baselines in the same run: comma list of {', '.join(self.baselines)}"
+                            f", or none (default {vs_default})")
+        g.add_argument("--json", metavar="FILE", help="write the results as JSON")
+        g.add_argument("--plot", metavar="FILE.png", help="write the plot")
+        g.add_argument("--fabric", metavar="FILE",
+                       help="also predict the meshmem run on this modelled fabric (a file, or a "
+                            "name in fabrics/): one more run under meshrun --fabric")
+        g.add_argument("--compute-scale", type=float, metavar="X",
+                       help="with --fabric: factor on measured, unannotated compute time "
+                            "(default: the fabric's [compute] measured_scale)")
+        g.add_argument("--fabric-set", "--set", action="append", default=[],
+                       metavar="S.K=V", help="with --fabric: replace one value of the fabric")
+        g.add_argument("--bind-to", "--bind", dest="bind", default="auto",
+                       choices=("auto", "core", "none"),
+                       help="pin ranks to cores (default auto: core, none when oversubscribed)")
+        g.add_argument("--timeout", type=float, default=300, help="seconds per program run")
+        self.add_app_arguments(p.add_argument_group(f"{self.name}"))
+
+    def baselines_of(self, a) -> list[str]:
+        """The baselines --vs names, checked; 'none' gives []."""
+        names = [t.strip() for t in str(a.vs).split(",") if t.strip()]
+        if names == ["none"]:
+            return []
+        bad = [n for n in names if n not in self.baselines]
+        if bad or not names:
+            raise UsageError(f"--vs {a.vs}: choose from {', '.join(self.baselines)} "
+                             "(comma-separated) or none")
+        return [b for b in self.baselines if b in names]
+
+    def hosts_of(self, a) -> tuple[list, list]:
+        """meshrun's and mpirun's host arguments; UsageError while meshrun lacks the option."""
+        for opt, value, mpi in (("--vhosts", a.vhosts, None), ("--hosts", a.hosts, "--host"),
+                                ("--hostfile", a.hostfile, "--hostfile")):
+            if value is None:
+                continue
+            if not meshrun_accepts(opt):
+                raise UsageError(f"{opt} {value}: this meshrun does not run across hosts yet "
+                                 f"(meshrun --help lists no {opt})")
+            return [opt, str(value)], ([mpi, str(value)] if mpi else [])
+        return [], []
+
+    def launch_of(self, a) -> Launch:
+        """Check the shared arguments and resolve them into a Launch (UsageError if bad)."""
+        if a.ranks < 1:
+            raise UsageError(f"--ranks {a.ranks}: at least 1")
+        if a.rounds < 1:
+            raise UsageError(f"--rounds {a.rounds}: at least 1")
+        if not a.timeout > 0:
+            raise UsageError(f"--timeout {a.timeout}: a number of seconds above 0")
+        a.baselines = self.baselines_of(a)
+        mesh_hosts, mpi_hosts = self.hosts_of(a)
+        if a.fabric:
+            try:
+                a.fabric = apps_run.check_fabric(a.fabric, a.ranks, a.compute_scale)
+            except BenchError as e:
+                raise UsageError(str(e)) from None
+        bind = a.bind if a.bind != "auto" else ("none" if a.ranks > apps_run.cores() else "core")
+        return Launch(ranks=a.ranks, bind=bind, timeout=a.timeout, meshrun_hosts=mesh_hosts,
+                      mpirun_hosts=mpi_hosts, fabric=a.fabric, compute_scale=a.compute_scale,
+                      fabric_set=list(a.fabric_set))
+
+    def run(self, args) -> int:
+        """Entry point of `meshmem NAME`: check, measure, print, write, exit status."""
+        try:
+            launch = self.launch_of(args)
+            self.check(args)
+        except (UsageError, ValueError) as e:
+            print(f"meshmem {self.name}: {e}", file=sys.stderr)
+            return 2
+        if "openmpi" in args.baselines:
+            ok, why = apps_run.openmpi_available()
+            if not ok:
+                print(f"# OpenMPI baseline skipped: {why}")
+                args.baselines.remove("openmpi")
+        info = bench.machine_info()
+        print(f"# meshmem {self.name}: {args.ranks} ranks on {info['nproc']} cores "
+              f"({info['cpu']}){self.describe(args)}; load average {info['loadavg'][0]:.2f}")
+        try:
+            rows, notes = self.measure(args, launch)
+        except BenchError as e:
+            print(f"meshmem {self.name}: {e}", file=sys.stderr)
+            return 1
+        self.print_table(rows)
+        for n in notes:
+            print(f"# note: {n}")
+        for line in self.footer(rows):
+            print(line)
+        info["loadavg_end"] = list(os.getloadavg())
+        settings = {"ranks": args.ranks, "rounds": args.rounds, "vs": args.baselines,
+                    "bind": launch.bind, "hosts": launch.meshrun_hosts, "fabric": args.fabric,
+                    "compute_scale": args.compute_scale, "fabric_set": args.fabric_set,
+                    "notes": notes, "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+                    **self.settings(args)}
+        if args.json:
+            Path(args.json).write_text(json.dumps({"results": rows, "machine": info,
+                                                   "settings": settings}, indent=1))
+            print(f"# wrote {args.json}")
+        if args.plot:
+            self.plot(rows, args.plot, f"{self.name}, {args.ranks} ranks")
+            print(f"# wrote {args.plot}")
+        return 0 if rows_verified(rows) else 1
+
+
+def rows_verified(rows: list) -> bool:
+    """Every row verified, and each of its baselines (keys ending in _verified)."""
+    return all(r.get("verified") == 1 and all(v == 1 for k, v in r.items()
+                                              if k.endswith("_verified")) for r in rows)
