@@ -179,7 +179,7 @@ class AppCommand(abc.ABC):
 
     def footer(self, rows: list) -> list[str]:
         """Lines printed after the notes (how to read the ratios)."""
-        return [f"# x {BASELINE_NAMES[b]} = {BASELINE_NAMES[b]} time / meshmem time (speed-up:"
+        return [f"# × {BASELINE_NAMES[b]} = {BASELINE_NAMES[b]} time / meshmem time (speed-up:"
                 f" above 1 meshmem is faster)" for b in self.baselines]
 
     # ---------------------------------------------------------------- shared

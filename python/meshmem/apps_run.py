@@ -25,7 +25,10 @@ TWIN_SOURCES = {
     "sort_mpi": ["apps/sort/sort_mpi.c", "apps/sort/sort_data.c", "apps/sort/sort_local.c",
                  *TWIN_HARNESS],
     "average_mpi": ["apps/average/average_mpi.c", *TWIN_HARNESS],
+    "fft_mpi": ["apps/fft/fft_mpi.c", "apps/fft/fft_data.c", *TWIN_HARNESS],
 }
+# libraries a twin links beyond libm
+TWIN_LIBS = {"fft_mpi": ["-lfftw3_mpi", "-lfftw3f_mpi", "-lfftw3", "-lfftw3f"]}
 
 
 def app_path(name: str) -> Path:
@@ -46,7 +49,8 @@ def ensure_app(name: str) -> Path:
         raise BenchError("mpicc not found: OpenMPI is not installed (scripts/install-deps.sh)")
     exe.parent.mkdir(parents=True, exist_ok=True)
     cmd = [cc, "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror",
-           *[str(REPO / s) for s in TWIN_SOURCES[name]], "-lm", "-o", str(exe)]
+           *[str(REPO / s) for s in TWIN_SOURCES[name]], *TWIN_LIBS.get(name, []), "-lm",
+           "-o", str(exe)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise BenchError(f"building {name} failed:\n{done.stderr.strip()}")

@@ -13,6 +13,7 @@ COMMANDS = {
     "demo": ("meshmem.demo", "build-free demonstration of meshmem on this machine"),
     "sort": ("meshmem.sort_cli", "distributed counting sort and LSD radix sort vs OpenMPI and serial"),
     "average": ("meshmem.average_cli", "sharing averaged parameters, naive vs aggressive vs OpenMPI"),
+    "fft": ("meshmem.fft_cli", "distributed 3-D FFT vs FFTW-MPI and serial FFTW"),
     "model": ("meshmem.model_cli", "fabric model: validate against the papers, predict, sweep designs"),
 }
 
