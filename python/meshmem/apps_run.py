@@ -26,6 +26,7 @@ TWIN_SOURCES = {
                  *TWIN_HARNESS],
     "average_mpi": ["apps/average/average_mpi.c", *TWIN_HARNESS],
     "fft_mpi": ["apps/fft/fft_mpi.c", "apps/fft/fft_data.c", *TWIN_HARNESS],
+    "amt_mpi": ["apps/amt/amt_mpi.c", *TWIN_HARNESS],
 }
 # libraries a twin links beyond libm
 TWIN_LIBS = {"fft_mpi": ["-lfftw3_mpi", "-lfftw3f_mpi", "-lfftw3", "-lfftw3f"]}
