@@ -14,6 +14,7 @@ COMMANDS = {
     "sort": ("meshmem.sort_cli", "distributed counting sort and LSD radix sort vs OpenMPI and serial"),
     "average": ("meshmem.average_cli", "sharing averaged parameters, naive vs aggressive vs OpenMPI"),
     "fft": ("meshmem.fft_cli", "distributed 3-D FFT vs FFTW-MPI and serial FFTW"),
+    "amt": ("meshmem.amt_cli", "8-byte all-to-all and message-driven kernel vs MPI"),
     "model": ("meshmem.model_cli", "fabric model: validate against the papers, predict, sweep designs"),
 }
 
