@@ -10,6 +10,7 @@
 #include <emmintrin.h>
 #endif
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,11 +75,40 @@ static void model_placed(sort_job_t *j, size_t placed)
     st->model_done = placed;
 }
 
+static inline void sort_stream_fence(void);
+
+/* the staging block of cursor @p c (toward rank @p d), NULL when d's pool is mapped here */
+static const sort_stage_t *cursor_stage(const sort_job_t *j, const sort_cursor_t *c)
+{
+    const struct sort_stream *st = j->w->stream;
+    const sort_stage_t *g = &st->stage[c - st->cur];
+    return g->k ? g : NULL;
+}
+
+/* a destination on another host: the first @p count records staged for cursor @p c go by put
+ * into block c->last of @p d's pool */
+static void cursor_ship(const sort_job_t *j, const sort_pool_t *pool, const sort_cursor_t *c,
+                        int d, uint32_t count)
+{
+    const sort_stage_t *g = cursor_stage(j, c);
+    size_t kb = (size_t)j->keybytes;
+    sort_stream_fence(); /* the staged lines may be streaming stores */
+    meshmem_put(pool->keys + (size_t)c->last * SORT_BLOCK * kb, g->k, count * kb, d);
+    if (pool->vals)
+        meshmem_put(pool->vals + (size_t)c->last * SORT_BLOCK, g->v, count * sizeof(uint32_t),
+                    d);
+}
+
 void sort_cursor_grow(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *c, int d, size_t placed)
 {
     model_placed(j, placed); /* the fetch-add below is traced: it ends the interval */
-    if (c->first != SORT_NONE && d != j->me) /* the full block went to d by direct stores */
-        meshmem_model_transfer(d, SORT_BLOCK * sort_record_bytes(j) + sizeof(uint32_t), 0);
+    const sort_stage_t *g = cursor_stage(j, c);
+    if (c->first != SORT_NONE && d != j->me) { /* the full block went to d */
+        if (g)
+            cursor_ship(j, pool, c, d, SORT_BLOCK);
+        else /* by direct stores */
+            meshmem_model_transfer(d, SORT_BLOCK * sort_record_bytes(j) + sizeof(uint32_t), 0);
+    }
     uint64_t one = 1, id64 = 0;
     meshmem_atomic(MESHMEM_AMO_ADD, MESHMEM_UINT64, pool->used, &one, NULL, &id64, d);
     if (id64 >= pool->nblocks) {
@@ -89,13 +119,21 @@ void sort_cursor_grow(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *c, int d,
     uint32_t id = (uint32_t)id64;
     if (c->first == SORT_NONE) {
         c->first = id;
-    } else { /* link the full block to the new one, in d's memory */
+    } else if (g) { /* link the full block to the new one, in d's memory */
+        meshmem_put(pool->next + c->last, &id, sizeof(id), d);
+    } else {
         uint32_t *next = meshmem_ptr(pool->next, d);
         next[c->last] = id;
     }
     c->last = id;
-    c->k = (char *)meshmem_ptr(pool->keys, d) + (size_t)id * SORT_BLOCK * (size_t)j->keybytes;
-    c->v = pool->vals ? (uint32_t *)meshmem_ptr(pool->vals, d) + (size_t)id * SORT_BLOCK : NULL;
+    if (g) {
+        c->k = g->k;
+        c->v = g->v;
+    } else {
+        c->k = (char *)meshmem_ptr(pool->keys, d) + (size_t)id * SORT_BLOCK * (size_t)j->keybytes;
+        c->v = pool->vals ? (uint32_t *)meshmem_ptr(pool->vals, d) + (size_t)id * SORT_BLOCK
+                          : NULL;
+    }
     c->left = SORT_BLOCK;
 }
 
@@ -157,6 +195,19 @@ void sort_stream_setup(sort_job_t *j)
     st->eod = sort_symalloc((size_t)n * SORT_LINE * sizeof(uint64_t));
     memset(st->eod, 0, (size_t)n * SORT_LINE * sizeof(uint64_t));
     st->cur = sort_xmalloc((size_t)n * st->regions * sizeof(sort_cursor_t));
+    /* destinations on another host: a staging block per cursor */
+    st->stage = calloc((size_t)n * st->regions, sizeof(sort_stage_t));
+    if (st->stage == NULL)
+        meshmem_global_exit(1);
+    for (int d = 0; d < n; d++) {
+        if (meshmem_ptr(st->eod, d) != NULL)
+            continue;
+        for (uint32_t r = 0; r < st->regions; r++) {
+            sort_stage_t *g = &st->stage[(size_t)d * st->regions + r];
+            g->k = sort_xmalloc(SORT_BLOCK * (size_t)j->keybytes);
+            g->v = j->has_vals ? sort_xmalloc(SORT_BLOCK * sizeof(uint32_t)) : NULL;
+        }
+    }
     pool_init(&st->pool[0], j, st->regions);
     if (j->variant == SORT_RADIX)
         pool_init(&st->pool[1], j, st->regions);
@@ -169,6 +220,11 @@ void sort_stream_free(sort_job_t *j)
     pool_free(&st->pool[1]);
     pool_free(&st->pool[0]);
     meshmem_free(st->eod);
+    for (size_t i = 0; i < (size_t)j->nranks * st->regions; i++) {
+        free(st->stage[i].k);
+        free(st->stage[i].v);
+    }
+    free(st->stage);
     free(st->cur);
     free(st->seq_in.seg);
     free(st);
@@ -203,7 +259,7 @@ static void pass_close(sort_job_t *j, sort_pool_t *pool, int to_self)
             continue;
         sort_desc_t *desc = meshmem_ptr(pool->desc, d);
         const sort_cursor_t *c = st->cur + (size_t)d * st->regions;
-        if (d != me) { /* the partly filled blocks and the descriptors, by direct stores */
+        if (d != me && desc != NULL) { /* the partial blocks and descriptors, by stores */
             uint64_t bytes = 0;
             for (uint32_t r = 0; r < st->regions; r++)
                 if (c[r].first != SORT_NONE)
@@ -211,11 +267,20 @@ static void pass_close(sort_job_t *j, sort_pool_t *pool, int to_self)
             if (bytes)
                 meshmem_model_transfer(d, bytes, 0);
         }
-        for (uint32_t r = 0; r < st->regions; r++)
-            if (c[r].first != SORT_NONE)
-                desc[(size_t)r * (size_t)n + (size_t)me] =
-                    (sort_desc_t){c[r].first, c[r].last, SORT_BLOCK - c[r].left};
+        for (uint32_t r = 0; r < st->regions; r++) {
+            if (c[r].first == SORT_NONE)
+                continue;
+            sort_desc_t v = {c[r].first, c[r].last, SORT_BLOCK - c[r].left};
+            size_t at = (size_t)r * (size_t)n + (size_t)me;
+            if (desc) {
+                desc[at] = v;
+            } else { /* another host: the partly filled block, then the descriptor, by put */
+                cursor_ship(j, pool, &c[r], d, v.last_count);
+                meshmem_put(pool->desc + at, &v, sizeof(v), d);
+            }
+        }
     }
+    meshmem_fence(); /* the blocks and descriptors put to other hosts before the marks */
     if (to_self) /* A=2: the marks were sent with the data */
         return;
     uint64_t mark = st->epoch;
@@ -263,6 +328,64 @@ static void place_pass(sort_job_t *j, const sort_seq_t *in, int shift, sort_pool
     model_placed(j, n); /* the records after the last block taken */
 }
 
+/* records staged per destination on another host before a put */
+#define SORT_STAGE_RECORDS 4096u
+
+/* put the records staged for @p d, [*flushed, fill), where they belong in d's receive area */
+static void stage_flush(struct sort_work *w, uint64_t base, int d, const uint32_t *sk,
+                        const uint32_t *sv, size_t *flushed, size_t fill)
+{
+    size_t m = fill - *flushed;
+    meshmem_put((uint32_t *)w->recv_keys + base + *flushed, sk + (size_t)d * SORT_STAGE_RECORDS,
+                m * 4, d);
+    if (sv)
+        meshmem_put(w->recv_vals + base + *flushed, sv + (size_t)d * SORT_STAGE_RECORDS, m * 4, d);
+    *flushed = fill;
+}
+
+/*
+ * A=2's pass 1 when some destination is on another host: records for a mapped destination are
+ * stored into its receive area as in the plain loop, those for another host's gather in a
+ * staging chunk that goes by put when full (and at the end). @p fill: records per destination.
+ */
+static void stream_to_receive_areas_staged(sort_job_t *j, uint64_t base, size_t *fill)
+{
+    struct sort_work *w = j->w;
+    int n = j->nranks;
+    uint64_t mask = j->map.mask;
+    const uint32_t *dest = j->map.dest, *keys = j->in_keys, *vals = j->in_vals;
+    uint32_t *rk[n], *rv[n], *sk = sort_xmalloc((size_t)n * SORT_STAGE_RECORDS * 4),
+             *sv = vals ? sort_xmalloc((size_t)n * SORT_STAGE_RECORDS * 4) : NULL;
+    size_t flushed[n];
+    for (int d = 0; d < n; d++) {
+        rk[d] = meshmem_ptr((uint32_t *)w->recv_keys + base, d);
+        rv[d] = vals ? meshmem_ptr(w->recv_vals + base, d) : NULL;
+        flushed[d] = rk[d] ? SIZE_MAX : 0; /* SIZE_MAX: mapped, stored directly */
+    }
+    for (size_t i = 0; i < j->nlocal; i++) {
+        uint32_t k = keys[i], d = dest[k & mask];
+        if (flushed[d] == SIZE_MAX) {
+            rk[d][fill[d]] = k;
+            if (vals)
+                rv[d][fill[d]] = vals[i];
+            fill[d]++;
+            continue;
+        }
+        size_t at = (size_t)d * SORT_STAGE_RECORDS + (fill[d] - flushed[d]);
+        sk[at] = k;
+        if (vals)
+            sv[at] = vals[i];
+        if (++fill[d] - flushed[d] == SORT_STAGE_RECORDS)
+            stage_flush(w, base, (int)d, sk, sv, &flushed[d], fill[d]);
+    }
+    for (int d = 0; d < n; d++)
+        if (flushed[d] != SIZE_MAX && fill[d] > flushed[d])
+            stage_flush(w, base, d, sk, sv, &flushed[d], fill[d]);
+    meshmem_fence(); /* the records before the marks that follow */
+    free(sk);
+    free(sv);
+}
+
 /* A=2: pass 1 writes each record into the destination's receive area for this source */
 static void stream_to_receive_areas(sort_job_t *j)
 {
@@ -273,13 +396,17 @@ static void stream_to_receive_areas(sort_job_t *j)
     const uint32_t *dest = j->map.dest;
     uint32_t *rk[n], *rv[n];
     size_t fill[n];
+    bool all_mapped = true;
     for (int d = 0; d < n; d++) {
         rk[d] = meshmem_ptr((uint32_t *)w->recv_keys + base, d);
         rv[d] = j->has_vals ? meshmem_ptr(w->recv_vals + base, d) : NULL;
         fill[d] = 0;
+        all_mapped = all_mapped && rk[d] != NULL;
     }
     const uint32_t *keys = j->in_keys, *vals = j->in_vals;
-    if (vals) {
+    if (!all_mapped) {
+        stream_to_receive_areas_staged(j, base, fill);
+    } else if (vals) {
         for (size_t i = 0; i < j->nlocal; i++) {
             uint32_t k = keys[i], d = dest[k & mask];
             rk[d][fill[d]] = k;

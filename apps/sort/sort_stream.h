@@ -24,11 +24,19 @@ enum {
 
 /** Where a source writes one of its regions at a destination (private to the source). */
 typedef struct {
-    char *k;          /* next key, mapped into the destination's pool */
+    char *k;          /* next key, mapped into the destination's pool (or into the staging
+                         block, for a destination on another host) */
     uint32_t *v;      /* next value (NULL: keys only) */
     uint32_t left;    /* records left in the current block */
     uint32_t first, last;
 } sort_cursor_t;
+
+/** A cursor's staging block, for a destination on another host (meshmem_ptr gives none): the
+ * records gather here and go by put when the block is full or the pass ends. */
+typedef struct {
+    char *k;
+    uint32_t *v;
+} sort_stage_t;
 
 /** A finished region as its source describes it in the destination's table. */
 typedef struct {
@@ -51,6 +59,7 @@ struct sort_stream {
     uint64_t epoch;       /* passes so far */
     sort_pool_t pool[2];
     sort_cursor_t *cur;   /* [dest * regions + region] */
+    sort_stage_t *stage;  /* [dest * regions + region]: staging blocks (NULL k: dest mapped) */
     sort_seq_t seq_in;    /* radix: the previous pass's output as the next one's input */
     size_t model_done;    /* meshrun --fabric: records of this pass already annotated */
 };
