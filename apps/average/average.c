@@ -75,15 +75,30 @@ int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes)
                 bytes, onestep ? slots * a->slot_bytes : 0);
         meshmem_global_exit(1);
     }
+    /* members on other hosts are read by get, into scratch memory */
+    for (int r = 0; r < n && a->scratch == NULL; r++)
+        if (meshmem_ptr(a->x, r) == NULL) {
+            a->scratch = malloc((size_t)n * (a->padded ? a->padded : 1) * sizeof(float));
+            if (a->scratch == NULL) {
+                fprintf(stderr, "average: out of memory\n");
+                meshmem_global_exit(1);
+            }
+        }
     if (a->area) /* slot flags start at 0: below every run's sequence number */
         memset(a->area, 0, slots * a->slot_bytes);
     meshmem_barrier(MESHMEM_TEAM_WORLD); /* nobody signals into a slot before it is cleared */
     return 0;
 }
 
-/* wait until *f reaches this run's sequence number (spin briefly, then yield) */
-static void wait_flag(const avg_job_t *a, const uint64_t *f)
+/* wait until *f reaches this run's sequence number (spin briefly, then yield); with members on
+ * other hosts, meshmem_wait_until, whose polls also carry out the peers' puts (over TCP the
+ * network needs this rank's progress) */
+static void wait_flag(const avg_job_t *a, uint64_t *f)
 {
+    if (a->scratch) {
+        meshmem_wait_until(f, MESHMEM_UINT64, MESHMEM_CMP_GE, &a->seq);
+        return;
+    }
     for (unsigned polls = 0; __atomic_load_n(f, __ATOMIC_ACQUIRE) < a->seq; polls++) {
         if (polls < a->spin)
             __builtin_ia32_pause();
@@ -96,8 +111,24 @@ static void wait_flag(const avg_job_t *a, const uint64_t *f)
    (meshrun --fabric: an 8-byte direct write) */
 static void raise_flag(const avg_job_t *a, uint64_t *f, int world)
 {
+    uint64_t *peer = meshmem_ptr(f, world);
+    if (peer == NULL) { /* another host: a put (traced itself) */
+        meshmem_put(f, &a->seq, sizeof(a->seq), world);
+        return;
+    }
     meshmem_model_transfer(world, sizeof(uint64_t), 0);
-    __atomic_store_n((uint64_t *)meshmem_ptr(f, world), a->seq, __ATOMIC_RELEASE);
+    __atomic_store_n(peer, a->seq, __ATOMIC_RELEASE);
+}
+
+/* @p bytes of member @p world's copy of symmetric @p sym: in place when it is mapped here,
+ * else fetched into @p scratch */
+static const void *peer_view(const void *sym, size_t bytes, int world, void *scratch)
+{
+    const void *p = meshmem_ptr(sym, world);
+    if (p)
+        return p;
+    meshmem_get(scratch, sym, bytes, world);
+    return scratch;
 }
 
 static uint64_t *flag(avg_job_t *a, int kind, int src)
@@ -175,8 +206,18 @@ static void avg_onestep(avg_job_t *a, int k, const float *src, float *dst)
             continue;
         }
         char *s = meshmem_ptr(mine, t->world[i]);
-        wait_flag(a, slot_flag(a, s));
-        in[i] = (const float *)s;
+        if (s) {
+            wait_flag(a, slot_flag(a, s));
+            in[i] = (const float *)s;
+            continue;
+        }
+        /* another host: poll its slot's flag by get, then get the vector */
+        uint64_t seen = 0;
+        for (meshmem_get(&seen, slot_flag(a, mine), sizeof(seen), t->world[i]); seen < a->seq;
+             meshmem_get(&seen, slot_flag(a, mine), sizeof(seen), t->world[i]))
+            sched_yield();
+        in[i] = peer_view(mine, a->count * sizeof(float), t->world[i],
+                          a->scratch + (size_t)i * a->padded);
     }
     avg_mean_into(dst, in, t->size, a->count, 1.0f / (float)t->size);
     if (in != stack)
@@ -206,7 +247,7 @@ static void avg_sliced(avg_job_t *a, int k, const float *src, float *dst, avg_al
     for (int r = 0; r < n; r++) {
         if (r != me)
             meshmem_model_transfer(t->world[r], 0, rc * e);
-        in[r] = meshmem_ptr(src + lo, t->world[r]);
+        in[r] = peer_view(src + lo, rc * sizeof(float), t->world[r], a->scratch + (size_t)r * rc);
     }
     if (algo == AVG_NAIVE) {
         /* step 1: all-to-all: our slice of every member's vector into the buffer */
@@ -227,10 +268,16 @@ static void avg_sliced(avg_job_t *a, int k, const float *src, float *dst, avg_al
     for (int r = 0; r < n; r++)
         if (r != me)
             meshmem_model_transfer(t->world[r], 0, rc * e);
-    for (int r = 0; r < n; r++)
-        if (r != me)
-            memcpy(dst + (size_t)r * rc, meshmem_ptr(dst + (size_t)r * rc, t->world[r]),
-                   rc * sizeof(float));
+    for (int r = 0; r < n; r++) {
+        if (r == me)
+            continue;
+        const float *from = meshmem_ptr(dst + (size_t)r * rc, t->world[r]);
+        if (from)
+            memcpy(dst + (size_t)r * rc, from, rc * sizeof(float));
+        else
+            meshmem_get(dst + (size_t)r * rc, dst + (size_t)r * rc, rc * sizeof(float),
+                        t->world[r]);
+    }
 }
 
 static int use_onestep(const avg_job_t *a, avg_algo_t algo)
@@ -279,6 +326,7 @@ void avg_free(avg_job_t *a)
     meshmem_free(a->buf);
     meshmem_free(a->res);
     meshmem_free(a->x);
+    free(a->scratch);
     for (int k = 0; k < a->nteams; k++) {
         if (a->nteams == 2)
             meshmem_team_destroy(a->teams[k].team);

@@ -49,6 +49,7 @@ typedef struct {
     float *x;              /**< the parameters (input, padded) */
     float *res;            /**< the mean (output, padded) */
     float *buf;            /**< naive: the all-to-all buffer */
+    float *scratch;        /**< members' data fetched from other hosts (NULL: all mapped) */
     float *mid;            /**< GHC: the row means (phase 1's result) */
     size_t padded;         /**< count rounded up to a multiple of the ranks */
     avg_team_t teams[2];   /**< full mesh: {world}; GHC: {x axis, y axis} */

@@ -103,3 +103,22 @@ mm_app_case(apps_average apps_average_reuse_ghc RANKS 4 6 8
             ARGS -a alternate -V -g 2 -S 4,100,1K,2052,64K -i 12 -I 4)
 mm_app_case(apps_average apps_average_reuse_aggr RANKS 2 3 8
             ARGS -a aggressive -V -S 4,1K,2052 -i 12)
+
+# --- between hosts on this machine (2 hosts of 2 ranks, UCX over TCP; tests/CMakeLists.txt):
+# every streaming variant of the sort stages and puts to the other host, the average reads the
+# other host's members by get
+function(mm_app_hosts_case exe name)
+  cmake_parse_arguments(T "" "" "ARGS" ${ARGN})
+  add_test(NAME ${name}.hosts2x2
+           COMMAND ${MESHRUN} -n 4 --heap ${MM_APP_HEAP} --timeout 600 $<TARGET_FILE:${exe}> ${T_ARGS})
+  set_tests_properties(${name}.hosts2x2 PROPERTIES LABELS "apps;net" TIMEOUT 600 PROCESSORS 1
+                       ENVIRONMENT "MESHMEM_HOST_RANKS=2;UCX_TLS=tcp,self")
+endfunction()
+mm_app_hosts_case(apps_sort apps_sort_a1 ARGS -v a1 -n 100007 -i 1)
+mm_app_hosts_case(apps_sort apps_sort_a2 ARGS -v a2 -k -n 100007 -i 1)
+mm_app_hosts_case(apps_sort apps_sort_radix ARGS -v radix -b 64 -n 100007 -i 1)
+mm_app_hosts_case(apps_sort apps_sort_a11 ARGS -v a11 -n 100007 -i 1)
+mm_app_hosts_case(apps_sort apps_sort_ghc ARGS -v ghc -n 100007 -i 1)
+mm_app_hosts_case(apps_average apps_average_naive ARGS -a naive -S 4,1K,33K -i 3)
+mm_app_hosts_case(apps_average apps_average_aggr ARGS -a aggressive -S 0,4,1K,4K,33K -i 3)
+mm_app_hosts_case(apps_average apps_average_ghc ARGS -a aggressive -g 2 -S 4,1K,33K -i 3)
