@@ -37,7 +37,7 @@ void shmemi_ctx_default_init(void);
 
 #define SHMEMI_COLD __attribute__((cold, noinline))
 /* the hot paths: inlined into every typed routine even where GCC counts too many callers */
-#define SHMEMI_INLINE static inline __attribute__((always_inline))
+#define SHMEMI_INLINE MM_INLINE_HOT
 
 /**
  * @brief The slow path of shmemi_xlate: zero-byte transfers come back translated (any non-NULL

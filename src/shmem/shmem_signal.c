@@ -34,8 +34,13 @@ SHMEMI_INLINE void shmemi_put_signal(const char *call, void *dest, const void *s
     _Static_assert(SHMEM_SIGNAL_SET == 0 && SHMEM_SIGNAL_ADD == 1, "sig_op check");
     if (MM_UNLIKELY((((uintptr_t)sig_addr & (sizeof(uint64_t) - 1)) | (unsigned)sig_op) > 1))
         shmemi_signal_fatal(call, sig_addr, sig_op);
-    /* a signal alone: dest and source need not be valid */
-    void *d = MM_LIKELY(nbytes != 0) ? shmemi_xlate(call, "dest", dest, nbytes, pe) : sig;
+    /* a signal alone: dest and source need not be valid (memcpy is given valid pointers even
+     * for 0 bytes, so UBSan stays quiet) */
+    void *d = sig;
+    if (MM_LIKELY(nbytes != 0))
+        d = shmemi_xlate(call, "dest", dest, nbytes, pe);
+    else
+        source = sig;
     mm_tp_put_signal_at(d, sig, dest, source, nbytes, sig_addr, signal, sig_op, pe);
 }
 

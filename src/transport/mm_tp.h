@@ -23,7 +23,7 @@
 
 /** @brief Progress the network transport, if any: every wait calls it while it polls (over TCP
  * the peers' puts, gets and AMOs on this rank's memory are carried out by this progress). */
-static inline __attribute__((always_inline)) void mm_tp_poll(void)
+MM_INLINE_HOT void mm_tp_poll(void)
 {
     if (MM_UNLIKELY(mm_net != NULL))
         mm_net->progress();
@@ -43,7 +43,7 @@ static inline void *mm_tp_ptr(const void *addr, int pe)
  */
 
 /** @brief Put @p n bytes from @p src to symmetric @p dest on @p pe (local: its translation). */
-static inline __attribute__((always_inline)) void mm_tp_put_at(void *local, void *dest, const void *src, size_t n, int pe)
+MM_INLINE_HOT void mm_tp_put_at(void *local, void *dest, const void *src, size_t n, int pe)
 {
     if (MM_LIKELY(local != NULL)) {
         mm_copy(local, src, n);
@@ -53,13 +53,13 @@ static inline __attribute__((always_inline)) void mm_tp_put_at(void *local, void
     }
 }
 
-static inline __attribute__((always_inline)) void mm_tp_put(void *dest, const void *src, size_t n, int pe)
+MM_INLINE_HOT void mm_tp_put(void *dest, const void *src, size_t n, int pe)
 {
     mm_tp_put_at(mm_xlate(dest, pe), dest, src, n, pe);
 }
 
 /** @brief Start the same put; @p src must stay unchanged until mm_tp_quiet. */
-static inline __attribute__((always_inline)) void mm_tp_put_nbi_at(void *local, void *dest, const void *src, size_t n, int pe)
+MM_INLINE_HOT void mm_tp_put_nbi_at(void *local, void *dest, const void *src, size_t n, int pe)
 {
     if (MM_LIKELY(local != NULL)) {
         mm_copy(local, src, n);
@@ -70,7 +70,7 @@ static inline __attribute__((always_inline)) void mm_tp_put_nbi_at(void *local, 
 }
 
 /** @brief Get @p n bytes from symmetric @p src on @p pe (local: its translation) into @p dest. */
-static inline __attribute__((always_inline)) void mm_tp_get_at(const void *local, void *dest, const void *src, size_t n, int pe)
+MM_INLINE_HOT void mm_tp_get_at(const void *local, void *dest, const void *src, size_t n, int pe)
 {
     if (MM_LIKELY(local != NULL))
         mm_copy(dest, local, n);
@@ -78,13 +78,13 @@ static inline __attribute__((always_inline)) void mm_tp_get_at(const void *local
         mm_net->get(pe, dest, src, n);
 }
 
-static inline __attribute__((always_inline)) void mm_tp_get(void *dest, const void *src, size_t n, int pe)
+MM_INLINE_HOT void mm_tp_get(void *dest, const void *src, size_t n, int pe)
 {
     mm_tp_get_at(mm_xlate(src, pe), dest, src, n, pe);
 }
 
 /** @brief Start the same get; @p dest is valid after mm_tp_quiet. */
-static inline __attribute__((always_inline)) void mm_tp_get_nbi_at(const void *local, void *dest, const void *src, size_t n,
+MM_INLINE_HOT void mm_tp_get_nbi_at(const void *local, void *dest, const void *src, size_t n,
                                     int pe)
 {
     if (MM_LIKELY(local != NULL))
@@ -106,7 +106,7 @@ void mm_tp_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t va
 /** @brief Put @p n bytes, then post @p signal (MESHMEM_SIGNAL_SET or _ADD, validated) into the
  * symmetric 64-bit @p sig on @p pe: a peer that sees the signal sees the data. @p local and
  * @p lsig: the translations of dest and sig (NULL: @p pe is on another host). */
-static inline __attribute__((always_inline)) void mm_tp_put_signal_at(void *local, uint64_t *lsig, void *dest, const void *src,
+MM_INLINE_HOT void mm_tp_put_signal_at(void *local, uint64_t *lsig, void *dest, const void *src,
                                        size_t n, uint64_t *sig, uint64_t signal, int op, int pe)
 {
     if (MM_LIKELY(local != NULL)) {
@@ -123,7 +123,7 @@ static inline __attribute__((always_inline)) void mm_tp_put_signal_at(void *loca
 }
 
 /** @brief Order this rank's operations to each peer (shmem_fence). */
-static inline __attribute__((always_inline)) void mm_tp_fence(void)
+MM_INLINE_HOT void mm_tp_fence(void)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (MM_UNLIKELY(mm_net != NULL))
@@ -131,7 +131,7 @@ static inline __attribute__((always_inline)) void mm_tp_fence(void)
 }
 
 /** @brief Complete this rank's operations to every peer (shmem_quiet). */
-static inline __attribute__((always_inline)) void mm_tp_quiet(void)
+MM_INLINE_HOT void mm_tp_quiet(void)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (MM_UNLIKELY(mm_net != NULL))
