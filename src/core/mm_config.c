@@ -113,21 +113,26 @@ static int mm_config_parse(const mm_config_entry_t *e, const char *text, int64_t
     return -1;
 }
 
+/* the variable that sets @p e, written into @p var, and its text (NULL: unset or empty) */
+static const char *mm_config_source(const mm_config_entry_t *e, char *var, size_t cap)
+{
+    const char *std = getenv("SHMEM_SYMMETRIC_SIZE");
+    if (!strcmp(e->name, "HEAP_SIZE") && std && *std)
+        snprintf(var, cap, "SHMEM_SYMMETRIC_SIZE"); /* the standard's name wins */
+    else
+        snprintf(var, cap, "MESHMEM_%s", e->name);
+    const char *text = getenv(var);
+    return text && *text ? text : NULL;
+}
+
 int mm_config_load(void)
 {
     char var[64];
     for (size_t i = 0; i < sizeof(mm_config_entries) / sizeof(mm_config_entries[0]); i++) {
         const mm_config_entry_t *e = &mm_config_entries[i];
         int64_t *field = (int64_t *)((char *)&mm_config + e->offset);
-        const char *text = NULL;
-        snprintf(var, sizeof(var), "MESHMEM_%s", e->name);
-        if (!strcmp(e->name, "HEAP_SIZE") && getenv("SHMEM_SYMMETRIC_SIZE")) {
-            text = getenv("SHMEM_SYMMETRIC_SIZE");
-            snprintf(var, sizeof(var), "SHMEM_SYMMETRIC_SIZE");
-        } else {
-            text = getenv(var);
-        }
-        if (text == NULL || *text == '\0')
+        const char *text = mm_config_source(e, var, sizeof(var));
+        if (text == NULL)
             text = e->def;
         if (mm_config_parse(e, text, field) != 0) {
             mm_error("%s=\"%s\" is not a valid %s", var, text,
@@ -143,12 +148,18 @@ int mm_config_load(void)
 
 void mm_config_print(FILE *out)
 {
-    char var[64];
+    char var[64], name[64];
     fprintf(out, "%-24s %-12s %-8s %s\n", "variable", "value", "default", "meaning");
     for (size_t i = 0; i < sizeof(mm_config_entries) / sizeof(mm_config_entries[0]); i++) {
         const mm_config_entry_t *e = &mm_config_entries[i];
-        snprintf(var, sizeof(var), "MESHMEM_%s", e->name);
-        const char *now = getenv(var);
-        fprintf(out, "%-24s %-12s %-8s %s\n", var, now ? now : e->def, e->def, e->doc);
+        const char *now = mm_config_source(e, var, sizeof(var));
+        snprintf(name, sizeof(name), "MESHMEM_%s", e->name);
+        char doc[512];
+        /* the value in force names the variable it came from when that is another one */
+        if (now && strcmp(var, name) != 0)
+            snprintf(doc, sizeof(doc), "%s (from %s)", e->doc, var);
+        else
+            snprintf(doc, sizeof(doc), "%s", e->doc);
+        fprintf(out, "%-24s %-12s %-8s %s\n", name, now ? now : e->def, e->def, doc);
     }
 }
