@@ -12,6 +12,7 @@ const char *meshmem_algo_name(meshmem_algo_t algo)
 meshmem_status_t mm_coll_check(mm_coll_args_t *a, const char *call, meshmem_team_t team,
                                meshmem_dtype_t dtype, meshmem_algo_t algo)
 {
+    call = mm_call_name(call); /* the OpenSHMEM routine, when one made this call */
     MM_CHECK_INIT(call);
     a->call = call;
     if (team == MESHMEM_TEAM_INVALID || team->my_rank < 0) {

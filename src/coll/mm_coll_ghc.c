@@ -172,9 +172,9 @@ static void mm_ghc_a2a_in1(void *vc, const mm_msg_t *m)
                  (m[xs].bytes - c->L) % (size_t)(ky - 1) == 0;
         }
         if (!ok)
-            mm_fatal("%s: row peer %d sent %zu bytes for %d blocks of %zu (counts differ "
-                     "between ranks)",
-                     c->a->call, xs, m[xs].bytes, ky, c->L);
+            mm_fatal_collective("%s: row peer %d sent %zu bytes for %d blocks of %zu (counts differ "
+                                "between ranks)",
+                                c->a->call, xs, m[xs].bytes, ky, c->L);
         for (int ys = 0; ys < ky; ys++)
             memcpy(c->mid + ((size_t)ys * (size_t)kx + (size_t)xs) * c->L,
                    (const char *)m[xs].data + (size_t)ys * stride, c->L);
@@ -188,9 +188,9 @@ static void mm_ghc_a2a_in2(void *vc, const mm_msg_t *m)
     int kx = c->g->kx, ky = c->g->ky;
     for (int ys = 0; ys < ky; ys++) {
         if (m[ys].bytes != (size_t)kx * c->L)
-            mm_fatal("%s: column peer %d sent %zu bytes, %zu expected (counts differ between "
-                     "ranks)",
-                     c->a->call, ys, m[ys].bytes, (size_t)kx * c->L);
+            mm_fatal_collective("%s: column peer %d sent %zu bytes, %zu expected (counts differ between "
+                                "ranks)",
+                                c->a->call, ys, m[ys].bytes, (size_t)kx * c->L);
         for (int xs = 0; xs < kx; xs++)
             memcpy(c->rbuf + (size_t)(ys * kx + xs) * c->S + c->at,
                    (const char *)m[ys].data + (size_t)xs * c->L, c->L);
@@ -339,9 +339,9 @@ static void mm_ghc_a2av_in2(void *vc, const mm_msg_t *m)
             int src = ys * kx + xs;
             size_t b = mm_ghc_word(m[ys].data, (size_t)xs);
             if (b > c->rcap[src])
-                mm_fatal("%s: team rank %d sent %zu bytes where %zu were expected (counts "
-                         "differ between ranks)",
-                         c->a->call, src, b, c->rcap[src]);
+                mm_fatal_collective("%s: team rank %d sent %zu bytes where %zu were expected (counts "
+                                    "differ between ranks)",
+                                    c->a->call, src, b, c->rcap[src]);
             if (b)
                 memcpy(c->rbuf + c->roff[src], p, b);
             if (c->rlen)
@@ -560,8 +560,8 @@ static void mm_ghc_reduce_slices(const mm_coll_args_t *a, const void *sendbuf, v
     mm_ghc_alltoallv(a, sendbuf, soff, slen, all, roff, rcap, rlen);
     for (int r = 0; r < n; r++)
         if (rlen[r] != sl)
-            mm_fatal("%s: rank %d sent %zu bytes of slice %d, %zu expected (counts differ)",
-                     a->call, r, rlen[r], me, sl);
+            mm_fatal_collective("%s: rank %d sent %zu bytes of slice %d, %zu expected (counts differ)",
+                                a->call, r, rlen[r], me, sl);
     /* member 0 first, then 1, 2, ...: the full mesh's order */
     if (sl)
         memcpy(out, all, sl);

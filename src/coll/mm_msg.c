@@ -244,9 +244,9 @@ void mm_msg_recv_exact(const char *call, struct meshmem_team *t, uint64_t seq, i
 
 void mm_msg_counts_differ(const char *call, int src, size_t got, size_t want)
 {
-    mm_fatal("%s: team rank %d sent %zu bytes where %zu were expected (counts differ between "
-             "ranks)",
-             call, src, got, want);
+    mm_fatal_collective("%s: team rank %d sent %zu bytes where %zu were expected (counts "
+                        "differ between ranks)",
+                        call, src, got, want);
 }
 
 void mm_msg_send_complete(struct meshmem_team *t, uint64_t seq, const uint8_t *sent_by_desc)

@@ -40,6 +40,10 @@ typedef struct {
     int (*ending)(void);
     /** End the whole job with @p status (global_exit, fatal errors); does not return. */
     void (*abort)(int status, const char *why) __attribute__((noreturn));
+    /** Claim the report of an error that every rank may detect at once: true for the first
+     * rank that asks (it prints the line, then aborts), false for the others. NULL where the
+     * bootstrap cannot tell: every rank then reports (mm_fatal_collective). */
+    bool (*claim_report)(void);
     /** Leave the job (after finalize's last barrier). */
     void (*fini)(void);
 } mm_boot_ops_t;

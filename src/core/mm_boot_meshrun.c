@@ -128,6 +128,12 @@ static __attribute__((noreturn)) void mm_meshrun_abort(int status, const char *w
     _exit(status);
 }
 
+static bool mm_meshrun_claim_report(void)
+{
+    int expected = 0;
+    return atomic_compare_exchange_strong(&mm_ctl->report_claimed, &expected, 1);
+}
+
 static void mm_meshrun_fini(void)
 {
     /* the block stays mapped: the launcher reads the final state after exit */
@@ -141,5 +147,6 @@ const mm_boot_ops_t mm_boot_meshrun_ops = {
     .set_state = mm_meshrun_set_state,
     .ending = mm_meshrun_ending,
     .abort = mm_meshrun_abort,
+    .claim_report = mm_meshrun_claim_report,
     .fini = mm_meshrun_fini,
 };

@@ -47,6 +47,7 @@ typedef struct {
     _Alignas(64) atomic_uint barrier_count;
     atomic_uint barrier_gen;            /* futex word: bumped when a barrier completes */
     _Alignas(64) atomic_int global_exit; /* 0: none; else status + 1 */
+    atomic_int  report_claimed;         /* 1 once a rank reports an error all ranks see */
     _Alignas(64) mm_ctl_rank_t ranks[];
 } mm_ctl_t;
 

@@ -2,9 +2,13 @@
  * @file mm_log.h
  * @brief Levelled logging and the fatal-error path.
  *
- * Every line starts with "meshmem[rank]:" so that interleaved output of a job stays readable.
- * mm_fatal ends the job: it marks this rank failed in the control block (so meshrun stops the
- * others) and exits without running atexit handlers (which would enter collective finalize).
+ * Every line starts with "meshmem[rank]:" so that interleaved output of a job stays readable
+ * (before init, the rank meshrun gave the process). mm_fatal ends the job: it marks this rank
+ * failed in the control block (so meshrun stops the others) and exits without running atexit
+ * handlers (which would enter collective finalize).
+ *
+ * Errors name the routine the user called: an OpenSHMEM routine that makes a native call sets
+ * mm_user_call around it, and the native call names itself with mm_call_name().
  */
 #ifndef MM_LOG_H
 #define MM_LOG_H
@@ -12,12 +16,31 @@
 #include <stdarg.h>
 
 enum { MM_LOG_ERROR = 0, MM_LOG_WARN = 1, MM_LOG_INFO = 2, MM_LOG_DEBUG = 3 };
+/** Or-ed into a level: print whatever MESHMEM_DEBUG says (a warning the user can act on). */
+#define MM_LOG_ALWAYS 4
 
 /** @brief Log one line at @p level (printf format). */
 void mm_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /** @brief Log one error line naming the failing call, then end the job with status 1. */
 void mm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/**
+ * @brief mm_fatal for an error that every member of a collective may detect at once (counts
+ * or allocation arguments that differ): the first rank to report an error prints its line, the
+ * others end quietly once that line is out, so that the job prints the error once (where the
+ * bootstrap can tell who is first: mm_boot_ops_t.claim_report).
+ */
+void mm_fatal_collective(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/** The OpenSHMEM routine this thread is in while it makes a native call (NULL otherwise). */
+extern _Thread_local const char *mm_user_call;
+
+/** @brief The name an error of native call @p native gives: the user's routine when there is one. */
+static inline const char *mm_call_name(const char *native)
+{
+    return mm_user_call ? mm_user_call : native;
+}
 
 #define mm_error(...) mm_log(MM_LOG_ERROR, __VA_ARGS__)
 #define mm_warn(...)  mm_log(MM_LOG_WARN, __VA_ARGS__)

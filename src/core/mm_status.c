@@ -24,9 +24,19 @@ const char *meshmem_status_string(meshmem_status_t status)
     return "unknown status";
 }
 
+_Thread_local const char *mm_user_call;
+
+/* the rank of this process: before init (or in a failed init) the one meshrun gave it */
+static int mm_log_rank(void)
+{
+    const char *env = getenv("MESHMEM_RANK");
+    return mm_boot == NULL && env != NULL ? atoi(env) : mm_g.rank;
+}
+
 void mm_log(int level, const char *fmt, ...)
 {
-    if (level > mm_config.debug && level > MM_LOG_ERROR)
+    int lv = level & 3;
+    if (!(level & MM_LOG_ALWAYS) && lv > mm_config.debug && lv > MM_LOG_ERROR)
         return;
     static const char *names[] = {"error", "warning", "info", "debug"};
     char line[1024];
@@ -34,17 +44,15 @@ void mm_log(int level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "meshmem[%d] %s: %s\n", mm_g.rank, names[level & 3], line);
+    fprintf(stderr, "meshmem[%d] %s: %s\n", mm_log_rank(), names[lv], line);
 }
 
-void mm_fatal(const char *fmt, ...)
+/* print the error line, then end the job with status 1 */
+static __attribute__((noreturn)) void mm_fatal_va(const char *fmt, va_list ap)
 {
     char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "meshmem[%d] error: %s\n", mm_g.rank, line);
+    fprintf(stderr, "meshmem[%d] error: %s\n", mm_log_rank(), line);
     fflush(NULL);
     if (mm_boot) {
         /* stop the peers waiting for us: the job ends with status 1 */
@@ -52,6 +60,28 @@ void mm_fatal(const char *fmt, ...)
         mm_boot->abort(1, line);
     }
     _exit(1);
+}
+
+void mm_fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    mm_fatal_va(fmt, ap);
+}
+
+void mm_fatal_collective(const char *fmt, ...)
+{
+    if (mm_boot && mm_boot->claim_report && !mm_boot->claim_report()) {
+        /* another rank reports: leave once it has (the job is ending), so that meshrun, which
+         * stops the whole job when the first rank ends, does not stop it before its line is
+         * out (2 s at most) */
+        for (int i = 0; i < 2000 && !mm_boot->ending(); i++)
+            usleep(1000);
+        _exit(1);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    mm_fatal_va(fmt, ap);
 }
 
 void *mm_xlate_checked(const char *call, const char *what, const void *addr, size_t len,

@@ -7,10 +7,33 @@
 #include "mm_heap.h"
 #include "mm_team.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { MM_ALLOC_MALLOC = 1, MM_ALLOC_FREE, MM_ALLOC_REALLOC };
+
+/* what a PE asked for, in the user's terms: "asked for 100 bytes (align 64)" */
+static void mm_symalloc_describe(char *out, size_t cap, const uint64_t *req)
+{
+    switch (req[0]) {
+    case MM_ALLOC_MALLOC:
+        snprintf(out, cap, "asked for %llu bytes (align %llu)", (unsigned long long)req[1],
+                 (unsigned long long)req[2]);
+        break;
+    case MM_ALLOC_FREE:
+        if ((int64_t)req[3] < 0)
+            snprintf(out, cap, "freed NULL");
+        else
+            snprintf(out, cap, "freed the allocation at heap offset %llu",
+                     (unsigned long long)req[3]);
+        break;
+    default:
+        snprintf(out, cap, "resized the allocation at heap offset %llu to %llu bytes",
+                 (unsigned long long)req[3], (unsigned long long)req[1]);
+    }
+}
 
 /* barrier over the world carrying (kind, size, align, offset); ends the job on a mismatch */
 static void mm_symalloc_agree(const char *call, uint64_t kind, uint64_t size, uint64_t align,
@@ -25,12 +48,15 @@ static void mm_symalloc_agree(const char *call, uint64_t kind, uint64_t size, ui
     mm_coll_exchange(w, MM_FLAG_ARRIVE, mine, 4, all);
     for (int r = 0; r < w->size; r++) {
         uint64_t *o = all + 4 * (size_t)r;
-        if (memcmp(o, mine, sizeof(mine)) != 0)
-            mm_fatal("%s: arguments differ between PEs (here size %llu align %llu block %lld, "
-                     "PE %d size %llu align %llu block %lld): symmetric allocation is collective",
-                     call, (unsigned long long)size, (unsigned long long)align,
-                     (long long)offset, r, (unsigned long long)o[1], (unsigned long long)o[2],
-                     (long long)o[3]);
+        if (memcmp(o, mine, sizeof(mine)) != 0) {
+            char here[96], there[96];
+            mm_symalloc_describe(here, sizeof(here), mine);
+            mm_symalloc_describe(there, sizeof(there), o);
+            mm_fatal_collective("%s: arguments differ between PEs: PE %d %s, PE %d %s "
+                                "(symmetric allocation is collective: every PE makes the same "
+                                "calls with the same arguments)",
+                                call, mm_g.rank, here, r, there);
+        }
     }
     free(all);
 }
@@ -48,10 +74,14 @@ static void *mm_symalloc(const char *call, size_t size, size_t align)
     if (size == 0)
         return NULL;
     void *p = mm_heap_alloc(mm_symheap, size, align);
-    if (p == NULL)
-        mm_warn("%s: %zu bytes do not fit in the symmetric heap (%zu free of %zu; raise "
-                "SHMEM_SYMMETRIC_SIZE)",
-                call, size, mm_heap_free_bytes(mm_symheap), mm_g.heap_size);
+    static bool told; /* once per job: every PE fails alike, the heap being symmetric */
+    if (p == NULL && !told && mm_g.rank == 0) {
+        told = true;
+        mm_log(MM_LOG_WARN | MM_LOG_ALWAYS,
+               "%s: %zu bytes do not fit in the symmetric heap (%zu free of %zu); raise "
+               "SHMEM_SYMMETRIC_SIZE (meshrun --heap)",
+               call, size, mm_heap_free_bytes(mm_symheap), mm_g.heap_size);
+    }
     return p;
 }
 
@@ -80,6 +110,10 @@ void *meshmem_calloc(size_t count, size_t size)
 void meshmem_free(void *ptr)
 {
     MM_CHECK_INIT("shmem_free");
+    /* before the agreement: a private pointer's offset differs on every PE */
+    if (ptr && mm_heap_block_size(mm_symheap, ptr) == 0)
+        mm_fatal_collective("shmem_free: ptr argument (%p) is not a live symmetric allocation",
+                            ptr);
     int64_t off = ptr ? (int64_t)((uintptr_t)ptr - mm_g.heap_base) : -1;
     mm_symalloc_agree("shmem_free", MM_ALLOC_FREE, 0, 0, (uint64_t)off);
     if (ptr && mm_heap_free(mm_symheap, ptr) != 0)

@@ -25,6 +25,13 @@ static size_t shmem_coll_bytes(const char *call, const char *what, size_t count,
     return bytes;
 }
 
+/* the status of the native call that routine mm_user_call made, its name cleared again */
+static int shmem_coll_done(int status)
+{
+    mm_user_call = NULL;
+    return status;
+}
+
 /* @p addr must hold @p len bytes of symmetric memory (nothing to check for 0 bytes) */
 static void shmem_coll_symmetric(const char *call, const char *what, const void *addr,
                                  size_t len)
@@ -51,7 +58,8 @@ int shmem_coll_broadcast(const char *call, shmem_team_t team, void *dest, const 
     shmem_coll_symmetric(call, "dest", dest, bytes);
     if (t->my_rank == root)
         shmem_coll_local(call, "source", source, bytes);
-    return meshmem_broadcast(team, dest, source, bytes, root);
+    mm_user_call = call; /* errors in the native call name this routine */
+    return shmem_coll_done(meshmem_broadcast(team, dest, source, bytes, root));
 }
 
 int shmem_coll_gather(const char *call, shmem_coll_kind_t kind, shmem_team_t team, void *dest,
@@ -65,12 +73,13 @@ int shmem_coll_gather(const char *call, shmem_coll_kind_t kind, shmem_team_t tea
                       : shmem_coll_bytes(call, "nelems", nelems, esize, (size_t)t->size);
     shmem_coll_symmetric(call, "dest", dest, span);
     shmem_coll_local(call, "source", source, kind == SHMEM_COLL_ALLTOALL ? span : bytes);
+    mm_user_call = call;
     switch (kind) {
-    case SHMEM_COLL_COLLECT: return meshmem_collect(team, dest, source, bytes);
-    case SHMEM_COLL_FCOLLECT: return meshmem_fcollect(team, dest, source, bytes);
-    case SHMEM_COLL_ALLTOALL: return meshmem_alltoall(team, dest, source, bytes);
+    case SHMEM_COLL_COLLECT: return shmem_coll_done(meshmem_collect(team, dest, source, bytes));
+    case SHMEM_COLL_FCOLLECT: return shmem_coll_done(meshmem_fcollect(team, dest, source, bytes));
+    case SHMEM_COLL_ALLTOALL: return shmem_coll_done(meshmem_alltoall(team, dest, source, bytes));
     }
-    return MESHMEM_ERR_ARG;
+    return shmem_coll_done(MESHMEM_ERR_ARG);
 }
 
 int shmem_coll_alltoalls(const char *call, shmem_team_t team, void *dest, const void *source,
@@ -86,7 +95,8 @@ int shmem_coll_alltoalls(const char *call, shmem_team_t team, void *dest, const 
     size_t sspan = blocks ? shmem_coll_bytes(call, "sst", (blocks - 1), (size_t)sst, 1) + 1 : 0;
     shmem_coll_symmetric(call, "dest", dest, shmem_coll_bytes(call, "nelems", dspan, esize, 1));
     shmem_coll_local(call, "source", source, shmem_coll_bytes(call, "nelems", sspan, esize, 1));
-    return meshmem_alltoalls(team, dest, source, dst, sst, esize, nelems);
+    mm_user_call = call;
+    return shmem_coll_done(meshmem_alltoalls(team, dest, source, dst, sst, esize, nelems));
 }
 
 int shmem_coll_reduce(const char *call, shmem_team_t team, void *dest, const void *source,
@@ -100,7 +110,8 @@ int shmem_coll_reduce(const char *call, shmem_team_t team, void *dest, const voi
     if (MM_UNLIKELY(bytes && d != s && d < s + bytes && s < d + bytes))
         mm_fatal("%s: dest (%p) and source (%p) overlap; only dest == source is allowed", call,
                  dest, source);
-    return meshmem_allreduce(team, dest, source, nreduce, dtype, op);
+    mm_user_call = call;
+    return shmem_coll_done(meshmem_allreduce(team, dest, source, nreduce, dtype, op));
 }
 
 /* ---- typed and mem entry points ---- */

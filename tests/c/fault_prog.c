@@ -31,10 +31,19 @@
  *   heap             prints the symmetric heap size per rank
  *   ranks            prints "rank R of N" (used without meshrun: a singleton)
  *   cpus             prints its affinity mask's CPU count and MESHMEM_JOB_CPUS; no init
+ * OpenSHMEM calls, where the message must name the routine the user called:
+ *   before-init      the last rank calls shmem_malloc before shmem_init; the others init
+ *   clear-free-lock  the last rank clears a lock nobody holds; the others wait
+ *   clear-held-lock  rank 0 holds a lock, the last rank clears it; the others wait
+ *   free-private     every rank passes a malloc'ed pointer to shmem_free
+ *   malloc-too-big   two shmem_malloc calls larger than the heap (NULL), then a finalize
+ *   reduce-mismatch  shmem_long_sum_reduce where rank r passes 4 + r elements
+ *   shmem-bad-pe     rank 2 (the last below 3 ranks) puts an int to PE 9 (the README's example)
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "meshmem.h"
 #include "meshmem_coll.h"
+#include "shmem.h"
 
 #include <sched.h>
 #include <signal.h>
@@ -46,6 +55,7 @@
 #include <unistd.h>
 
 static long never_set; /* a global (symmetric) flag that nobody stores into */
+static long lock;      /* an OpenSHMEM lock (zero: free) */
 
 static double now_s(void)
 {
@@ -106,6 +116,59 @@ static int run_ok(void)
     return 0;
 }
 
+/* the modes that go wrong in an OpenSHMEM call (see the file comment) */
+static int run_shmem(const char *mode)
+{
+    const char *rank_env = getenv("MESHMEM_RANK"), *nranks_env = getenv("MESHMEM_NRANKS");
+    int last = nranks_env ? atoi(nranks_env) - 1 : 0;
+    if (!strcmp(mode, "before-init") && (rank_env ? atoi(rank_env) : 0) == last) {
+        shmem_malloc(8);
+        fprintf(stderr, "fault_prog: shmem_malloc before shmem_init returned\n");
+        return 99;
+    }
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    if (!strcmp(mode, "clear-free-lock") || !strcmp(mode, "clear-held-lock")) {
+        if (!strcmp(mode, "clear-held-lock") && me == 0)
+            shmem_set_lock(&lock);
+        shmem_barrier_all();
+        if (me == n - 1) {
+            shmem_clear_lock(&lock);
+            fprintf(stderr, "fault_prog: clearing a lock this PE does not hold returned\n");
+            return 99;
+        }
+        wait_forever();
+    } else if (!strcmp(mode, "free-private")) {
+        void *p = malloc(64);
+        shmem_free(p);
+        fprintf(stderr, "fault_prog: shmem_free of a private pointer returned\n");
+        return 99;
+    } else if (!strcmp(mode, "malloc-too-big")) {
+        size_t total = 0;
+        meshmem_heap_info(&total, NULL);
+        void *a = shmem_malloc(total + 1), *b = shmem_malloc(2 * total);
+        printf("too big: %s %s\n", a ? "allocated" : "NULL", b ? "allocated" : "NULL");
+        shmem_finalize();
+        return 0;
+    } else if (!strcmp(mode, "reduce-mismatch")) {
+        long *src = shmem_calloc(4 + (size_t)n, sizeof(long));
+        long *dst = shmem_calloc(4 + (size_t)n, sizeof(long));
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, 4 + (size_t)me);
+        fprintf(stderr, "fault_prog: rank %d: mismatched counts went unnoticed\n", me);
+        return 99;
+    } else if (!strcmp(mode, "shmem-bad-pe")) {
+        static int x;
+        if (me == (n > 2 ? 2 : n - 1)) {
+            shmem_int_put(&x, &x, 1, 9);
+            fprintf(stderr, "fault_prog: put to PE 9 returned\n");
+            return 99;
+        }
+        wait_forever();
+    }
+    fprintf(stderr, "fault_prog: unknown mode %s\n", mode);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -148,6 +211,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "fault_prog: rank %d passed init without its peer\n", env_rank);
         return 99;
     }
+
+    if (!strncmp(mode, "before-init", 11) || !strncmp(mode, "clear-", 6) ||
+        !strcmp(mode, "free-private") || !strcmp(mode, "malloc-too-big") ||
+        !strcmp(mode, "reduce-mismatch") || !strcmp(mode, "shmem-bad-pe"))
+        return run_shmem(mode);
+
+    if (!strncmp(mode, "before-init", 11) || !strncmp(mode, "clear-", 6) ||
+        !strcmp(mode, "free-private") || !strcmp(mode, "malloc-too-big") ||
+        !strcmp(mode, "reduce-mismatch") || !strcmp(mode, "shmem-bad-pe"))
+        return run_shmem(mode);
 
     init_or_die();
     int me = meshmem_rank(), n = meshmem_nranks();

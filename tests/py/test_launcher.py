@@ -13,6 +13,7 @@ import select
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 from conftest import pid_alive
@@ -142,7 +143,8 @@ FAILURES = {
                       r"(is in shmem_finalize|has finalized)"),
     "not-symmetric": (1, r"meshmem\[0\] error: meshmem_put: dest argument \(0x[0-9a-f]+, "
                          r"8 bytes\) is not in symmetric memory"),
-    "asym-malloc": (1, r"error: shmem_malloc: arguments differ between PEs \(here size 1\d\d "),
+    "asym-malloc": (1, r"error: shmem_malloc: arguments differ between PEs: PE \d+ asked for "
+                       r"1\d\d bytes"),
 }
 
 
@@ -167,6 +169,88 @@ def test_collective_counts_differ(launch, n, block, op):
     assert re.search(rf"error: meshmem_coll_{op}: team rank \d+ sent \d+ bytes where \d+ "
                      r"were expected \(counts differ between ranks\)", res.err), res.err
     assert "went unnoticed" not in res.err, res.err
+
+
+def error_lines(err: str) -> list[str]:
+    """The runtime's error lines in @p err (meshrun's own lines and others left out)."""
+    return [line for line in err.splitlines() if re.match(r"meshmem\[\d+\] error: ", line)]
+
+
+def the_error_line(res) -> str:
+    """The one error line of a job that failed with status 1 (an error printed once)."""
+    check_ended(res, 1)
+    lines = error_lines(res.err)
+    assert len(lines) == 1, res.err
+    return lines[0]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("mode", ["clear-free-lock", "clear-held-lock"])
+def test_clear_lock_not_held(launch, n, mode):
+    """shmem_clear_lock of a lock this PE does not hold: one line naming the call, no hang
+    (it waited forever for a successor that never comes, even on one PE)."""
+    if mode == "clear-held-lock" and n == 1:
+        pytest.skip("needs another PE to hold the lock")
+    line = the_error_line(launch.fault(n, mode))
+    assert re.fullmatch(rf"meshmem\[{n - 1}\] error: shmem_clear_lock: lock argument "
+                        r"\(0x[0-9a-f]+\) is not held by this PE", line), line
+
+
+@pytest.mark.parametrize("n", [1, 3, 8])
+def test_error_before_init_names_its_rank(launch, n):
+    """A call before shmem_init on the last rank: its line names that rank (it said 0)."""
+    res = launch.fault(n, "before-init")
+    check_ended(res, 1)
+    assert error_lines(res.err) == [
+        f"meshmem[{n - 1}] error: shmem_malloc: called before meshmem_init/shmem_init (or after "
+        "finalize)"], res.err
+
+
+@pytest.mark.parametrize("n", [1, 2, 8])
+def test_free_of_a_private_pointer(launch, n):
+    """shmem_free of memory that is not symmetric says so, once, as for a freed pointer."""
+    line = the_error_line(launch.fault(n, "free-private"))
+    assert re.fullmatch(r"meshmem\[\d+\] error: shmem_free: ptr argument \(0x[0-9a-f]+\) is "
+                        r"not a live symmetric allocation", line), line
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_malloc_that_does_not_fit_says_so_once(launch, n):
+    res = launch.fault(n, "malloc-too-big")
+    check_ended(res, 0)
+    assert res.out.count("too big: NULL NULL\n") == n, res.out
+    hints = [line for line in res.err.splitlines() if "SHMEM_SYMMETRIC_SIZE" in line]
+    assert len(hints) == 1, res.err
+    assert re.fullmatch(r"meshmem\[0\] warning: shmem_malloc: \d+ bytes do not fit in the "
+                        r"symmetric heap \(\d+ free of \d+\); raise SHMEM_SYMMETRIC_SIZE "
+                        r"\(meshrun --heap\)", hints[0]), res.err
+
+
+@pytest.mark.parametrize("n", [2, 3, 8])
+def test_reduce_mismatch_names_the_openshmem_call_once(launch, n):
+    """Counts that differ in shmem_long_sum_reduce: one line, naming shmem_long_sum_reduce."""
+    line = the_error_line(launch.fault(n, "reduce-mismatch"))
+    assert re.search(r"error: shmem_long_sum_reduce: team rank \d+ sent \d+ bytes where \d+ "
+                     r"were expected \(counts differ between ranks\)", line), line
+
+
+@pytest.mark.parametrize("n", [3, 8])
+def test_asymmetric_malloc_is_one_line_without_internals(launch, n):
+    line = the_error_line(launch.fault(n, "asym-malloc"))
+    assert "block" not in line, line
+    assert re.search(r"shmem_malloc: arguments differ between PEs: PE \d+ asked for 1\d\d bytes "
+                     r"\(align 64\), PE \d+ asked for 1\d\d bytes", line), line
+
+
+def test_readme_example_of_a_fatal_error(launch):
+    """README.md shows what a bad PE argument prints: it must be what the job prints."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    m = re.search(r"^    (meshmem\[2\] error: shmem_int_put: .*)\n    (meshrun: .*)$", text, re.M)
+    assert m, "README.md has no example of a fatal error"
+    res = launch.fault(4, "shmem-bad-pe")
+    check_ended(res, 1)
+    got = [line for line in res.err.splitlines() if line.startswith(("meshmem[", "meshrun:"))]
+    assert got == [m.group(1), m.group(2)], res.err
 
 
 @pytest.mark.parametrize("n", RANKS)
