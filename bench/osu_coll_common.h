@@ -246,40 +246,6 @@ static const char *coll_check(const coll_opts_t *o, const coll_geom_t *g, int me
 }
 
 /**
- * @brief The memcpy reference for a size whose calls move @p moved bytes per rank: a plain
- * memcpy of that many bytes by every rank at once and by rank 0 alone; prints the @memcpy line
- * keyed by the size. Collective.
- */
-static void coll_memcpy_reference(const osu_runtime_t *rt, const osu_args_t *a, size_t size,
-                                  size_t moved)
-{
-    int iters, warmup;
-    osu_iters_for(a, size, &iters, &warmup);
-    unsigned char *src = malloc(moved), *dst = malloc(moved);
-    if (!src || !dst) {
-        fprintf(stderr, "osu_coll: cannot allocate 2 x %zu bytes for the memcpy reference\n",
-                moved);
-        exit(1);
-    }
-    memset(src, 1, moved);
-    memset(dst, 2, moved);
-    rt->barrier();
-    double all_us = osu_memcpy_us(dst, src, moved, iters, warmup);
-    double sum = rt->sum_to_root((double)moved / all_us * 1e-3);
-    rt->barrier();
-    double one_us = 1;
-    if (rt->me == 0)
-        one_us = osu_memcpy_us(dst, src, moved, iters, warmup);
-    rt->barrier();
-    if (rt->me == 0)
-        printf("@memcpy bytes=%zu all_GBps=%.4f one_GBps=%.4f moved=%zu\n", size,
-               sum / rt->npes, (double)moved / one_us * 1e-3, moved);
-    fflush(stdout);
-    free(src);
-    free(dst);
-}
-
-/**
  * @brief Time @p call at one size the OSU way: warm-up, then the timed calls, each timed on its
  * own with @p rt->barrier between them (untimed); @p whole_loop (the barrier benchmark) times
  * the loop instead. Collective. @return this rank's average microseconds per call.
@@ -335,7 +301,7 @@ static int coll_measure(const osu_runtime_t *rt, const osu_args_t *a, const coll
         fflush(stdout);
     }
     if (a->memcpy_min && size >= a->memcpy_min && g->moved)
-        coll_memcpy_reference(rt, a, size, g->moved);
+        osu_memcpy_reference(rt, a, size, g->moved);
     return 0;
 }
 

@@ -30,15 +30,16 @@ from __future__ import annotations
 
 import json
 import os
-import platform
-import re
 import statistics
 import sys
 import time
 from dataclasses import dataclass
 
-from meshmem import osu
+from meshmem import options, osu
+from meshmem.options import UserError, parse_size  # noqa: F401 (parse_size: used by scripts)
 from meshmem.osu import RUNTIMES, BenchError, LaunchOptions
+from meshmem.report import (fmt_optional, format_size, machine_info, machine_line, peer_name,
+                            speedup, speedup_legend)
 
 KiB, MiB = 1 << 10, 1 << 20
 
@@ -168,7 +169,6 @@ GROUPS["am"] = AM_OPS
 GROUPS["all"] = tuple(OPS)
 ALGOS = ("auto", "onestep", "naive", "aggressive", "ring", "recdbl")
 DTYPES = ("float32", "float64", "int32", "int64")
-_GHC = re.compile(r"^ghc:(\d+)x(\d+)$")
 
 BANDWIDTH_MIN = 64 * KiB
 MEMCPY_MIN = 64 * KiB
@@ -178,99 +178,70 @@ MEMCPY_MIN = 64 * KiB
 OVERSUB_ITERS, OVERSUB_ITERS_LARGE = 1000, 10
 
 
-def parse_size(text: str) -> int:
-    """'8', '4K', '4KiB', '1M' -> bytes."""
-    t = text.strip().upper().removesuffix("IB").removesuffix("B")
-    mult = {"K": KiB, "M": MiB, "G": 1 << 30}.get(t[-1:], 1)
-    if mult != 1:
-        t = t[:-1]
-    try:
-        value = int(t) * mult
-    except ValueError:
-        raise ValueError(f"size {text!r} is not a number of bytes (e.g. 8, 4K, 1M)") from None
-    if value < 0:
-        raise ValueError(f"size {text!r} is negative")
-    return value
+DESCRIPTION = """\
+OSU-style benchmarks of meshmem, each against OpenMPI in the same run: the meshmem program and
+its OpenMPI twin run alternately (--rounds), the median of each side's average latency is
+reported per size, with the speed-up (OpenMPI time / meshmem time). The twin runs the same
+OpenSHMEM source under OpenMPI's OSHMEM where that works here, else the MPI equivalent
+(MPI_Put + MPI_Win_flush, ...); collectives run against MPI_*; each row names its twin.
 
-
-def format_size(n: int) -> str:
-    """Bytes in the shortest exact unit: 512, 4K, 1M."""
-    for unit, mult in (("M", MiB), ("K", KiB)):
-        if n >= mult and n % mult == 0:
-            return f"{n // mult}{unit}"
-    return str(n)
+Methodology: untimed warm-up, then 1000 timed iterations up to 8 KiB and 100 above, average
+latency per size; a barrier between the calls of a collective; SIZE is the block one rank sends
+to one peer. With more than 2 ranks, point-to-point operations pair each rank of the lower half
+with one of the upper half, all pairs at once. From 64 KiB on, each size also reports the
+bandwidth of a plain memcpy of the same bytes by every rank at once, measured in the same runs:
+the limit of one copy on this machine."""
 
 
 def add_arguments(p):
     """The `meshmem bench` command line."""
-    p.formatter_class = __import__("argparse").RawDescriptionHelpFormatter
-    p.description = (__doc__ or "").strip()
-    p.epilog = ("operations:\n" + "\n".join(f"  {o.name:<11} {o.meshmem_call}"
+    p.formatter_class = options.HelpFormatter
+    p.description = DESCRIPTION
+    p.epilog = ("operations:\n" + "\n".join(f"  {o.name:<15} {o.meshmem_call}"
                                              for o in OPS.values())
-                + "\n\nexamples:\n"
+                + "\n\ngroups: core (" + ", ".join(CORE_OPS) + "), coll (the collectives), am "
+                  "(active messages and streams), all"
+                  "\n\nexamples:\n"
                   "  meshmem bench put --ranks 2\n"
-                  "  meshmem bench put get pingpong --ranks 2 --sizes 8,1K,1M --json out.json\n"
+                  "  meshmem bench put get pingpong --sizes 8,1K,1M --json out.json\n"
                   "  meshmem bench core --ranks 2 --json r.json --plot r.png\n"
                   "  meshmem bench alltoall allreduce --ranks 8 --sizes 8,1K,1M\n"
                   "  meshmem bench allreduce --algo naive,aggressive,onestep,ring,recdbl\n"
-                  "  meshmem bench coll --ranks 8 --topology ghc:4x2\n\n"
-                  "groups: core (" + ", ".join(CORE_OPS) + "), coll (the collectives), "
-                  "all (both)")
+                  "  meshmem bench coll --ranks 8 --topology ghc:4x2")
     p.add_argument("ops", nargs="+", metavar="OP", choices=list(OPS) + list(GROUPS),
-                   help="operation(s) to measure: " + ", ".join(OPS)
-                        + ", or a group: core, coll, all")
-    p.add_argument("--ranks", "-n", type=int, default=2, help="number of ranks (default 2)")
-    p.add_argument("--sizes", help="comma-separated message sizes, e.g. 8,1K,64K,1M "
-                                   "(default: per operation; ignored by atomic and barrier)")
+                   help="what to measure: an operation or a group (listed below)")
+    options.add_ranks(p)
+    p.add_argument("--sizes", metavar="LIST",
+                   help="message sizes, comma-separated, e.g. 8,1K,64K,1M (default: per "
+                        "operation; operations without a size ignore it)")
     p.add_argument("--vs", choices=("openmpi", "oshmem", "mpi", "none"), default="openmpi",
-                   help="baseline: openmpi (OSHMEM where it runs, else MPI; default), oshmem, "
-                        "mpi, or none")
-    p.add_argument("--rounds", type=int, default=5,
-                   help="alternating meshmem/baseline rounds; the median is reported "
-                        "(default 5)")
-    p.add_argument("--iters", type=int, help="timed iterations up to 8 KiB (default 1000, "
-                                             "also when ranks outnumber cores)")
-    p.add_argument("--iters-large", type=int, help="timed iterations above 8 KiB (default "
-                                                   f"100; {OVERSUB_ITERS_LARGE} oversubscribed)")
-    p.add_argument("--warmup", type=int, help="untimed iterations before them "
-                                              "(default 10%% of them, at least 10)")
-    p.add_argument("--bind", choices=("auto", "core", "none"), default="auto",
-                   help="pin ranks to cores, the same for both sides (auto: core; ranks "
-                        "beyond the cores go round-robin, OpenMPI told overload-allowed)")
-    p.add_argument("--algo", default="auto",
-                   help="collectives: meshmem algorithm(s), comma-separated, each measured "
-                        "against the same OpenMPI runs: " + ", ".join(ALGOS) + " (default "
-                        "auto; an op that lacks one is an error when named, skipped when it "
-                        "comes from a group)")
-    p.add_argument("--topology", default="fullmesh",
-                   help="collectives: fullmesh (default), ghc:KXxKY (KX*KY = ranks) or ghc "
-                        "(the runtime's most square grid), set as MESHMEM_TOPOLOGY for the "
-                        "meshmem side")
+                   help="the peer: openmpi (its OSHMEM where it runs here, else MPI; default), "
+                        "oshmem or mpi to insist on one, none for meshmem alone")
+    options.add_rounds(p, 5)
+    p.add_argument("--iters", type=int, metavar="N",
+                   help="timed iterations per size up to 8 KiB (default 1000)")
+    p.add_argument("--iters-large", type=int, metavar="N",
+                   help=f"timed iterations per size above 8 KiB (default 100; "
+                        f"{OVERSUB_ITERS_LARGE} when ranks outnumber cores)")
+    p.add_argument("--warmup", type=int, metavar="N",
+                   help="untimed iterations before them (default 10%% of them, at least 10)")
+    options.add_bind_to(p)
+    options.add_algo(p, ", ".join(ALGOS), "auto",
+                     "collectives: meshmem's algorithm, or several comma-separated, each "
+                     "measured against the same OpenMPI runs (an operation that lacks one is "
+                     "an error when named alone, skipped when it comes from a group)")
+    p.add_argument("--topology", default="fullmesh", metavar="T",
+                   help="collectives: fullmesh (default), ghc:KXxKY with KX * KY = ranks, or "
+                        "ghc (the most square grid); meshmem's side only")
     p.add_argument("--private", action="store_true",
-                   help="collectives: buffers from malloc on both sides (default: the "
-                        "symmetric heap for meshmem, MPI_Alloc_mem for OpenMPI)")
+                   help="collectives: buffers from malloc on both sides (default: meshmem's "
+                        "symmetric heap, OpenMPI's MPI_Alloc_mem)")
     p.add_argument("--dtype", choices=DTYPES, default="float32",
-                   help="collectives: element type of reduce/allreduce/reduce_scatter "
+                   help="collectives: element type of reduce, allreduce and reduce_scatter "
                         "(default float32, as OSU)")
-    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
-    p.add_argument("--plot", metavar="FILE.png", help="plot latency vs size, log-log")
-    p.add_argument("--timeout", type=float, default=300, help="seconds allowed per run "
-                                                              "(default 300)")
-
-
-def machine_info() -> dict:
-    """What the numbers depend on: cores, CPU model, load, OpenMPI version."""
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {"nproc": os.cpu_count(), "cpu": model, "platform": platform.platform(),
-            "loadavg": list(os.getloadavg()), "openmpi": osu.openmpi_version()}
+    options.add_json(p)
+    options.add_plot(p, "latency against size, one panel per operation")
+    options.add_timeout(p)
 
 
 def choose_twin(op: BenchOp, vs: str, opts: LaunchOptions, notes: list) -> tuple | None:
@@ -329,7 +300,7 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
         mine = per_side[("meshmem", algo)]
         for s in sizes:
             mm = [o.latency_us[s] for o in mine]
-            row = {"op": op.name, "ranks": opts.ranks, "bytes": s,
+            row = {"op": op.name, "ranks": opts.ranks, "bytes": s, "sized": op.sized,
                    "meshmem_us": statistics.median(mm),
                    "baseline": RUNTIMES[twin[0]].label if twin else None,
                    "baseline_us": None,
@@ -354,10 +325,14 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
                 row["baseline_rounds_us"] = bl
                 if row["baseline_us"] > 0:
                     row["ratio"] = row["meshmem_us"] / row["baseline_us"]
+                row["speedup_vs_baseline"] = speedup(row["baseline_us"], row["meshmem_us"])
+                if row["baseline"].startswith("openmpi"):
+                    row["speedup_vs_openmpi"] = row["speedup_vs_baseline"]
                 # each round's pair ran back to back: the median of their ratios is less
                 # sensitive to the machine's load drifting between rounds
-                if all(b > 0 for b in bl):
+                if all(b > 0 for b in bl) and all(m > 0 for m in mm):
                     row["paired_ratio"] = statistics.median(m / b for m, b in zip(mm, bl))
+                    row["paired_speedup"] = statistics.median(b / m for m, b in zip(mm, bl))
                 if row.get("floor_us"):
                     row["baseline_vs_floor"] = row["baseline_us"] / row["floor_us"]
             if op.bandwidth and s >= BANDWIDTH_MIN:
@@ -375,61 +350,88 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
     return rows
 
 
-def fmt_optional(v, spec: str) -> str:
-    """@p v formatted with @p spec, or "-" for a missing value."""
-    return "-" if v is None else format(v, spec)
-
-
 def row_label(r: dict) -> str:
     """op, with the algorithm when one was chosen: allreduce/ring."""
     algo = r.get("algo")
     return f"{r['op']}/{algo}" if algo and algo != "auto" else r["op"]
 
 
+def peer_column(rows: list) -> str:
+    """The speed-up column's label: "× OpenMPI" when every peer is OpenMPI, else "× peer"."""
+    peers = {r["baseline"] for r in rows if r["baseline"]}
+    return "× OpenMPI" if peers and all(p.startswith("openmpi") for p in peers) else "× peer"
+
+
 def print_table(rows: list, out=None):
-    """The OSU-style table: latency of both sides, their ratio, and bandwidths for large sizes."""
+    """The OSU-style table: latency of both sides, the speed-up, and bandwidths for large sizes."""
     out = out or sys.stdout
-    head = (f"{'op':<22}{'ranks':>6}{'bytes':>9}{'meshmem us':>12}{'baseline us':>13}"
-            f"{'ratio':>8}{'meshmem GB/s':>14}{'memcpy GB/s':>13}{'% memcpy':>10}"
-            f"{'1-rank memcpy':>15}{'floor us':>10}{'x floor':>9}  baseline")
+    col = peer_column(rows)
+    head = (f"{'op':<22}{'ranks':>6}{'size':>7}{'meshmem µs':>12}{'peer µs':>11}"
+            f"{col:>11}{'meshmem GB/s':>14}{'memcpy GB/s':>13}{'% memcpy':>10}"
+            f"{'1-rank memcpy':>15}{'floor µs':>10}{'× floor':>9}  peer")
     print(head, file=out)
     print("-" * len(head), file=out)
     for r in rows:
         pct = r.get("meshmem_vs_memcpy")
-        print(f"{row_label(r):<22}{r['ranks']:>6}{format_size(r['bytes']):>9}"
-              f"{r['meshmem_us']:>12.3f}{fmt_optional(r['baseline_us'], '.3f'):>13}"
-              f"{fmt_optional(r['ratio'], '.2f'):>8}{fmt_optional(r.get('meshmem_GBps'), '.2f'):>14}"
+        size = format_size(r["bytes"]) if r.get("sized", True) else "-"
+        print(f"{row_label(r):<22}{r['ranks']:>6}{size:>7}"
+              f"{r['meshmem_us']:>12.3f}{fmt_optional(r['baseline_us'], '.3f'):>11}"
+              f"{fmt_optional(r.get('speedup_vs_baseline'), '.2f'):>11}"
+              f"{fmt_optional(r.get('meshmem_GBps'), '.2f'):>14}"
               f"{fmt_optional(r['memcpy_GBps'], '.2f'):>13}"
-              f"{'-' if pct is None else format(100 * pct, '.0f') + '%':>10}"
+              f"{'-' if pct is None else format(100 * pct, '.0f') + ' %':>10}"
               f"{fmt_optional(r.get('memcpy_one_rank_GBps'), '.2f'):>15}"
               f"{fmt_optional(r.get('floor_us'), '.3f'):>10}"
               f"{fmt_optional(r.get('meshmem_vs_floor'), '.2f'):>9}"
-              f"  {r['baseline'] or 'none'}", file=out)
+              f"  {peer_name(r['baseline']) if r['baseline'] else 'none'}", file=out)
+
+
+# how far a measurement may pass its own memcpy reference before it needs a word of explanation
+MEMCPY_NOISE = 1.25
+
+
+def memcpy_notes(rows: list) -> list[str]:
+    """The notes a table needs where memcpy does not bound a row: a reference far below the
+    others (a slow case of memcpy, not a fair limit), or a row faster than its reference by more
+    than noise (fewer ranks copying at once than in the reference, or a suspect reference)."""
+    notes = []
+    refs = [r["memcpy_GBps"] for r in rows if r.get("memcpy_GBps")]
+    typical = statistics.median(refs) if refs else None
+    for r in rows:
+        ref, pct = r.get("memcpy_GBps"), r.get("meshmem_vs_memcpy")
+        where = f"{row_label(r)} {format_size(r['bytes'])}"
+        if ref and ref < typical / 3:
+            notes.append(f"{where}: the memcpy reference ({ref:.2f} GB/s) is under a third of "
+                         f"the table's median ({typical:.2f} GB/s): a slow case of memcpy, not "
+                         f"the limit of a copy")
+        if pct and pct > MEMCPY_NOISE:
+            one = r.get("memcpy_one_rank_GBps")
+            if one and r["meshmem_GBps"] <= one * MEMCPY_NOISE:
+                notes.append(f"{where}: meshmem moves {100 * pct:.0f} % of the every-rank memcpy "
+                             f"but stays within the 1-rank memcpy ({one:.2f} GB/s): fewer ranks "
+                             f"copy at once than in the reference")
+            else:
+                notes.append(f"{where}: meshmem moves {100 * pct:.0f} % of memcpy, above both "
+                             f"references: the reference is suspect")
+    return notes
 
 
 def topology_env(topology: str, ranks: int) -> dict:
-    """The environment that selects @p topology for the meshmem ranks (BenchError when it
-    is malformed, does not fit @p ranks, or this build of meshmem does not know topologies)."""
-    if topology == "fullmesh":
+    """The environment that selects @p topology for the meshmem ranks (UserError when it is
+    malformed, does not fit @p ranks, or this build of meshmem does not know topologies)."""
+    name, _ = options.parse_topology(topology, ranks)
+    if name == "fullmesh":
         return {"MESHMEM_TOPOLOGY": None}  # the runtime's default, whatever the caller's env
-    m = _GHC.match(topology)
-    if not m and topology != "ghc":
-        raise BenchError(f"--topology {topology!r}: expected fullmesh, ghc:KXxKY (e.g. ghc:4x2) "
-                         f"or ghc (the most square grid)")
-    kx, ky = (int(m.group(1)), int(m.group(2))) if m else (1, ranks)
-    if kx < 1 or ky < 1 or kx * ky != ranks:
-        raise BenchError(f"--topology {topology}: {kx} x {ky} = {kx * ky} ranks, but "
-                         f"--ranks is {ranks}")
     lib = osu.build_dir() / "lib" / "libmeshmem.so"
     try:
         known = b"TOPOLOGY" in lib.read_bytes()
     except OSError:
         known = True  # cannot tell: let the runtime accept or reject it
     if not known:
-        raise BenchError(f"--topology {topology}: this build of meshmem ({lib}) does not read "
-                         f"MESHMEM_TOPOLOGY (GHC is not in it yet): it would silently run the "
-                         f"full mesh, so nothing was measured")
-    return {"MESHMEM_TOPOLOGY": topology}
+        raise UserError(f"--topology {topology}: this build of meshmem ({lib}) does not read "
+                        f"MESHMEM_TOPOLOGY (GHC is not in it yet): it would silently run the "
+                        f"full mesh, so nothing was measured")
+    return {"MESHMEM_TOPOLOGY": name}
 
 
 def select_ops(requested: list, algos: list, notes: list) -> list:
@@ -462,40 +464,37 @@ def select_ops(requested: list, algos: list, notes: list) -> list:
     return out
 
 
-def run(args) -> int:
-    """Entry point of `meshmem bench`."""
-    notes = []
-    algos = [a.strip() for a in args.algo.split(",") if a.strip()] or ["auto"]
+def check(args) -> tuple[list, list, list | None, dict]:
+    """Every user error of the command line, before anything runs (UserError, one line):
+    returns (operations with their algorithms, algorithms, sizes or None, meshmem's env)."""
+    options.check_outputs(args)
+    options.at_least("--ranks", args.ranks, 1)
+    options.at_least("--rounds", args.rounds, 1)
+    for opt in ("iters", "iters_large"):
+        options.at_least(f"--{opt.replace('_', '-')}", getattr(args, opt), 1)
+    options.at_least("--warmup", args.warmup, 0)
+    algos = options.comma_list(args.algo) or ["auto"]
     bad = [a for a in algos if a not in ALGOS]
     if bad:
-        print(f"meshmem bench: --algo {', '.join(bad)}: unknown algorithm (choose from "
-              f"{', '.join(ALGOS)})", file=sys.stderr)
-        return 2
+        raise UserError(f"--algo {', '.join(bad)}: unknown algorithm (choose from "
+                        f"{', '.join(ALGOS)})")
     try:
-        selected = select_ops(args.ops, list(dict.fromkeys(algos)), notes)
+        selected = select_ops(args.ops, algos, args.notes)
     except ValueError as e:
-        print(f"meshmem bench: --algo: {e}", file=sys.stderr)
-        return 2
+        raise UserError(f"--algo: {e}") from None
     if not selected:
-        print(f"meshmem bench: no operation offers --algo {args.algo}", file=sys.stderr)
-        return 2
-    if args.ranks < 1:
-        print("meshmem bench: --ranks must be at least 1", file=sys.stderr)
-        return 2
-    if args.rounds < 1:
-        print("meshmem bench: --rounds must be at least 1", file=sys.stderr)
-        return 2
-    try:
-        user_sizes = ([parse_size(t) for t in args.sizes.split(",") if t.strip()]
-                      if args.sizes else None)
-    except ValueError as e:
-        print(f"meshmem bench: --sizes: {e}", file=sys.stderr)
-        return 2
-    try:
-        mesh_env = topology_env(args.topology, args.ranks)
-    except BenchError as e:
-        print(f"meshmem bench: {e}", file=sys.stderr)
-        return 2
+        raise UserError(f"no operation offers --algo {args.algo}")
+    for name, _ in selected:
+        if OPS[name].sized and args.ranks < 2:
+            raise UserError(f"{name} needs at least 2 ranks (--ranks)")
+    sizes = options.parse_sizes("--sizes", args.sizes) if args.sizes else None
+    return selected, algos, sizes, topology_env(args.topology, args.ranks)
+
+
+def run(args) -> int:
+    """Entry point of `meshmem bench`."""
+    args.notes = notes = []
+    selected, algos, user_sizes, mesh_env = check(args)
     ncpu = osu.cores()
     oversub = args.ranks > ncpu
     iters = args.iters or (OVERSUB_ITERS if oversub else 1000)
@@ -504,22 +503,19 @@ def run(args) -> int:
         notes.append(f"{args.ranks} ranks on {ncpu} cores (oversubscribed): {iters_large} "
                      f"iterations above 8 KiB instead of OSU's 100")
     # pinned even when oversubscribed: unpinned, the scheduler's placement of 8 ranks on 2
-    # cores (4+4 or 5+3) changed the per-call time of either runtime by up to 1.7x from one
-    # run to the next; pinned round-robin, every run has 4 ranks per core on both sides
-    bind = args.bind if args.bind != "auto" else "core"
+    # cores (4+4 or 5+3) changes the per-call time of either runtime from one run to the next;
+    # pinned round-robin, every run has the same ranks per core on both sides
+    bind = args.bind_to
     info = machine_info()
     coll_note = (f"; collectives: topology {args.topology}, "
                  f"{'private (malloc)' if args.private else 'symmetric-heap'} buffers"
                  if any(OPS[n].program == "coll" for n, _ in selected) else "")
-    print(f"# meshmem bench: {args.ranks} ranks on {info['nproc']} cores ({info['cpu']}), "
-          f"bind {bind}, {args.rounds} alternating rounds, median reported; "
-          f"load average {info['loadavg'][0]:.2f}{coll_note}")
+    print(f"# meshmem bench: {machine_line(info, args.ranks)}; bind-to {bind}; "
+          f"{args.rounds} alternating rounds, medians{coll_note}")
     rows = []
     try:
         for name, op_algos in selected:
             op = OPS[name]
-            if op.sized and args.ranks < 2:
-                raise BenchError(f"{name} needs at least 2 ranks")
             sizes = list(user_sizes) if (user_sizes and op.sized) else list(op.sizes)
             if op.program == "coll":
                 # send and receive buffers of N blocks each, and room for the runtime
@@ -552,14 +548,16 @@ def run(args) -> int:
         if r["baseline"] and (r["op"], r["baseline"]) not in seen:
             seen.add((r["op"], r["baseline"]))
             print(f"# {r['op']}: meshmem times {r['meshmem_call']}; "
-                  f"{r['baseline']} times {r['baseline_call']}")
+                  f"{peer_name(r['baseline'])} times {r['baseline_call']}")
+    notes += memcpy_notes(rows)
     for n in notes:
         print(f"# note: {n}")
-    print("# ratio = meshmem us / baseline us (below 1: meshmem faster); memcpy GB/s: a plain "
-          "memcpy of that size by every rank at once, in the same runs (1-rank: rank 0 alone); "
-          "collectives: of the bytes a rank moves per call (N blocks for alltoall/allgather); "
-          "floor us: the collective's pattern of cache lines with no runtime, timed the same "
-          "way in the meshmem runs; x floor = meshmem us / floor us")
+    col = peer_column(rows)
+    print(speedup_legend(col, "OpenMPI time" if col == "× OpenMPI" else "peer time"))
+    print("# memcpy GB/s: a plain memcpy of the bytes a rank moves per call (N blocks for "
+          "alltoall and allgather) by every rank at once, in the same runs; 1-rank: by rank 0 "
+          "alone; floor µs: the collective's pattern of cache lines written with no runtime, "
+          "timed the same way in the meshmem runs; × floor = meshmem time / floor time")
     info["loadavg_end"] = list(os.getloadavg())
     doc = {"results": rows, "machine": info,
            "settings": {"ranks": args.ranks, "rounds": args.rounds, "iters": iters,
@@ -574,6 +572,7 @@ def run(args) -> int:
         print(f"# wrote {args.json}")
     if args.plot:
         from meshmem.plot import plot_latency
-        plot_latency(rows, args.plot, title=f"{args.ranks} ranks, {info['cpu']}")
+        plot_latency(rows, args.plot, title=f"meshmem against its peer: {args.ranks} ranks on "
+                                            f"{info['nproc']} cores, {info['cpu']}")
         print(f"# wrote {args.plot}")
     return 0

@@ -1,27 +1,59 @@
 """The `meshmem` command: one argparse sub-parser per command, registered in COMMANDS.
 
 Each command module exposes `add_arguments(parser)` and `run(args) -> int` (the exit status).
+A user error is one line `meshmem COMMAND: message` and exit status 2: the parser's own errors
+(options.Parser) and every UserError a command raises; a file that cannot be written is one
+line and status 1.
 """
-import argparse
+from __future__ import annotations
+
 import importlib
 import sys
 
+from meshmem import __version__
+from meshmem.options import HelpFormatter, Parser, UserError
+
+DESCRIPTION = """\
+meshmem: benchmarks, case studies and a fabric model for the meshmem communication runtime.
+
+Every measurement runs meshmem and the same program on OpenMPI alternately, in the same run on
+the same machine, and reports the speed-up (OpenMPI time / meshmem time: above 1, meshmem is
+faster), with JSON (--json FILE) and plots (--plot FILE.png) on request. Programs of your own
+are built with meshcc and started with meshrun (see their --help)."""
+
+EPILOG = """\
+examples:
+  meshmem info --config                        every tunable and its value here
+  meshmem bench put get pingpong --ranks 2     OSU-style latency against OpenMPI
+  meshmem bench coll --ranks 8 --plot c.png    every collective against MPI_*
+  meshmem sort --records 2^24 --variant a1     the OPTWEB single-pass sort
+  meshmem demo                                 the case studies, verified, with plots
+  meshmem COMMAND --help                       a command's options"""
+
 # command name -> (module, one-line help)
 COMMANDS = {
-    "info": ("meshmem.info", "print the version, the machine and every tunable (--config)"),
-    "bench": ("meshmem.bench", "OSU-style benchmarks, meshmem against OpenMPI in the same run"),
-    "demo": ("meshmem.demo", "build-free demonstration of meshmem on this machine"),
-    "sort": ("meshmem.sort_cli", "distributed counting sort and LSD radix sort vs OpenMPI and serial"),
-    "average": ("meshmem.average_cli", "sharing averaged parameters, naive vs aggressive vs OpenMPI"),
-    "fft": ("meshmem.fft_cli", "distributed 3-D FFT vs FFTW-MPI and serial FFTW"),
-    "amt": ("meshmem.amt_cli", "8-byte all-to-all and message-driven kernel vs MPI"),
-    "model": ("meshmem.model_cli", "fabric model: validate against the papers, predict, sweep designs"),
+    "info": ("meshmem.info", "the version, this machine, and with --config every tunable"),
+    "bench": ("meshmem.bench", "OSU-style benchmarks: meshmem against OpenMPI in the same run"),
+    "sort": ("meshmem.sort_cli", "distributed counting and radix sorts against OpenMPI and a "
+                                 "serial sort"),
+    "average": ("meshmem.average_cli", "sharing averaged parameters (naive, aggressive) against "
+                                       "MPI_Allreduce"),
+    "fft": ("meshmem.fft_cli", "the distributed 3-D FFT of DataVortex against FFTW-MPI and serial "
+                               "FFTW"),
+    "amt": ("meshmem.amt_cli", "8-byte all-to-all and a message-driven kernel (DataVortex) "
+                               "against MPI"),
+    "demo": ("meshmem.demo", "the OPTWEB case studies on this machine, verified, with plots"),
+    "model": ("meshmem.model_cli", "the fabric model: validate it against the papers, predict, "
+                                   "sweep designs, replay a traced run"),
 }
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="meshmem", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+def build_parser() -> tuple[Parser, dict]:
+    """The parser of every command, and the modules that run them."""
+    parser = Parser(prog="meshmem", description=DESCRIPTION, epilog=EPILOG,
+                    formatter_class=HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"meshmem {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     modules = {}
     for name, (modname, help_text) in COMMANDS.items():
         try:
@@ -29,14 +61,26 @@ def main(argv=None) -> int:
         except ImportError as e:  # a command whose module is missing must not hide the others
             print(f"meshmem: command {name} unavailable: {e}", file=sys.stderr)
             continue
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        p = sub.add_parser(name, help=help_text, description=help_text,
+                           formatter_class=HelpFormatter)
         mod.add_arguments(p)
         modules[name] = mod
+    return parser, modules
+
+
+def main(argv=None) -> int:
+    parser, modules = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
     try:
         return int(modules[args.command].run(args) or 0)
+    except UserError as e:
+        print(f"meshmem {args.command}: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # a file that cannot be written after all (disk full, ...)
+        print(f"meshmem {args.command}: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130

@@ -1,0 +1,234 @@
+"""The command-line vocabulary every `meshmem` command shares (VOCABULARY.md), in one place.
+
+One name and one meaning per concept: --ranks N, --bind-to core|none, --topology
+fullmesh|ghc|ghc:KXxKY, --algo, --json FILE, --plot FILE.png (--plot-dir DIR for several
+plots), --fabric-set SECTION.KEY=VALUE, --vs, --rounds, --timeout. Old spellings stay accepted
+as aliases, listed in each option's help.
+
+Every user error is one line and exit status 2, found before anything runs: the parser's own
+errors (Parser) and the checks here, which raise UserError naming the option and the value.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from pathlib import Path
+
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+
+# file types matplotlib writes without extra packages
+PLOT_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+class UserError(ValueError):
+    """A mistake in what the user asked for: printed as one line `meshmem COMMAND: message`."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: `meshmem bench: argument --ranks: invalid int value: 'x'
+    (see meshmem bench --help)`, exit status 2. Sub-command parsers are of this class too."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs keep their line breaks (examples, tables); defaults are in the
+    help texts themselves, written for users."""
+
+
+def parse_size(text: str) -> int:
+    """'8', '4K', '4KiB', '1M', '1G' -> bytes (binary multiples); UserError otherwise."""
+    t = str(text).strip().upper().removesuffix("IB").removesuffix("B")
+    mult = {"K": KiB, "M": MiB, "G": GiB}.get(t[-1:], 1)
+    if mult != 1:
+        t = t[:-1]
+    try:
+        value = int(t) * mult
+    except ValueError:
+        raise UserError(f"size {text!r} is not a number of bytes (e.g. 8, 4K, 1M)") from None
+    if value < 0:
+        raise UserError(f"size {text!r} is negative")
+    return value
+
+
+def parse_count(text: str) -> int:
+    """A count as sizes are written, or a power of two: '2^24', '16M', '1000'."""
+    t = str(text).strip()
+    if t.startswith("2^"):
+        try:
+            return 1 << int(t[2:])
+        except ValueError:
+            raise UserError(f"count {text!r} is not 2^N, a number or a size such as 16M") \
+                from None
+    return parse_size(t)
+
+
+def parse_sizes(option: str, text: str) -> list[int]:
+    """A comma list of sizes for @p option; UserError naming it."""
+    try:
+        sizes = [parse_size(t) for t in str(text).split(",") if t.strip()]
+    except UserError as e:
+        raise UserError(f"{option}: {e}") from None
+    if not sizes:
+        raise UserError(f"{option}: no size given")
+    return sizes
+
+
+def comma_list(text: str) -> list[str]:
+    """'a, b,,c' -> ['a', 'b', 'c'], first occurrences kept in order."""
+    return list(dict.fromkeys(t.strip() for t in str(text).split(",") if t.strip()))
+
+
+def at_least(option: str, value, low) -> None:
+    """UserError unless @p value >= @p low."""
+    if value is not None and not value >= low:
+        raise UserError(f"{option} must be at least {low} (got {value})")
+
+
+# --------------------------------------------------------------------------------------------
+# the shared options
+
+
+def _bind_value(text: str) -> str:
+    """core|none; 'auto' (the old default's name) means core."""
+    return "core" if text == "auto" else text
+
+
+def add_ranks(p, default: int | None = 2, what: str = "ranks (processes) to start") -> None:
+    """--ranks N (-n N)."""
+    dflt = f" (default {default})" if default is not None else ""
+    p.add_argument("--ranks", "-n", type=int, default=default, metavar="N", help=what + dflt)
+
+
+def add_bind_to(p, default: str = "core") -> None:
+    """--bind-to core|none (alias --bind): the same pinning for meshmem and its peer."""
+    p.add_argument("--bind-to", "--bind", dest="bind_to", type=_bind_value,
+                   choices=("core", "none"), default=default, metavar="core|none",
+                   help=f"pin rank r to the r-th CPU, round-robin when ranks outnumber CPUs, "
+                        f"for meshmem and OpenMPI alike; none lets the scheduler place them "
+                        f"(default {default}; --bind is the old name)")
+
+
+def add_rounds(p, default: int) -> None:
+    """--rounds N."""
+    p.add_argument("--rounds", type=int, default=default, metavar="N",
+                   help=f"meshmem and its peer run alternately N times each; medians are "
+                        f"reported (default {default})")
+
+
+def add_timeout(p, default: float = 300) -> None:
+    """--timeout SEC."""
+    p.add_argument("--timeout", type=float, default=default, metavar="SEC",
+                   help=f"stop a run that takes longer than SEC seconds (default {default:g})")
+
+
+def add_json(p) -> None:
+    """--json FILE."""
+    p.add_argument("--json", metavar="FILE",
+                   help="also write every result, the machine and the settings as JSON")
+
+
+def add_plot(p, what: str) -> None:
+    """--plot FILE.png."""
+    p.add_argument("--plot", metavar="FILE.png",
+                   help=f"also draw {what} (PNG; .pdf and .svg work too)")
+
+
+def add_fabric_set(p, what: str) -> None:
+    """--fabric-set SECTION.KEY=VALUE (alias --set), repeatable."""
+    p.add_argument("--fabric-set", "--set", dest="fabric_set", action="append", default=[],
+                   metavar="SECTION.KEY=VALUE",
+                   help=f"replace one value of the fabric file {what}, e.g. "
+                        f"link.bandwidth_gbps=90 (repeatable; --set is the old name)")
+
+
+def add_algo(p, choices: str, default: str, what: str) -> None:
+    """--algo NAME[,NAME...] (alias --algorithm)."""
+    p.add_argument("--algo", "--algorithm", dest="algo", default=default, metavar="NAME",
+                   help=f"{what}: {choices} (default {default}; --algorithm is the old name)")
+
+
+# --------------------------------------------------------------------------------------------
+# checks made before anything runs
+
+
+def check_output_file(option: str, path: str | None, suffixes: tuple = ()) -> None:
+    """UserError unless @p path can be written: its directory exists and is writable, it is not
+    a directory, and (for a plot) its suffix is one of @p suffixes."""
+    if not path:
+        return
+    p = Path(path)
+    if suffixes and p.suffix.lower() not in suffixes:
+        raise UserError(f"{option} {path}: the file name must end in "
+                        f"{' or '.join(suffixes)}")
+    if p.is_dir():
+        raise UserError(f"{option} {path}: is a directory, a file name is needed")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise UserError(f"{option} {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise UserError(f"{option} {path}: not writable")
+
+
+def check_output_dir(option: str, path: str | None) -> None:
+    """UserError unless @p path is a writable directory or one that can be made (its nearest
+    existing ancestor is a writable directory)."""
+    if not path:
+        return
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise UserError(f"{option} {path}: is a file, a directory is needed")
+    ancestor = p
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK):
+        raise UserError(f"{option} {path}: cannot write into {ancestor}")
+
+
+def check_outputs(args) -> None:
+    """The output options a command has (--json, --plot, --plot-dir), checked."""
+    check_output_file("--json", getattr(args, "json", None))
+    check_output_file("--plot", getattr(args, "plot", None), PLOT_SUFFIXES)
+    check_output_dir("--plot-dir", getattr(args, "plot_dir", None))
+
+
+_GHC = re.compile(r"^ghc:(\d+)[xX](\d+)$")
+TOPOLOGY_ALIASES = {"full": "fullmesh", "both": "fullmesh,ghc"}
+
+
+def parse_topology(text: str, ranks: int) -> tuple[str, tuple[int, int] | None]:
+    """One --topology value for a job of @p ranks ranks: ('fullmesh', None), ('ghc', None)
+    (the most square grid) or ('ghc:KXxKY', (KX, KY)); UserError when malformed or when
+    KX * KY is not @p ranks."""
+    t = TOPOLOGY_ALIASES.get(text, text)
+    if t in ("fullmesh", "ghc"):
+        return t, None
+    m = _GHC.match(t)
+    if not m:
+        raise UserError(f"--topology {text!r}: expected fullmesh, ghc:KXxKY (e.g. ghc:4x2) or "
+                        f"ghc (the most square grid)")
+    kx, ky = int(m.group(1)), int(m.group(2))
+    if kx < 1 or ky < 1 or kx * ky != ranks:
+        raise UserError(f"--topology {t}: {kx} x {ky} = {kx * ky} ranks, but --ranks is {ranks}")
+    return f"ghc:{kx}x{ky}", (kx, ky)
+
+
+def parse_topologies(text: str, ranks: int) -> list[str]:
+    """A comma list of --topology values ('both' and 'full' as their aliases), checked."""
+    out = []
+    for item in comma_list(text):
+        for t in comma_list(TOPOLOGY_ALIASES.get(item, item)):
+            name, _ = parse_topology(t, ranks)
+            if name not in out:
+                out.append(name)
+    if not out:
+        raise UserError("--topology: no topology given")
+    return out
+
+
+def most_square(ranks: int) -> tuple[int, int]:
+    """The most square KX x KY = @p ranks with KX >= KY (as the runtime's ghc)."""
+    ky = max(d for d in range(1, int(ranks ** 0.5) + 1) if ranks % d == 0)
+    return ranks // ky, ky
