@@ -43,7 +43,7 @@ static int run_replay(const meshrun_fabric_t *f, const char **extra)
         argv[a++] = f->compute_scale;
     }
     for (int i = 0; i < f->nsets; i++) {
-        argv[a++] = "--set";
+        argv[a++] = "--fabric-set";
         argv[a++] = f->sets[i];
     }
     for (int i = 0; extra[i] && a < (int)(sizeof(argv) / sizeof(argv[0])) - 1; i++)

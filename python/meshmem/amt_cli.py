@@ -1,5 +1,5 @@
 """`meshmem amt`: the asynchronous many-task traffic of DataVortex §4 against MPI, in the same
-run.
+run, on the application harness (app_command.py).
 
 (a) Fig. 2: an all-to-all of 8-byte messages as the messages per rank grow, every message on
 its own, no aggregation by the user: meshmem puts (one meshmem_put of 8 bytes each) and active
@@ -13,13 +13,31 @@ Every slot of (a) and the global counts of (b) are verified.
 """
 from __future__ import annotations
 
-from meshmem import bench
+import sys
+
+from meshmem import options
 from meshmem import plot as plots
 from meshmem.app_command import AppCommand, Launch, UsageError, add_prediction, alternate, median
+from meshmem.report import fmt_optional, format_size, speedup_legend, speedup_phrase
 
 PARTS = ("fig2", "kernel")
 MESH = ("put", "am")            # meshmem's forms of (a)
 TWIN = ("alltoall", "isend")    # MPI's
+
+DESCRIPTION = """\
+The asynchronous many-task traffic of DataVortex (§4), verified, against MPI in the same run:
+
+  fig2    Fig. 2: an all-to-all of 8-byte messages as the messages per rank grow, every message
+          on its own, no aggregation by the user: meshmem puts (one meshmem_put of 8 bytes
+          each) and active messages (one SHORT request each), against MPI_Alltoall of 8-byte
+          blocks (one message to each peer per call) and MPI_Isend/MPI_Irecv of single
+          messages (windows of 64, as OSU's message-rate test); every slot is checked
+  kernel  a message-driven kernel: every arriving 8-byte task is counted and may spawn tasks
+          on ranks it picks, until a counting termination detection ends it; the number of
+          tasks run and their checksum must equal the precomputed ones (meshmem: active
+          messages, MPI: MPI_Isend)
+
+The speed-up is MPI's time / meshmem's time (above 1: meshmem is faster)."""
 
 
 def measure(a, launch: Launch, log=print) -> tuple[list, list]:
@@ -35,7 +53,7 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
                 sides[v] = (lambda v=v: launch.openmpi("amt_mpi", ["-v", v, "-m", counts,
                                                                   *common], "amt"))
         got = alternate(a.rounds, sides)
-        log(f"  amt fig2: {a.rounds} rounds done")
+        log(f"  amt fig2: {a.rounds} rounds done", file=sys.stderr)
         for v in MESH:
             for i, m in enumerate(a.counts):
                 row = merge(got[v], i)
@@ -53,7 +71,7 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
         if "openmpi" in a.baselines:
             sides["mpi"] = lambda: launch.openmpi("amt_mpi", args, "amt")
         got = alternate(a.rounds, sides)
-        log(f"  amt kernel: {a.rounds} rounds done")
+        log(f"  amt kernel: {a.rounds} rounds done", file=sys.stderr)
         row = merge(got["kernel"], 0)
         if "mpi" in got:
             tw = merge(got["mpi"], 0)
@@ -91,11 +109,13 @@ def merge(runs: list, i: int) -> dict:
 
 def print_table(rows: list, out=None):
     """(a) one line per (form, count), the MPI forms beside; (b) the kernel."""
+    out = out or sys.stdout  # looked up now: a default bound at import goes stale
     a2a = [r for r in rows if r["variant"] != "kernel"]
     fabric = any("predicted_s" in r for r in rows)
+    fw = 11 if fabric else 0  # the fabric column only when a fabric was given
     if a2a:
-        head = (f"{'variant':<8}{'ranks':>6}{'messages':>10}{'meshmem s':>11}{'Mmsg/s':>9}"
-                f"{'fabric s' if fabric else '':>10}"
+        head = (f"{'variant':<8}{'ranks':>6}{'messages':>10}{'meshmem µs':>12}{'Mmsg/s':>9}"
+                f"{'fabric µs' if fabric else '':>{fw}}"
                 f"{'Alltoall Mmsg/s':>16}{'× Alltoall':>11}{'Isend Mmsg/s':>13}{'× Isend':>9}"
                 f"{'ok':>4}")
         print(head, file=out)
@@ -103,13 +123,14 @@ def print_table(rows: list, out=None):
         for r in a2a:
             ok = all(r.get(k, 1) == 1 for k in ("verified", "alltoall_verified",
                                                "isend_verified"))
-            print(f"{r['variant']:<8}{r['ranks']:>6}{r['messages']:>10}{r['seconds']:>11.6f}"
-                  f"{r['Mmsgs']:>9.2f}"
-                  f"{bench.fmt_optional(r.get('predicted_s'), '.3g') if fabric else '':>10}"
-                  f"{bench.fmt_optional(r.get('alltoall_Mmsgs'), '.2f'):>16}"
-                  f"{bench.fmt_optional(r.get('speedup_vs_alltoall'), '.2f'):>11}"
-                  f"{bench.fmt_optional(r.get('isend_Mmsgs'), '.2f'):>13}"
-                  f"{bench.fmt_optional(r.get('speedup_vs_isend'), '.2f'):>9}"
+            pred = r["predicted_s"] * 1e6 if "predicted_s" in r else None
+            print(f"{r['variant']:<8}{r['ranks']:>6}{format_size(r['messages']):>10}"
+                  f"{r['seconds'] * 1e6:>12.1f}{r['Mmsgs']:>9.2f}"
+                  f"{fmt_optional(pred, '.1f') if fabric else '':>{fw}}"
+                  f"{fmt_optional(r.get('alltoall_Mmsgs'), '.2f'):>16}"
+                  f"{fmt_optional(r.get('speedup_vs_alltoall'), '.2f'):>11}"
+                  f"{fmt_optional(r.get('isend_Mmsgs'), '.2f'):>13}"
+                  f"{fmt_optional(r.get('speedup_vs_isend'), '.2f'):>9}"
                   f"{'yes' if ok else 'NO':>4}", file=out)
     for r in rows:
         if r["variant"] == "kernel":
@@ -119,10 +140,30 @@ def print_table(rows: list, out=None):
                     f"{r['rounds']} detection rounds")
             if "mpi_seconds" in r:
                 line += (f"; MPI {r['mpi_seconds'] * 1e3:.2f} ms ({r['mpi_Mtasks']:.2f} Mtasks/s):"
-                         f" {r['speedup_vs_openmpi']:.2f} × faster")
+                         f" {speedup_phrase(r['speedup_vs_openmpi'], 'MPI')}")
             if "predicted_s" in r:
                 line += f"; fabric {r['predicted_s'] * 1e3:.3g} ms"
             print(f"{line}; verified: {'yes' if ok else 'NO'}", file=out)
+
+
+def summary(rows: list) -> list[str]:
+    """The largest count's puts against MPI, and the kernel against MPI, with units."""
+    lines = []
+    puts = [r for r in rows if r["variant"] == "put"]
+    if puts:
+        r = max(puts, key=lambda r: r["messages"])
+        parts = [speedup_phrase(r.get(f"speedup_vs_{t}"), peer) for t, peer in
+                 (("isend", "MPI_Isend"), ("alltoall", "MPI_Alltoall"))
+                 if r.get(f"speedup_vs_{t}")]
+        lines.append(f"{format_size(r['messages'])} 8-byte puts per rank: {r['Mmsgs']:.1f} "
+                     f"Mmsg/s" + "".join(f", {p}" for p in parts))
+    for r in rows:
+        if r["variant"] == "kernel":
+            line = f"message-driven kernel: {r['Mtasks']:.2f} Mtasks/s"
+            if r.get("speedup_vs_openmpi"):
+                line += (f", {speedup_phrase(r['speedup_vs_openmpi'], 'the same kernel on MPI')}")
+            lines.append(line)
+    return lines
 
 
 def plot(rows: list, path: str, title: str = ""):
@@ -159,57 +200,64 @@ def plot(rows: list, path: str, title: str = ""):
 
 
 def parse_counts(text: str) -> list[int]:
-    """'64,1K,16K' -> [64, 1024, 16384]."""
-    return [bench.parse_size(t) for t in text.split(",") if t.strip()]
+    """--messages '64,1K,16K' -> [64, 1024, 16384]; UsageError naming the option."""
+    try:
+        return [options.parse_count(t) for t in options.comma_list(text)]
+    except UsageError:
+        raise UsageError(f"--messages {text}: counts, e.g. 64,1K,16K") from None
 
 
 class AmtCommand(AppCommand):
     """`meshmem amt` on the application harness."""
     name = "amt"
     baselines = ("openmpi",)
+    description = DESCRIPTION
+    plot_what = "DataVortex Fig. 2: the all-to-all's bandwidth and message rate"
     examples = ("meshmem amt --ranks 2",
                 "meshmem amt --ranks 8 --messages 64,1K,16K,256K --plot amt.png",
                 "meshmem amt --part kernel --tasks 10000 --depth 12")
 
     def add_app_arguments(self, p):
-        p.add_argument("--part", default="fig2,kernel",
-                       help="fig2 (the 8-byte all-to-all), kernel, or both (default both)")
-        p.add_argument("--messages", default="64,1K,16K,64K",
+        p.add_argument("--part", default="fig2,kernel", metavar="LIST",
+                       help="fig2, kernel, or both comma-separated (listed above; default both)")
+        p.add_argument("--messages", default="64,1K,16K,64K", metavar="LIST",
                        help="fig2: 8-byte messages per rank, comma-separated (default "
                             "64,1K,16K,64K)")
-        p.add_argument("--tasks", type=int, default=2000,
+        p.add_argument("--tasks", type=int, default=2000, metavar="N",
                        help="kernel: initial tasks per rank (default 2000)")
-        p.add_argument("--depth", type=int, default=10,
-                       help="kernel: their time to live, 0..255 (default 10)")
-        p.add_argument("--iters", type=int, default=5, help="timed runs per program (median)")
-        p.add_argument("--seed", type=int, default=1)
+        p.add_argument("--depth", type=int, default=10, metavar="TTL",
+                       help="kernel: the tasks' time to live, 0..255 (default 10)")
+        p.add_argument("--iters", type=int, default=5, metavar="N",
+                       help="timed runs per program; the median is kept (default 5)")
+        p.add_argument("--seed", type=int, default=1, help="seed of the kernel's choices "
+                                                           "(default 1)")
 
     def check(self, a):
-        a.parts = [t.strip() for t in a.part.split(",") if t.strip()]
+        a.parts = options.comma_list(a.part)
         if not a.parts or any(t not in PARTS for t in a.parts):
             raise UsageError(f"--part {a.part}: fig2, kernel or both comma-separated")
-        try:
-            a.counts = parse_counts(a.messages)
-        except ValueError:
-            raise UsageError(f"--messages {a.messages}: counts, e.g. 64,1K,16K") from None
-        if not a.counts or min(a.counts) < 0:
-            raise UsageError(f"--messages {a.messages}: counts of at least 0")
-        if a.tasks < 0 or not 0 <= a.depth <= 255:
-            raise UsageError(f"--tasks {a.tasks} --depth {a.depth}: tasks at least 0, depth "
-                             "0..255")
-        if a.iters < 1:
-            raise UsageError(f"--iters {a.iters}: at least 1")
+        a.counts = parse_counts(a.messages)
+        if not a.counts:
+            raise UsageError(f"--messages {a.messages}: no count given")
+        options.at_least("--tasks", a.tasks, 0)
+        if not 0 <= a.depth <= 255:
+            raise UsageError(f"--depth {a.depth}: 0 to 255")
+        options.at_least("--iters", a.iters, 1)
 
     def describe(self, a):
-        return f", {'+'.join(a.parts)}"
+        return f"; {' and '.join(a.parts)}"
+
+    def title(self, a, rows):
+        return f"all-to-all of 8-byte messages (DataVortex Fig. 2): {a.ranks} ranks"
 
     def settings(self, a):
         return {"parts": a.parts, "messages": a.counts, "tasks": a.tasks, "depth": a.depth,
                 "iters": a.iters}
 
     def footer(self, rows):
-        return ["# × Alltoall, × Isend, × faster: MPI time / meshmem time (speed-up: above 1 "
-                "meshmem is faster); Mmsg/s: messages of all ranks per second / 1e6"]
+        return [speedup_legend("× Alltoall, × Isend", "MPI time (MPI_Alltoall, MPI_Isend)"),
+                "# the kernel's speed-up likewise: MPI time / meshmem time",
+                "# Mmsg/s: the messages of all ranks per second / 1e6"]
 
     def measure(self, a, launch):
         return measure(a, launch)
@@ -218,7 +266,7 @@ class AmtCommand(AppCommand):
         print_table(rows, out)
 
     def plot(self, rows, path, title=""):
-        plot(rows, path, f"all-to-all of 8-byte messages, {rows[0]['ranks']} ranks")
+        plot(rows, path, title)
 
 
 COMMAND = AmtCommand()

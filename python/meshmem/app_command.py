@@ -12,7 +12,8 @@ A command is a subclass of AppCommand that sets its name, tag and baselines and 
 
 and exposes `add_arguments`/`run` of one instance to meshmem.cli (COMMANDS).
 
-Shared arguments (docs: VOCABULARY of the CLI):
+Shared arguments (one vocabulary for every command: meshmem.options, VOCABULARY.md), old
+spellings kept as aliases:
   --ranks N                         ranks (-n)
   --vhosts H | --hosts a:4,b:4 | --hostfile F
                                     run across (virtual) hosts: passed to meshrun, and --hosts /
@@ -20,15 +21,17 @@ Shared arguments (docs: VOCABULARY of the CLI):
   --rounds N                        alternating rounds: meshmem and each baseline in turn, the
                                     order flipped every round; medians over rounds
   --vs LIST                         baselines: a comma list of the command's (openmpi, serial),
-                                    or none
+                                    or none; exactly those run (--no-serial of sort: drop serial)
   --json FILE, --plot FILE.png      results as JSON {"results", "machine", "settings"}; the plot
-  --fabric FILE, --compute-scale X, --fabric-set S.K=V
+  --fabric FILE, --compute-scale X, --fabric-set S.K=V (--set)
                                     also predict the meshmem run on a modelled fabric
                                     (meshrun --fabric; docs/model.md)
-  --bind-to core|none|auto          (--bind) pin ranks; auto: core, none when oversubscribed
+  --bind-to core|none               (--bind) pin ranks; default core, none when oversubscribed
   --timeout SEC                     per program run
+Results as every command shows them (meshmem.report): sizes as 8, 1K, 64K, 1M, µs, speed-ups
+"× PEER" = peer time / meshmem time (above 1: meshmem is faster), explained under the table.
 Exit status: 0 every result verified, 1 a run failed or a result did not verify, 2 bad
-arguments (one line naming the option and its value).
+arguments (one line naming the option and its value, before anything runs).
 """
 from __future__ import annotations
 
@@ -43,15 +46,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from meshmem import apps_run, bench
+from meshmem import apps_run, options
+from meshmem.options import UserError
 from meshmem.osu import BenchError
 from meshmem.paths import bin_path
+from meshmem.report import machine_info, machine_line, speedup_legend
 
 BASELINE_NAMES = {"openmpi": "OpenMPI", "serial": "serial"}
 
-
-class UsageError(ValueError):
-    """A bad argument: its message names the option and the value."""
+# a bad argument: its message names the option and the value (the name the apps use)
+UsageError = UserError
 
 
 def median(values) -> float:
@@ -148,6 +152,8 @@ class AppCommand(abc.ABC):
     default_vs: str | None = None  # default --vs (None: every baseline)
     default_ranks = 2
     default_rounds = 3
+    description = ""               # the --help text, written for users
+    plot_what = "the results"      # what --plot draws, for its help
     examples: tuple = ()           # lines of the epilog
 
     # ---------------------------------------------------------------- to be provided
@@ -170,8 +176,12 @@ class AppCommand(abc.ABC):
         """Write the plot."""
 
     def describe(self, a) -> str:
-        """What runs, for the first line of the output."""
+        """What runs, for the first line of the output (after the machine)."""
         return ""
+
+    def title(self, a, rows: list) -> str:
+        """The one title of the plot."""
+        return f"{self.name}: {a.ranks} ranks"
 
     def settings(self, a) -> dict:
         """The command's own settings, for the JSON document."""
@@ -179,20 +189,20 @@ class AppCommand(abc.ABC):
 
     def footer(self, rows: list) -> list[str]:
         """Lines printed after the notes (how to read the ratios)."""
-        return [f"# × {BASELINE_NAMES[b]} = {BASELINE_NAMES[b]} time / meshmem time (speed-up:"
-                f" above 1 meshmem is faster)" for b in self.baselines]
+        names = [BASELINE_NAMES[b] for b in self.baselines]
+        return [speedup_legend(", ".join(f"× {n}" for n in names),
+                               f"{names[0]} time" if len(names) == 1 else "peer time")]
 
     # ---------------------------------------------------------------- shared
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
         """The whole command line: the shared arguments, then the command's own."""
-        p.formatter_class = argparse.RawDescriptionHelpFormatter
-        doc = sys.modules[type(self).__module__].__doc__ or ""
-        p.description = doc.strip()
+        p.formatter_class = options.HelpFormatter
+        p.description = self.description or (sys.modules[type(self).__module__].__doc__ or
+                                             "").strip()
         if self.examples:
             p.epilog = "examples:\n" + "\n".join(f"  {e}" for e in self.examples)
         g = p.add_argument_group("shared by every application command")
-        g.add_argument("--ranks", "-n", type=int, default=self.default_ranks,
-                       help=f"ranks (default {self.default_ranks})")
+        options.add_ranks(g, self.default_ranks)
         hosts = g.add_mutually_exclusive_group()
         hosts.add_argument("--vhosts", type=int, metavar="H",
                            help="run on H virtual hosts of this machine (meshrun --vhosts)")
@@ -200,37 +210,33 @@ class AppCommand(abc.ABC):
                            help="run across these hosts (meshrun --hosts, mpirun --host)")
         hosts.add_argument("--hostfile", metavar="FILE",
                            help="run across the hosts of FILE (meshrun and mpirun --hostfile)")
-        g.add_argument("--rounds", type=int, default=self.default_rounds,
-                       help=f"alternating rounds, medians reported (default {self.default_rounds})")
+        options.add_rounds(g, self.default_rounds)
         vs_default = self.default_vs or ",".join(self.baselines)
         g.add_argument("--vs", default=vs_default, metavar="LIST",
-                       help=f"baselines in the same run: comma list of {', '.join(self.baselines)}"
-                            f", or none (default {vs_default})")
-        g.add_argument("--json", metavar="FILE", help="write the results as JSON")
-        g.add_argument("--plot", metavar="FILE.png", help="write the plot")
+                       help=f"the peers run beside meshmem, exactly those: a comma list of "
+                            f"{', '.join(self.baselines)}, or none (default {vs_default})")
+        options.add_json(g)
+        options.add_plot(g, self.plot_what)
         g.add_argument("--fabric", metavar="FILE",
                        help="also predict the meshmem run on this modelled fabric (a file, or a "
                             "name in fabrics/): one more run under meshrun --fabric")
         g.add_argument("--compute-scale", type=float, metavar="X",
                        help="with --fabric: factor on measured, unannotated compute time "
                             "(default: the fabric's [compute] measured_scale)")
-        g.add_argument("--fabric-set", "--set", action="append", default=[],
-                       metavar="S.K=V", help="with --fabric: replace one value of the fabric")
-        g.add_argument("--bind-to", "--bind", dest="bind", default="auto",
-                       choices=("auto", "core", "none"),
-                       help="pin ranks to cores (default auto: core, none when oversubscribed)")
-        g.add_argument("--timeout", type=float, default=300, help="seconds per program run")
+        options.add_fabric_set(g, "of --fabric")
+        options.add_bind_to(g, None, "core; none when ranks outnumber cores")
+        options.add_timeout(g)
         self.add_app_arguments(p.add_argument_group(f"{self.name}"))
 
     def baselines_of(self, a) -> list[str]:
         """The baselines --vs names, checked; 'none' gives []."""
-        names = [t.strip() for t in str(a.vs).split(",") if t.strip()]
+        names = options.comma_list(a.vs)
         if names == ["none"]:
             return []
         bad = [n for n in names if n not in self.baselines]
         if bad or not names:
             raise UsageError(f"--vs {a.vs}: choose from {', '.join(self.baselines)} "
-                             "(comma-separated) or none")
+                             "(comma-separated), or none alone")
         return [b for b in self.baselines if b in names]
 
     def hosts_of(self, a) -> tuple[list, list]:
@@ -247,12 +253,11 @@ class AppCommand(abc.ABC):
 
     def launch_of(self, a) -> Launch:
         """Check the shared arguments and resolve them into a Launch (UsageError if bad)."""
-        if a.ranks < 1:
-            raise UsageError(f"--ranks {a.ranks}: at least 1")
-        if a.rounds < 1:
-            raise UsageError(f"--rounds {a.rounds}: at least 1")
+        options.at_least("--ranks", a.ranks, 1)
+        options.at_least("--rounds", a.rounds, 1)
         if not a.timeout > 0:
-            raise UsageError(f"--timeout {a.timeout}: a number of seconds above 0")
+            raise UsageError(f"--timeout {a.timeout:g}: a number of seconds above 0")
+        options.check_outputs(a)
         a.baselines = self.baselines_of(a)
         mesh_hosts, mpi_hosts = self.hosts_of(a)
         if a.fabric:
@@ -260,17 +265,24 @@ class AppCommand(abc.ABC):
                 a.fabric = apps_run.check_fabric(a.fabric, a.ranks, a.compute_scale)
             except BenchError as e:
                 raise UsageError(str(e)) from None
-        bind = a.bind if a.bind != "auto" else ("none" if a.ranks > apps_run.cores() else "core")
+        bind = a.bind_to or ("none" if a.ranks > apps_run.cores() else "core")
         return Launch(ranks=a.ranks, bind=bind, timeout=a.timeout, meshrun_hosts=mesh_hosts,
                       mpirun_hosts=mpi_hosts, fabric=a.fabric, compute_scale=a.compute_scale,
                       fabric_set=list(a.fabric_set))
 
+    def prepare(self, a) -> Launch:
+        """Every check of the command line, shared and the command's own, before anything
+        runs (UsageError naming the option): the Launch to measure with. How another command
+        (the demo) runs this one's measurement on settings of its own."""
+        launch = self.launch_of(a)
+        self.check(a)
+        return launch
+
     def run(self, args) -> int:
         """Entry point of `meshmem NAME`: check, measure, print, write, exit status."""
         try:
-            launch = self.launch_of(args)
-            self.check(args)
-        except (UsageError, ValueError) as e:
+            launch = self.prepare(args)
+        except UserError as e:
             print(f"meshmem {self.name}: {e}", file=sys.stderr)
             return 2
         if "openmpi" in args.baselines:
@@ -278,9 +290,8 @@ class AppCommand(abc.ABC):
             if not ok:
                 print(f"# OpenMPI baseline skipped: {why}")
                 args.baselines.remove("openmpi")
-        info = bench.machine_info()
-        print(f"# meshmem {self.name}: {args.ranks} ranks on {info['nproc']} cores "
-              f"({info['cpu']}){self.describe(args)}; load average {info['loadavg'][0]:.2f}")
+        info = machine_info()
+        print(f"# meshmem {self.name}: {machine_line(info, args.ranks)}{self.describe(args)}")
         try:
             rows, notes = self.measure(args, launch)
         except BenchError as e:
@@ -301,8 +312,8 @@ class AppCommand(abc.ABC):
             Path(args.json).write_text(json.dumps({"results": rows, "machine": info,
                                                    "settings": settings}, indent=1))
             print(f"# wrote {args.json}")
-        if args.plot:
-            self.plot(rows, args.plot, f"{self.name}, {args.ranks} ranks")
+        if args.plot and rows:
+            self.plot(rows, args.plot, self.title(args, rows))
             print(f"# wrote {args.plot}")
         return 0 if rows_verified(rows) else 1
 

@@ -79,6 +79,10 @@ def main(argv=None) -> int:
     except UserError as e:
         print(f"meshmem {args.command}: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (| head): nothing more to say
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except OSError as e:  # a file that cannot be written after all (disk full, ...)
         print(f"meshmem {args.command}: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
         return 1

@@ -1,6 +1,6 @@
 """`meshmem fft`: the distributed 3-D complex FFT of DataVortex §5 (global transposes
 overlapped with the 1-D FFTs) against FFTW's own MPI transform on OpenMPI and serial FFTW, in
-the same run.
+the same run, on the application harness (app_command.py).
 
 Variants (apps/fft/fft_engine.h): slab (one dimension distributed: per x-plane a 2-D FFT whose
 rows go straight to their y owner, then the x-FFTs) and pencil (a pr x pc grid: z-FFTs, split
@@ -8,24 +8,39 @@ by z along the grid row, y-FFTs, rows to their y owner along the grid column, x-
 transposes are one-step all-to-alls written by the senders, chunk by chunk (--chunk planes),
 so that the transpose of a chunk overlaps the FFTs of the next. Output in FFTW-MPI's
 transposed layout (FFTW_MPI_TRANSPOSED_OUT): one global transpose for the slab, as FFTW-MPI.
-Baselines: FFTW-MPI (fftw_mpi_plan_dft_3d, the same planner flags) and serial FFTW
-(fftw_plan_dft_3d) of the same input. Every result is checked on rank 0 against serial FFTW
-(relative L2 error <= 1e-10 in double, 1e-5 in float) and by the round trip (inverse).
-GFlops = 5 N log2 N / time (the NAS FT and heFFTe convention). --scale 1,2,4,8 measures the
-strong scaling of DataVortex Figs 4-5 (time to solution and speed-up against ranks).
---fabric FILE adds one traced meshmem run per rank count, replayed on the modelled fabric.
+Every result is checked on rank 0 against serial FFTW (relative L2 error <= 1e-10 in double,
+1e-5 in float) and by the round trip (inverse). GFlops = 5 N log2 N / time (the NAS FT and
+heFFTe convention). --fabric FILE adds one traced meshmem run per rank count, replayed on the
+modelled fabric.
 """
 from __future__ import annotations
 
 import math
 import subprocess
+import sys
 
-from meshmem import apps_run, bench
+from meshmem import apps_run, options
 from meshmem import plot as plots
 from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
                                  median)
+from meshmem.report import fmt_optional, speedup_legend, speedup_phrase
 
 VARIANTS = ("slab", "pencil")
+
+DESCRIPTION = """\
+The distributed 3-D FFT of DataVortex (§5): complex, double or float, any n0 x n1 x n2. The
+global transposes are all-to-alls written by the senders, one chunk of planes at a time, so
+that the transpose of one chunk overlaps the FFTs of the next. Verified against serial FFTW
+and by the round trip, and run alternately with FFTW's own MPI transform on OpenMPI and beside
+serial FFTW in the same run; the speed-up is the peer's time / meshmem's time. --scale 1,2,4,8
+measures the strong scaling of DataVortex Figs. 4-5 (time to solution and speed-up against
+ranks).
+
+variants:
+  slab    one dimension distributed: per x-plane a 2-D FFT whose rows go straight to their
+          y owner, then the x-FFTs (one global transpose, as FFTW-MPI)
+  pencil  a pr x pc grid (--grid pr): z-FFTs, rows split by z along the grid row, y-FFTs,
+          rows to their y owner along the grid column, x-FFTs"""
 
 
 def heap_for(args: list, ranks: int) -> int:
@@ -33,8 +48,9 @@ def heap_for(args: list, ranks: int) -> int:
     exe = apps_run.ensure_app("fft")
     done = subprocess.run([str(exe), *map(str, args), "-H", str(ranks)], capture_output=True,
                           text=True)
-    if done.returncode != 0:
-        raise UsageError(done.stderr.strip() or done.stdout.strip())
+    if done.returncode != 0:  # the program's own check: "fft: -N 0: a size n or ..."
+        why = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1]
+        raise UsageError(why.removeprefix("fft: "))
     return int(done.stdout.strip())
 
 
@@ -74,7 +90,7 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
         if "openmpi" in a.baselines:
             sides["openmpi"] = lambda: launch.openmpi("fft_mpi", twin, "fft", ranks=ranks)[0]
         got = alternate(a.rounds, sides)
-        log(f"  fft: {ranks} ranks, {a.rounds} rounds done")
+        log(f"  fft: {ranks} ranks, {a.rounds} rounds done", file=sys.stderr)
         mpi = got.pop("openmpi", None)
         for v, runs in got.items():
             row = dict(runs[0])
@@ -116,11 +132,14 @@ def flops(n: str) -> float:
 
 
 def print_table(rows: list, out=None):
-    """One line per (variant, ranks)."""
+    """One line per (variant, ranks): times, GFlops, the speed-ups over FFTW-MPI and serial
+    FFTW, the error against serial FFTW."""
+    out = out or sys.stdout  # looked up now: a default bound at import goes stale
     fabric = any("predicted_s" in r for r in rows)
+    fw = 10 if fabric else 0  # the fabric column only when a fabric was given
     head = (f"{'variant':<8}{'ranks':>6}{'grid':>6}{'n':>14}{'prec':>7}{'chunk':>6}"
-            f"{'meshmem s':>11}{'GFlops':>8}{'fabric s' if fabric else '':>10}"
-            f"{'FFTW-MPI s':>11}{'× OpenMPI':>10}{'serial s':>10}{'× serial':>9}{'err':>9}"
+            f"{'meshmem s':>11}{'GFlops':>8}{'fabric s' if fabric else '':>{fw}}"
+            f"{'FFTW-MPI s':>11}{'× FFTW-MPI':>11}{'serial s':>10}{'× serial':>9}{'error':>9}"
             f"{'ok':>4}")
     print(head, file=out)
     print("-" * len(head), file=out)
@@ -128,12 +147,25 @@ def print_table(rows: list, out=None):
         ok = all(r.get(k, 1) == 1 for k in ("verified", "mpi_verified", "serial_verified"))
         print(f"{r['variant']:<8}{r['ranks']:>6}{r['grid']:>6}{r['n']:>14}{r['prec']:>7}"
               f"{r['chunk']:>6}{r['seconds']:>11.4f}{r['GFlops']:>8.2f}"
-              f"{bench.fmt_optional(r.get('predicted_s'), '.3g') if fabric else '':>10}"
-              f"{bench.fmt_optional(r.get('mpi_seconds'), '.4f'):>11}"
-              f"{bench.fmt_optional(r.get('speedup_vs_openmpi'), '.2f'):>10}"
-              f"{bench.fmt_optional(r.get('serial_seconds'), '.4f'):>10}"
-              f"{bench.fmt_optional(r.get('speedup_vs_serial'), '.2f'):>9}"
+              f"{fmt_optional(r.get('predicted_s'), '.3g') if fabric else '':>{fw}}"
+              f"{fmt_optional(r.get('mpi_seconds'), '.4f'):>11}"
+              f"{fmt_optional(r.get('speedup_vs_openmpi'), '.2f'):>11}"
+              f"{fmt_optional(r.get('serial_seconds'), '.4f'):>10}"
+              f"{fmt_optional(r.get('speedup_vs_serial'), '.2f'):>9}"
               f"{r['err_fwd']:>9.1e}{'yes' if ok else 'NO':>4}", file=out)
+
+
+def summary(rows: list) -> list[str]:
+    """One line per (variant, ranks): GFlops and the speed-ups, with units."""
+    lines = []
+    for r in rows:
+        parts = [f"{r['GFlops']:.2f} GFlops"]
+        parts += [speedup_phrase(r.get(k), peer) for k, peer in
+                  (("speedup_vs_openmpi", "FFTW-MPI"), ("speedup_vs_serial", "serial FFTW"))
+                  if r.get(k)]
+        lines.append(f"3-D FFT {r['n']} {r['prec']}, {r['variant']}, {r['ranks']} ranks: "
+                     + ", ".join(parts))
+    return lines
 
 
 def plot(rows: list, path: str, title: str = ""):
@@ -174,43 +206,48 @@ class FftCommand(AppCommand):
     name = "fft"
     baselines = ("openmpi", "serial")
     default_rounds = 3
+    description = DESCRIPTION
+    plot_what = "the time to solution and the strong-scaling speed-up against ranks"
     examples = ("meshmem fft --ranks 2 --size 256",
                 "meshmem fft --scale 1,2,4,8 --size 128 --variant slab,pencil --plot fft.png",
                 "meshmem fft --ranks 2 --size 64 --precision float --vs openmpi",
                 "meshmem fft --ranks 8 --size 128 --fabric cpu-ib-100g --vs none")
 
     def add_app_arguments(self, p):
-        p.add_argument("--size", default="64", help="n (a cube) or n0xn1xn2 (default 64)")
-        p.add_argument("--variant", "-v", default="slab",
-                       help="slab, pencil or both comma-separated (default slab)")
-        p.add_argument("--precision", default="double", choices=("double", "float"))
-        p.add_argument("--chunk", type=int, default=1,
-                       help="planes per pipeline chunk; 0: all planes, then the transpose "
+        p.add_argument("--size", default="64", metavar="N|N0xN1xN2",
+                       help="the grid: n points a side (a cube), or n0xn1xn2 (default 64)")
+        p.add_argument("--variant", "-v", default="slab", metavar="LIST",
+                       help="slab, pencil or both comma-separated (listed above; default slab)")
+        p.add_argument("--precision", default="double", choices=("double", "float"),
+                       help="complex double or float (default double)")
+        p.add_argument("--chunk", type=int, default=1, metavar="PLANES",
+                       help="planes per pipeline chunk; 0: every plane, then the transpose "
                             "(default 1)")
-        p.add_argument("--grid", type=int, default=0,
+        p.add_argument("--grid", type=int, default=0, metavar="PR",
                        help="pencil: ranks per grid row (default: the most square grid)")
         p.add_argument("--planner", default="measure", choices=("estimate", "measure", "patient"),
                        help="FFTW planner flags, the same on every side (default measure)")
-        p.add_argument("--iters", type=int, default=3, help="timed transforms per run (median)")
-        p.add_argument("--seed", type=int, default=1)
+        p.add_argument("--iters", type=int, default=3, metavar="N",
+                       help="timed transforms per run; the median is kept (default 3)")
+        p.add_argument("--seed", type=int, default=1, help="seed of the input (default 1)")
         p.add_argument("--scale", metavar="LIST",
                        help="strong scaling: the rank counts to run, e.g. 1,2,4,8 (instead of "
                             "--ranks)")
 
     def check(self, a):
-        a.variants = [v.strip() for v in a.variant.split(",") if v.strip()]
+        a.variants = options.comma_list(a.variant)
         if not a.variants or any(v not in VARIANTS for v in a.variants):
-            raise UsageError(f"--variant {a.variant}: slab, pencil or both")
+            raise UsageError(f"--variant {a.variant}: choose slab, pencil or both")
         try:
-            a.scale = ([int(t) for t in a.scale.split(",") if t.strip()] if a.scale
+            a.scale = ([int(t) for t in options.comma_list(a.scale)] if a.scale
                        else [a.ranks])
         except ValueError:
             raise UsageError(f"--scale {a.scale}: rank counts, e.g. 1,2,4,8") from None
         if not a.scale or min(a.scale) < 1:
             raise UsageError(f"--scale {a.scale}: rank counts of at least 1")
-        if a.chunk < 0 or a.iters < 1 or a.grid < 0:
-            raise UsageError(f"--chunk {a.chunk} / --iters {a.iters} / --grid {a.grid}: chunk "
-                             "and grid at least 0, iters at least 1")
+        options.at_least("--chunk", a.chunk, 0)
+        options.at_least("--grid", a.grid, 0)
+        options.at_least("--iters", a.iters, 1)
         if a.grid and "pencil" not in a.variants:
             raise UsageError(f"--grid {a.grid}: a grid is for --variant pencil")
         for r in a.scale if a.grid else ():
@@ -226,11 +263,22 @@ class FftCommand(AppCommand):
                 heap_for(program_args(a, v), r)
 
     def describe(self, a):
-        return f", {a.size} {a.precision}"
+        return f"; {a.size} complex {a.precision}"
+
+    def title(self, a, rows):
+        ranks = ", ".join(str(r) for r in a.scale)
+        return (f"3-D FFT {rows[0]['n']}, complex {rows[0]['prec']}: {ranks} ranks, meshmem "
+                f"against FFTW-MPI")
 
     def settings(self, a):
         return {"size": a.size, "variants": a.variants, "precision": a.precision,
                 "chunk": a.chunk, "planner": a.planner, "iters": a.iters, "scale": a.scale}
+
+    def footer(self, rows):
+        return [speedup_legend("× FFTW-MPI, × serial",
+                               "peer time (FFTW-MPI on OpenMPI, serial FFTW)"),
+                "# error: relative L2 error of the forward transform against serial FFTW; "
+                "GFlops: 5 N log2 N / time"]
 
     def measure(self, a, launch):
         return measure(a, launch)
@@ -239,7 +287,7 @@ class FftCommand(AppCommand):
         print_table(rows, out)
 
     def plot(self, rows, path, title=""):
-        plot(rows, path, f"3-D FFT {rows[0]['n']} {rows[0]['prec']}: meshmem vs FFTW-MPI")
+        plot(rows, path, title)
 
 
 COMMAND = FftCommand()

@@ -1,65 +1,108 @@
 """`meshmem model`: validate the fabric model against the papers, predict one operation, sweep designs.
 
     meshmem model validate [--sensitivity] [--json FILE]
-    meshmem model predict --fabric FILE --op OP --bytes L [--ranks N] [--set sec.key=val] [--json FILE]
-    meshmem model sweep [--param degree|bandwidth|nodes ...] [--plot DIR] [--json FILE]
-    meshmem model replay --fabric FILE --trace DIR [--compute-scale X] [--set sec.key=val] [--json FILE]
+    meshmem model predict --fabric FILE --op OP --bytes L [--ranks N] [--fabric-set S.K=V] [--json FILE]
+    meshmem model sweep [--param degree|bandwidth|nodes ...] [--plot-dir DIR] [--json FILE]
+    meshmem model replay --fabric FILE --trace DIR [--compute-scale X] [--fabric-set S.K=V] [--json FILE]
     meshmem model replay --fabric FILE --check --ranks N     (meshrun --fabric, before launching)
 """
 from __future__ import annotations
 
 import json
 import sys
+import time
+from pathlib import Path
 
+from meshmem import options
 from meshmem.model import FabricError, ModelError, cost, load_fabric, resolve_fabric_path
 from meshmem.model.units import parse_bytes
+from meshmem.options import UserError
+
+DESCRIPTION = """\
+The model of the papers' hardware: fabric descriptions (fabrics/*.toml: OPTWEB's full mesh and
+GHC, the OPTWEB sorter, FSHMEM, ACCL, DataVortex, CPU clusters on InfiniBand) and the cost of
+every operation on them. validate recomputes the figures the papers publish; predict gives one
+operation's time; sweep draws the throughput-against-design curves of OPTWEB (JOCN 2022);
+replay predicts a traced run's time (what meshrun --fabric does)."""
+
+FABRIC_HELP = "fabric file, or a name in fabrics/ (e.g. optweb-fc8-90g)"
 
 
 def add_arguments(p) -> None:
     """Sub-commands validate, predict, sweep and replay."""
-    sub = p.add_subparsers(dest="model_command", metavar="SUBCOMMAND")
-    v = sub.add_parser("validate", help="compare the model with the figures the papers publish")
+    p.formatter_class = options.HelpFormatter
+    p.description = DESCRIPTION
+    sub = p.add_subparsers(dest="model_command", metavar="SUBCOMMAND", title="subcommands")
+    v = sub.add_parser("validate", help="compare the model with the figures the papers publish",
+                       description="Recompute every figure the papers publish from the fabric "
+                                   "files and print prediction, published value and error, "
+                                   "each row classed measured, calibration or derived "
+                                   "(docs/model.md); the measured rows are the model's "
+                                   "score.")
     v.add_argument("--sensitivity", action="store_true",
-                   help="also scale every fabric parameter by 0.9 and 1.1 and list the rows whose verdict flips")
-    v.add_argument("--json", metavar="FILE", help="also write the counts, rows (and sensitivity) as JSON")
-    pr = sub.add_parser("predict", help="predict one operation on one fabric")
-    pr.add_argument("--fabric", required=True, help="fabric file or name in fabrics/")
-    pr.add_argument("--op", required=True, help="alltoall, allgather, bcast, allreduce, put, get, sort, ...")
-    pr.add_argument("--bytes", required=True, help="size per rank, e.g. 4096, 64K, 2G")
-    pr.add_argument("--ranks", type=int, help="first N ranks only (default: all)")
-    pr.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
-                    help="override a fabric parameter, e.g. link.bandwidth_gbps=90 (repeatable)")
-    pr.add_argument("--algorithm", help="force an MPI algorithm (mpi engine)")
-    pr.add_argument("--packet", type=int, help="packet size in bytes (pgas engine)")
-    pr.add_argument("--variant", help="sort design variant (sort op)")
-    pr.add_argument("--json", metavar="FILE", help="also write the prediction as JSON")
-    sw = sub.add_parser("sweep", help="sweep degree, link bandwidth or node count; optional PNG plots")
+                   help="also scale every fabric parameter by 0.9 and 1.1 and list the rows "
+                        "whose verdict flips")
+    options.add_json(v)
+    pr = sub.add_parser("predict", help="predict one operation on one fabric",
+                        description="The time (and throughput) of one operation on a fabric, "
+                                    "with the terms of the model that make it up.")
+    pr.add_argument("--fabric", required=True, help=FABRIC_HELP)
+    pr.add_argument("--op", required=True,
+                    help="alltoall, allgather, bcast, allreduce, put, get, sort, ...")
+    pr.add_argument("--bytes", required=True, metavar="SIZE",
+                    help="bytes per rank, e.g. 4096, 64K, 2G")
+    pr.add_argument("--ranks", type=int, metavar="N", help="the first N ranks only (default: "
+                                                           "every node of the fabric)")
+    options.add_fabric_set(pr, "for this prediction")
+    pr.add_argument("--algo", "--algorithm", dest="algo", metavar="NAME",
+                    help="force an MPI algorithm (fabrics of the mpi engine; default: the "
+                         "fabric's rules; --algorithm is the old name)")
+    pr.add_argument("--packet", type=int, metavar="BYTES",
+                    help="packet size (fabrics of the pgas engine)")
+    pr.add_argument("--variant", help="design variant of the sort (op sort)")
+    options.add_json(pr)
+    sw = sub.add_parser("sweep", help="sweep degree, link bandwidth or node count; PNG plots",
+                        description="Throughput against degree, link rate or node count, the "
+                                    "curves of OPTWEB's Figs. 9, 12 and 19; one PNG per "
+                                    "figure with --plot-dir.")
     sw.add_argument("--param", action="append", choices=("degree", "bandwidth", "nodes"),
-                    help="what to sweep (repeatable; default: degree)")
-    sw.add_argument("--fabric", default="optweb-fc8-45g", help="base fabric (default optweb-fc8-45g)")
-    sw.add_argument("--compare", action="append", default=None,
-                    help="extra fabrics for the bandwidth sweep (default cpu-ib-100g)")
-    sw.add_argument("--links", default="45,90", help="link rates in Gbps for the bandwidth sweep")
-    sw.add_argument("--max-degree", type=int, default=64)
-    sw.add_argument("--max-nodes", type=int, default=4096)
-    sw.add_argument("--min-bytes", default="1K")
-    sw.add_argument("--max-bytes", default="4G")
-    sw.add_argument("--bytes", default="1M", help="size per node for the nodes sweep")
-    sw.add_argument("--op", default="alltoall")
-    sw.add_argument("--plot", metavar="DIR", help="write PNG plots into DIR")
-    sw.add_argument("--json", metavar="FILE", help="write the series as JSON")
-    rp = sub.add_parser("replay", help="predict a traced run's time on a fabric (meshrun --fabric)")
-    rp.add_argument("--fabric", required=True, help="fabric file or name in fabrics/")
+                    help="what to sweep (repeatable; default degree)")
+    sw.add_argument("--fabric", default="optweb-fc8-45g",
+                    help=FABRIC_HELP + " to start from (default optweb-fc8-45g)")
+    sw.add_argument("--compare", action="append", default=None, metavar="FABRIC",
+                    help="more fabrics for the bandwidth sweep (repeatable; default "
+                         "cpu-ib-100g)")
+    sw.add_argument("--links", default="45,90", metavar="LIST",
+                    help="link rates in Gbps for the bandwidth sweep (default 45,90)")
+    sw.add_argument("--max-degree", type=int, default=64, metavar="N",
+                    help="the degree sweep's largest degree (default 64)")
+    sw.add_argument("--max-nodes", type=int, default=4096, metavar="N",
+                    help="the largest system of the degree and node sweeps (default 4096)")
+    sw.add_argument("--min-bytes", default="1K", metavar="SIZE",
+                    help="the bandwidth sweep's smallest size (default 1K)")
+    sw.add_argument("--max-bytes", default="4G", metavar="SIZE",
+                    help="the bandwidth sweep's largest size (default 4G)")
+    sw.add_argument("--bytes", default="1M", metavar="SIZE",
+                    help="bytes per node of the node sweep (default 1M)")
+    sw.add_argument("--op", default="alltoall", help="the operation swept (default alltoall)")
+    sw.add_argument("--plot-dir", "--plot", dest="plot_dir", metavar="DIR",
+                    help="write one PNG per figure into DIR (--plot is the old name)")
+    options.add_json(sw)
+    rp = sub.add_parser("replay", help="predict a traced run's time on a fabric (meshrun "
+                                       "--fabric)",
+                        description="Replay the trace of a run (meshrun --fabric writes one) on "
+                                    "a fabric: the predicted time, per phase, and its critical "
+                                    "path.")
+    rp.add_argument("--fabric", required=True, help=FABRIC_HELP)
     rp.add_argument("--trace", metavar="DIR", help="directory of rank-R.trace files")
     rp.add_argument("--compute-scale", type=float, metavar="X",
                     help="factor on measured compute time (default: the fabric's [compute] "
                          "measured_scale, else 1)")
     rp.add_argument("--check", action="store_true",
                     help="only check that the fabric loads and holds --ranks ranks")
-    rp.add_argument("--ranks", type=int, help="ranks of the job (with --check)")
-    rp.add_argument("--json", metavar="FILE", help="also write the prediction as JSON")
-    rp.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
-                    help="replace a value of the fabric file (repeatable; meshrun --fabric-set)")
+    rp.add_argument("--ranks", type=int, metavar="N", help="ranks of the job (with --check)")
+    options.add_json(rp)
+    options.add_fabric_set(rp, "for this replay (meshrun --fabric-set)")
 
 
 def _write_json(path: str, data) -> None:
@@ -88,8 +131,8 @@ def _validate(args) -> int:
 
 
 def _predict(args) -> int:
-    fabric = load_fabric(resolve_fabric_path(args.fabric), args.set)
-    opts = {k: v for k, v in (("algorithm", args.algorithm), ("packet_bytes", args.packet),
+    fabric = load_fabric(resolve_fabric_path(args.fabric), args.fabric_set)
+    opts = {k: v for k, v in (("algorithm", args.algo), ("packet_bytes", args.packet),
                               ("variant", args.variant)) if v is not None}
     c = cost(fabric, args.op, parse_bytes(args.bytes), args.ranks, **opts)
     tput = c.throughput
@@ -105,21 +148,32 @@ def _predict(args) -> int:
 
 
 class ProgressBar:
-    """A one-line progress bar on stderr."""
+    """Progress of one sweep on stderr: a bar redrawn in place on a terminal; one line when the
+    sweep is done anywhere else (a log gets no frames)."""
 
-    def __init__(self, label: str, width: int = 30):
+    def __init__(self, label: str, width: int = 30, stream=None):
         self.label, self.width, self.last = label, width, -1
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.t0 = time.monotonic()
 
     def __call__(self, done: int, total: int) -> None:
+        if not self.tty:
+            if done >= total:
+                self.stream.write(f"sweep {self.label}: {total} points in "
+                                  f"{time.monotonic() - self.t0:.1f} s\n")
+                self.stream.flush()
+            return
         pct = int(100 * done / max(total, 1))
         if pct == self.last:
             return
         self.last = pct
         fill = self.width * done // max(total, 1)
-        sys.stderr.write(f"\r{self.label:10} [{'#' * fill}{' ' * (self.width - fill)}] {pct:3d}%")
+        self.stream.write(f"\r{self.label:10} [{'#' * fill}{' ' * (self.width - fill)}] "
+                          f"{pct:3d}%")
         if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+            self.stream.write("\n")
+        self.stream.flush()
 
 
 def _sweep(args) -> int:
@@ -142,8 +196,8 @@ def _sweep(args) -> int:
     for s in series:
         last = f"{s['y'][-1]:.4g} at x = {s['x'][-1]}" if s["x"] else "no points"
         print(f"{s['figure']:6} {s['op']:10} {s['label']:32} {len(s['x']):4d} points, {last}")
-    if args.plot:
-        for path in plot.write_plots(series, args.plot):
+    if args.plot_dir:
+        for path in plot.write_plots(series, args.plot_dir):
             print(f"wrote {path}")
     if args.json:
         _write_json(args.json, series)
@@ -152,7 +206,7 @@ def _sweep(args) -> int:
 
 def _replay(args) -> int:
     from meshmem.model import replay
-    fabric = load_fabric(resolve_fabric_path(args.fabric), args.set)
+    fabric = load_fabric(resolve_fabric_path(args.fabric), args.fabric_set)
     if args.compute_scale is not None and not args.compute_scale >= 0:
         raise ValueError(f"--compute-scale must be a number >= 0 (got {args.compute_scale})")
     if args.check:
@@ -173,8 +227,12 @@ def run(args) -> int:
     """Dispatch to the sub-command; fabric and model errors print one clear line and return 2."""
     handlers = {"validate": _validate, "predict": _predict, "sweep": _sweep, "replay": _replay}
     if args.model_command not in handlers:
-        print("usage: meshmem model {validate,predict,sweep,replay} ... (see --help)", file=sys.stderr)
-        return 2
+        raise UserError("a subcommand is needed: validate, predict, sweep or replay (see "
+                        "meshmem model --help)")
+    options.check_outputs(args)
+    if getattr(args, "plot_dir", None) and Path(args.plot_dir).suffix.lower() == ".png":
+        raise UserError(f"--plot-dir {args.plot_dir}: the sweep writes one PNG per figure "
+                        f"into a directory")
     try:
         return handlers[args.model_command](args)
     except (FabricError, ModelError, ValueError, KeyError) as e:

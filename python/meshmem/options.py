@@ -84,16 +84,23 @@ def comma_list(text: str) -> list[str]:
 def at_least(option: str, value, low) -> None:
     """UserError unless @p value >= @p low."""
     if value is not None and not value >= low:
-        raise UserError(f"{option} must be at least {low} (got {value})")
+        raise UserError(f"{option} {value}: at least {low}")
 
 
 # --------------------------------------------------------------------------------------------
 # the shared options
 
 
-def _bind_value(text: str) -> str:
-    """core|none; 'auto' (the old default's name) means core."""
-    return "core" if text == "auto" else text
+def _bind_value(default: str | None):
+    """The type of --bind-to: core or none; 'auto' (the old default's name) means the default
+    (@p default, or None: chosen at run time)."""
+    def value(text: str) -> str | None:
+        if text == "auto":
+            return default
+        if text not in ("core", "none"):
+            raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose core or none)")
+        return text
+    return value
 
 
 def add_ranks(p, default: int | None = 2, what: str = "ranks (processes) to start") -> None:
@@ -102,13 +109,15 @@ def add_ranks(p, default: int | None = 2, what: str = "ranks (processes) to star
     p.add_argument("--ranks", "-n", type=int, default=default, metavar="N", help=what + dflt)
 
 
-def add_bind_to(p, default: str = "core") -> None:
-    """--bind-to core|none (alias --bind): the same pinning for meshmem and its peer."""
-    p.add_argument("--bind-to", "--bind", dest="bind_to", type=_bind_value,
-                   choices=("core", "none"), default=default, metavar="core|none",
+def add_bind_to(p, default: str | None = "core", default_text: str | None = None) -> None:
+    """--bind-to core|none (alias --bind): the same pinning for meshmem and its peer; a default
+    of None is chosen at run time and described by @p default_text."""
+    default_text = default_text or default
+    p.add_argument("--bind-to", "--bind", dest="bind_to", type=_bind_value(default),
+                   default=default, metavar="core|none",
                    help=f"pin rank r to the r-th CPU, round-robin when ranks outnumber CPUs, "
                         f"for meshmem and OpenMPI alike; none lets the scheduler place them "
-                        f"(default {default}; --bind is the old name)")
+                        f"(default {default_text}; --bind is the old name)")
 
 
 def add_rounds(p, default: int) -> None:
@@ -144,14 +153,40 @@ def add_fabric_set(p, what: str) -> None:
                         f"link.bandwidth_gbps=90 (repeatable; --set is the old name)")
 
 
-def add_algo(p, choices: str, default: str, what: str) -> None:
-    """--algo NAME[,NAME...] (alias --algorithm)."""
-    p.add_argument("--algo", "--algorithm", dest="algo", default=default, metavar="NAME",
-                   help=f"{what}: {choices} (default {default}; --algorithm is the old name)")
+def add_algo(p, choices: str, default: str, what: str, aliases: tuple = ()) -> None:
+    """--algo NAME[,NAME...] (alias --algorithm, and @p aliases where a command had others)."""
+    old = ", ".join(("--algorithm",) + tuple(a for a in aliases if a.startswith("--")))
+    p.add_argument("--algo", "--algorithm", *aliases, dest="algo", default=default,
+                   metavar="NAME",
+                   help=f"{what}: {choices} (default {default}; {old}: old names)")
+
+
+def defaults(add_arguments, **overrides) -> argparse.Namespace:
+    """The settings a command has when given no option (its parser's defaults), with
+    @p overrides: how one command runs another's measurement (the demo runs sort and average)."""
+    p = Parser()
+    add_arguments(p)
+    args = p.parse_args([])
+    for k, v in overrides.items():
+        if not hasattr(args, k):
+            raise AttributeError(f"no setting {k!r}")
+        setattr(args, k, v)
+    return args
 
 
 # --------------------------------------------------------------------------------------------
 # checks made before anything runs
+
+
+def _can_create_in(directory: Path) -> bool:
+    """Whether a file can be made in @p directory, tried (permission bits do not tell for root,
+    nor for /proc and read-only mounts)."""
+    import tempfile
+    try:
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".meshmem-check-"):
+            return True
+    except OSError:
+        return False
 
 
 def check_output_file(option: str, path: str | None, suffixes: tuple = ()) -> None:
@@ -168,7 +203,7 @@ def check_output_file(option: str, path: str | None, suffixes: tuple = ()) -> No
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise UserError(f"{option} {path}: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+    if (p.exists() and not os.access(p, os.W_OK)) or not _can_create_in(parent):
         raise UserError(f"{option} {path}: not writable")
 
 
@@ -183,7 +218,7 @@ def check_output_dir(option: str, path: str | None) -> None:
     ancestor = p
     while not ancestor.exists():
         ancestor = ancestor.parent
-    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK):
+    if not ancestor.is_dir() or not _can_create_in(ancestor):
         raise UserError(f"{option} {path}: cannot write into {ancestor}")
 
 
@@ -207,7 +242,7 @@ def parse_topology(text: str, ranks: int) -> tuple[str, tuple[int, int] | None]:
         return t, None
     m = _GHC.match(t)
     if not m:
-        raise UserError(f"--topology {text!r}: expected fullmesh, ghc:KXxKY (e.g. ghc:4x2) or "
+        raise UserError(f"--topology {text}: expected fullmesh, ghc:KXxKY (e.g. ghc:4x2) or "
                         f"ghc (the most square grid)")
     kx, ky = int(m.group(1)), int(m.group(2))
     if kx < 1 or ky < 1 or kx * ky != ranks:

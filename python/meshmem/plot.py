@@ -10,6 +10,9 @@ from __future__ import annotations
 from meshmem.report import format_size, peer_name
 
 MESHMEM_COLOR, PEER_COLOR = "tab:blue", "tab:orange"
+# several meshmem series on one axis (algorithms, topologies): every colour but the peer's
+MESHMEM_COLORS = ("tab:blue", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:cyan",
+                  "tab:olive", "tab:pink")
 
 
 def pyplot():
@@ -21,12 +24,15 @@ def pyplot():
 
 
 def size_ticks(sizes) -> list[int]:
-    """Powers of two from the smallest of @p sizes to the largest, every 1st, 2nd, 3rd...
-    exponent so that at most 8 remain (8, 64, 512, 4K, ..., 1M): both ends labelled, never two
-    labels on top of each other."""
-    pos = [s for s in sizes if s > 0]
+    """The ticks of a size axis: the measured @p sizes themselves when they are at most 8 and
+    each at least 4 times the one before; else powers of two from the smallest to the largest,
+    every 1st, 2nd, 3rd... exponent so that at most 8 remain (8, 64, 512, 4K, ..., 1M). Both
+    ends labelled, never two labels on top of each other."""
+    pos = sorted(set(s for s in sizes if s > 0))
     if not pos:
         return []
+    if len(pos) <= 8 and all(b >= 4 * a for a, b in zip(pos, pos[1:])):
+        return pos
     lo, hi = min(pos).bit_length() - 1, max(pos).bit_length() - 1
     if lo == hi:
         return [1 << lo]
@@ -58,7 +64,7 @@ def _sized_panel(ax, op: str, mine: list) -> None:
         label = "meshmem" if algo in (None, "auto") else f"meshmem, {algo}"
         ax.plot([r["bytes"] for r in series], [r["meshmem_us"] for r in series], "o-",
                 label=label, markersize=4,
-                color=MESHMEM_COLOR if len(algos) == 1 else None)
+                color=MESHMEM_COLORS[algos.index(algo) % len(MESHMEM_COLORS)])
     first = [r for r in mine if r.get("algo") == algos[0]]
     base = [r for r in first if r["baseline_us"]]
     if base:

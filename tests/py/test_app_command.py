@@ -21,7 +21,7 @@ from meshmem.cli import main  # noqa: E402
     (["average", "--vs", "serial"], "--vs serial"),
     (["sort", "--timeout", "0"], "--timeout 0"),
     (["average", "--topology", "ring"], "--topology ring"),
-    (["average", "--bytes", "2"], "--bytes 2"),
+    (["average", "--sizes", "2"], "--sizes 2"),
     (["sort", "--fabric", "no-such-fabric"], "--fabric no-such-fabric"),
 ])
 def test_bad_shared_argument_is_one_line_and_status_2(built, capsys, argv, says):

@@ -32,3 +32,150 @@ def test_info_config_shows_the_heap_in_force(build_dir, var):
     assert row.split()[1:3] == ["1G", "256M"], row
     if var == "SHMEM_SYMMETRIC_SIZE":
         assert "(from SHMEM_SYMMETRIC_SIZE)" in row, row
+
+
+# ---- every user error is one line and a non-zero exit, found before anything runs ----
+
+BAD_OUTPUTS = [
+    ("bench", "put", "--json", "/nonexistent/dir/r.json"),
+    ("bench", "put", "--plot", "/tmp"),
+    ("bench", "put", "--plot", "/tmp/r.txt"),
+    ("sort", "--json", "/nonexistent/s.json"),
+    ("sort", "--plot", "/nonexistent/s.png"),
+    ("average", "--plot", "/proc/a.png"),
+    ("demo", "--plot-dir", "/etc/passwd"),
+    ("model", "validate", "--json", "/nonexistent/v.json"),
+    ("model", "sweep", "--plot-dir", "/etc/passwd"),
+]
+
+
+@pytest.mark.parametrize("args", BAD_OUTPUTS, ids=lambda a: "-".join(a[:3]))
+def test_bad_output_path_is_one_line_before_running(build_dir, args):
+    """A path that cannot be written ended a finished run in a traceback: it is checked first."""
+    res = meshmem(build_dir, *args, timeout=60)
+    assert res.returncode == 2, res
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"meshmem {args[0]}: "), res.stderr
+    assert args[-1] in lines[0], res.stderr
+    assert res.stdout == "", res.stdout  # nothing ran
+
+
+@pytest.mark.parametrize("args", [
+    ("bench", "put", "--ranks", "two"),
+    ("bench", "nosuchop"),
+    ("bench", "allreduce", "--algo", "bogus"),
+    ("bench", "alltoall", "--topology", "torus"),
+    ("sort", "--variant", "quick"),
+    ("sort", "--records", "lots"),
+    ("sort", "--vs", "mpich"),
+    ("average", "--sizes", "1K,big"),
+    ("average", "--topology", "ghc:3x3"),
+    ("demo", "--frobnicate"),
+    ("model", "predict", "--fabric", "nosuchfabric", "--op", "alltoall", "--bytes", "8"),
+    ("model",),
+    ("nosuchcommand",),
+], ids=lambda a: "-".join(a[:3]))
+def test_user_errors_are_one_line(build_dir, args):
+    res = meshmem(build_dir, *args, timeout=60)
+    assert res.returncode == 2, res
+    assert len(res.stderr.splitlines()) == 1, res.stderr
+    assert res.stderr.startswith("meshmem"), res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_progress_is_one_line_per_sweep_in_a_log(build_dir):
+    """On a terminal the sweep redraws a bar; into a pipe or a file it writes one line per
+    swept parameter, no carriage returns (a log filled with frames)."""
+    res = meshmem(build_dir, "model", "sweep", "--param", "degree", "--param", "nodes")
+    assert res.returncode == 0, res.stderr
+    assert "\r" not in res.stderr, repr(res.stderr[:200])
+    lines = res.stderr.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("sweep degree: ") and \
+        lines[1].startswith("sweep nodes: "), res.stderr
+
+
+def test_progress_bar_on_a_terminal(build_dir):
+    import pty
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(str(build_dir / "bin" / "meshmem"),
+                 [str(build_dir / "bin" / "meshmem"), "model", "sweep", "--param", "nodes"])
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    assert b"\rnodes      [" in out and b"100%" in out, out[:300]
+
+
+# ---- one vocabulary: canonical names, old spellings accepted ----
+
+@pytest.fixture(scope="module")
+def parse():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+    from meshmem.cli import build_parser
+    parser, _ = build_parser()
+    return parser.parse_args
+
+
+@pytest.mark.parametrize("old,new,dest,value", [
+    (["bench", "put", "--bind", "none"], ["bench", "put", "--bind-to", "none"], "bind_to", "none"),
+    (["bench", "put", "--bind", "auto"], ["bench", "put", "--bind-to", "core"], "bind_to", "core"),
+    (["sort", "--bind", "core"], ["sort", "--bind-to", "core"], "bind_to", "core"),
+    (["average", "--bind", "none"], ["average", "--bind-to", "none"], "bind_to", "none"),
+    (["bench", "allreduce", "--algorithm", "ring"], ["bench", "allreduce", "--algo", "ring"],
+     "algo", "ring"),
+    (["average", "--variant", "naive"], ["average", "--algo", "naive"], "algo", "naive"),
+    (["average", "--bytes", "1K"], ["average", "--sizes", "1K"], "sizes", "1K"),
+    (["sort", "--K", "64"], ["sort", "--key-types", "64"], "key_types", 64),
+    (["demo", "--out", "d"], ["demo", "--plot-dir", "d"], "plot_dir", "d"),
+    (["model", "predict", "--fabric", "f", "--op", "put", "--bytes", "8", "--set", "a.b=1"],
+     ["model", "predict", "--fabric", "f", "--op", "put", "--bytes", "8", "--fabric-set",
+      "a.b=1"], "fabric_set", ["a.b=1"]),
+    (["model", "predict", "--fabric", "f", "--op", "put", "--bytes", "8", "--algorithm", "x"],
+     ["model", "predict", "--fabric", "f", "--op", "put", "--bytes", "8", "--algo", "x"],
+     "algo", "x"),
+    (["model", "sweep", "--plot", "d"], ["model", "sweep", "--plot-dir", "d"], "plot_dir", "d"),
+])
+def test_old_spellings_are_aliases(parse, old, new, dest, value):
+    assert getattr(parse(old), dest) == getattr(parse(new), dest) == value
+
+
+def test_topology_lists_and_old_names():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+    from meshmem.options import UserError, parse_topologies
+    assert parse_topologies("both", 8) == ["fullmesh", "ghc"]
+    assert parse_topologies("full,ghc:4x2", 8) == ["fullmesh", "ghc:4x2"]
+    with pytest.raises(UserError, match="4 x 2 = 8 ranks, but --ranks is 4"):
+        parse_topologies("ghc:4x2", 4)
+
+
+def test_every_option_has_help_for_users(parse):
+    """Every command and option explains itself; papers are cited by name, not by seed file."""
+    import argparse
+    from meshmem.cli import build_parser
+    parser, _ = build_parser()
+    todo = [parser]
+    seen = 0
+    while todo:
+        p = todo.pop()
+        text = p.format_help()
+        assert "seed 0" not in text and "seeds 0" not in text, p.prog
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo += list(action.choices.values())
+                continue
+            assert action.help and action.help != argparse.SUPPRESS, (p.prog, action.dest)
+            seen += 1
+    assert seen > 80
+    top = parser.format_help()
+    assert "{info," not in top and "OpenMPI" in top
