@@ -1,8 +1,11 @@
 /*
  * meshrun: start N ranks of a meshmem (or OpenSHMEM) program on this machine.
  *
- *   meshrun -n N [--heap SIZE] [--bind-to core|none] [--timeout SEC]
+ *   meshrun -n N [--heap SIZE] [--bind-to core|none] [--timeout SEC] [--tag-output]
  *           [--fabric FILE [--compute-scale X] [--fabric-json FILE]] [--] prog [args...]
+ *
+ * Every option takes its value as the next argument or after '=' (--heap=64M). Each rank
+ * finds its rank in MESHMEM_RANK and the job's size in MESHMEM_NRANKS.
  *
  * The launcher creates the job control block (a memfd every rank inherits, see mm_ctl.h),
  * forks the ranks, passes their output through and returns the first non-zero exit status.
@@ -19,6 +22,7 @@
  */
 #include "mm_ctl.h"
 #include "meshrun_fabric.h"
+#include "meshrun_output.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -51,26 +55,56 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: meshrun -n N [options] [--] program [args...]\n"
-            "  -n, --np N           number of ranks (PEs) to start on this machine\n"
+            "Starts N ranks (PEs) of a meshmem or OpenSHMEM program on this machine, passes their\n"
+            "output through and returns the first non-zero exit status; if a rank fails, the\n"
+            "others are stopped and nothing of the job is left in /dev/shm.\n"
+            "\n"
+            "  -n, --np, --ranks N  number of ranks to start\n"
             "  --heap SIZE          symmetric heap per rank (e.g. 64M, 1G); sets SHMEM_SYMMETRIC_SIZE\n"
             "  --bind-to core|none  pin rank r to the r-th allowed CPU (default none)\n"
             "  --timeout SEC        stop the job after SEC seconds (exit status 124)\n"
+            "  --tag-output         prefix every line a rank writes with \"[RANK] \" (whole lines)\n"
             "  --fabric FILE        also predict the run's time on a modelled fabric (a file or a\n"
             "                       name in fabrics/): every call is traced and replayed\n"
             "  --compute-scale X    factor on measured compute time (default: the fabric's)\n"
             "  --fabric-json FILE   also write the prediction as JSON\n"
             "  --fabric-set S.K=V   replace one value of the fabric for this prediction\n"
             "                       (repeatable, e.g. link.bandwidth_gbps=90)\n"
-            "  -h, --help           this text\n");
+            "  --version            meshrun's version\n"
+            "  -h, --help           this text\n"
+            "An option's value follows it or comes after '=' (--heap=64M).\n"
+            "\n"
+            "Each rank finds its rank in MESHMEM_RANK and the number of ranks in MESHMEM_NRANKS\n"
+            "(shmem_my_pe and shmem_n_pes after shmem_init); MESHMEM_JOB names the job.\n");
 }
 
+/* a mistake on the command line: one line with a hint, status 2 */
 static int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "meshrun: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    usage(stderr);
+    fprintf(stderr, " (see meshrun --help)\n");
     return 2;
+}
+
+/* "0-3, 5, 7-8": the ranks whose @p mask is set, as ranges, into @p out */
+static void rank_ranges(const bool *mask, int n, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (int r = 0; r < n; r++) {
+        if (!mask[r])
+            continue;
+        int last = r;
+        while (last + 1 < n && mask[last + 1])
+            last++;
+        int w = last == r ? snprintf(out + len, cap - len, "%s%d", len ? ", " : "", r)
+                          : snprintf(out + len, cap - len, "%s%d-%d", len ? ", " : "", r, last);
+        if (w < 0 || (size_t)w >= cap - len)
+            return; /* truncated: enough to say which */
+        len += (size_t)w;
+        r = last;
+    }
 }
 
 static double now_s(void)
@@ -255,57 +289,97 @@ static void job_kill(job_t *j)
             kill(j->pids[r], SIGKILL);
 }
 
+/* the ranks still running, grouped by what they were doing: "ranks 0-2 (after shmem_init,
+ * without shmem_finalize), rank 3 (before shmem_init)" */
+static void describe_running(const job_t *j, const mm_ctl_t *ctl, char *out, size_t cap)
+{
+    static const int states[] = {MM_RANK_STARTED, MM_RANK_RUNNING, MM_RANK_FINALIZING,
+                                 MM_RANK_FINALIZED, MM_RANK_GLOBAL_EXIT, MM_RANK_FAILED};
+    bool *mask = calloc((size_t)j->nranks, sizeof(bool));
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t k = 0; mask && k < sizeof(states) / sizeof(states[0]); k++) {
+        int count = 0;
+        for (int r = 0; r < j->nranks; r++) {
+            mask[r] = j->alive[r] && atomic_load(&ctl->ranks[r].state) == states[k];
+            count += mask[r];
+        }
+        if (count == 0)
+            continue;
+        char ranks[256];
+        rank_ranges(mask, j->nranks, ranks, sizeof(ranks));
+        int w = snprintf(out + len, cap - len, "%s%s %s (%s)", len ? ", " : "",
+                         count > 1 ? "ranks" : "rank", ranks, rank_state_name(states[k]));
+        if (w < 0 || (size_t)w >= cap - len)
+            break;
+        len += (size_t)w;
+    }
+    free(mask);
+}
+
 int main(int argc, char **argv)
 {
     int nranks = -1;
     const char *heap = NULL;
-    bool bind = false;
+    bool bind = false, tag_output = false;
     double timeout = 0;
     meshrun_fabric_t fabric = {0};
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
-        bool has_value = i + 1 < argc;
+        /* --option=value: the value after '=', else the next argument */
+        char name[64];
+        const char *inline_value = NULL, *eq = strchr(a, '=');
+        if (!strncmp(a, "--", 2) && eq && (size_t)(eq - a) < sizeof(name)) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            a = name;
+            inline_value = eq + 1;
+        }
+#define NEXT_VALUE() (inline_value ? inline_value : i + 1 < argc ? argv[++i] : NULL)
         if (!strcmp(a, "--")) {
             i++;
             break;
-        } else if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np")) {
-            if (!has_value)
+        } else if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np") ||
+                   !strcmp(a, "--ranks")) {
+            const char *v = NEXT_VALUE();
+            if (v == NULL)
                 return usage_error("option %s needs a rank count", a);
             char *end;
             errno = 0;
-            long v = strtol(argv[++i], &end, 10);
-            if (end == argv[i] || *end || errno || v < 1 || v > MESHRUN_MAX_RANKS)
-                return usage_error("-n argument \"%s\" is not a rank count in 1..4096", argv[i]);
-            nranks = (int)v;
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || errno || n < 1 || n > MESHRUN_MAX_RANKS)
+                return usage_error("-n argument \"%s\" is not a rank count in 1..4096", v);
+            nranks = (int)n;
         } else if (!strcmp(a, "--heap")) {
-            if (!has_value)
+            heap = NEXT_VALUE();
+            if (heap == NULL)
                 return usage_error("option %s needs a size", a);
-            heap = argv[++i];
             if (!size_is_valid(heap))
                 return usage_error("--heap argument \"%s\" is not a size (such as 64M or 1G)",
                                    heap);
         } else if (!strcmp(a, "--bind-to")) {
-            if (!has_value)
+            const char *b = NEXT_VALUE();
+            if (b == NULL)
                 return usage_error("option %s needs core or none", a);
-            const char *b = argv[++i];
             if (!strcmp(b, "core"))
                 bind = true;
             else if (strcmp(b, "none"))
                 return usage_error("--bind-to argument \"%s\" is not core or none", b);
         } else if (!strcmp(a, "--timeout")) {
-            if (!has_value)
+            const char *v = NEXT_VALUE();
+            if (v == NULL)
                 return usage_error("option %s needs a number of seconds", a);
             char *end;
-            timeout = strtod(argv[++i], &end);
-            if (end == argv[i] || *end || !(timeout > 0) || timeout > 1e7)
+            timeout = strtod(v, &end);
+            if (end == v || *end || !(timeout > 0) || timeout > 1e7)
                 return usage_error("--timeout argument \"%s\" is not a number of seconds > 0",
-                                   argv[i]);
+                                   v);
         } else if (!strcmp(a, "--fabric") || !strcmp(a, "--compute-scale") ||
                    !strcmp(a, "--fabric-json") || !strcmp(a, "--fabric-set")) {
-            if (!has_value)
+            const char *v = NEXT_VALUE();
+            if (v == NULL)
                 return usage_error("option %s needs a value", a);
-            const char *v = argv[++i];
             if (!strcmp(a, "--fabric"))
                 fabric.fabric = v;
             else if (!strcmp(a, "--fabric-json"))
@@ -317,14 +391,22 @@ int main(int argc, char **argv)
             }
             else
                 fabric.compute_scale = v;
+        } else if (inline_value) {
+            return usage_error("option %s takes no value", a);
+        } else if (!strcmp(a, "--tag-output")) {
+            tag_output = true;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("meshrun (meshmem) %s\n", MESHMEM_VERSION);
             return 0;
         } else if (a[0] == '-') {
             return usage_error("unknown option \"%s\"", a);
         } else {
             break;
         }
+#undef NEXT_VALUE
     }
     if (nranks < 0)
         return usage_error("%s", "-n N is required");
@@ -402,6 +484,12 @@ int main(int argc, char **argv)
     job.alive = calloc((size_t)nranks, sizeof(bool));
     if (!job.pids || !job.alive)
         return 1;
+    meshrun_output_t out = {0};
+    if (tag_output && meshrun_output_open(&out, nranks) != 0) {
+        fprintf(stderr, "meshrun: --tag-output: cannot make the output pipes of %d ranks: %s\n",
+                nranks, strerror(errno));
+        return 1;
+    }
     pid_t parent = getpid();
     int status = 0;
     for (int r = 0; r < nranks; r++) {
@@ -427,6 +515,8 @@ int main(int argc, char **argv)
             sigaction(SIGTTOU, &dfl, NULL);
             snprintf(buf, sizeof(buf), "%d", r);
             setenv("MESHMEM_RANK", buf, 1);
+            if (tag_output)
+                meshrun_output_child(&out, r);
             if (bind && ncpu > 0) {
                 cpu_set_t one;
                 CPU_ZERO(&one);
@@ -441,6 +531,8 @@ int main(int argc, char **argv)
         if (r == 0)
             job.pgid = pid;
         setpgid(pid, job.pgid);
+        if (tag_output)
+            meshrun_output_forked(&out, r);
         job.pids[r] = pid;
         job.alive[r] = true;
         job.running++;
@@ -455,22 +547,31 @@ int main(int argc, char **argv)
         alarm((unsigned)timeout + 1); /* wakes the blocking waitpid */
 
     while (job.running > 0) {
+        if (tag_output) /* the ranks' lines first: meshrun's own below come after them */
+            meshrun_output_pump(&out, 0);
         if (!job.stopping && meshrun_signal && meshrun_signal != SIGALRM) {
             fprintf(stderr, "meshrun: %s: stopping the job\n", strsignal(meshrun_signal));
             status = 128 + meshrun_signal;
             job_stop(&job);
         }
         if (!job.stopping && deadline > 0 && now_s() >= deadline) {
-            fprintf(stderr, "meshrun: the job ran past --timeout %g s: stopping it\n", timeout);
+            char running[1024];
+            describe_running(&job, ctl, running, sizeof(running));
+            fprintf(stderr, "meshrun: the job ran past --timeout %g s: stopping it; still "
+                            "running: %s\n", timeout, running);
             status = 124;
             job_stop(&job);
         }
         if (job.stopping && !job.killed && now_s() >= job.stop_at + MESHRUN_GRACE_S)
             job_kill(&job);
         int st;
-        pid_t pid = job.stopping ? waitpid(-1, &st, WNOHANG) : waitpid(-1, &st, 0);
+        /* with --tag-output the wait is the pipes' poll: output flows while ranks run */
+        if (tag_output)
+            meshrun_output_pump(&out, job.stopping ? 10 : 50);
+        pid_t pid = job.stopping || tag_output ? waitpid(-1, &st, WNOHANG) : waitpid(-1, &st, 0);
         if (pid == 0) {
-            usleep(10000);
+            if (!tag_output)
+                usleep(10000);
             continue;
         }
         if (pid < 0) {
@@ -521,6 +622,8 @@ int main(int argc, char **argv)
     /* what the ranks forked and left behind belongs to the job too */
     if (job.pgid > 0)
         kill(-job.pgid, SIGKILL);
+    if (tag_output)
+        meshrun_output_close(&out, 1000);
     if (own_tty)
         tcsetpgrp(STDIN_FILENO, getpgrp());
     remove_job_objects(ctl->job);

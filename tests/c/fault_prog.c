@@ -28,6 +28,8 @@
  *   fork-child       rank 1 forks a child that sleeps forever (prints "child P"), then dies
  *   barriers N       N barriers, rank 0 prints "barriers N seconds S"
  *   echo ARGS...     prints its rank and arguments to stdout, one line to stderr; no init
+ *   pieces N         N lines "rank R line K: " + 300 'x', each written a character at a time
+ *                    (flushed), then "rank R unfinished" without a newline; no init
  *   heap             prints the symmetric heap size per rank
  *   ranks            prints "rank R of N" (used without meshrun: a singleton)
  *   cpus             prints its affinity mask's CPU count and MESHMEM_JOB_CPUS; no init
@@ -187,6 +189,19 @@ int main(int argc, char **argv)
             printf(" [%s]", argv[i]);
         printf("\n");
         fprintf(stderr, "stderr from rank %d\n", env_rank);
+        return 0;
+    }
+    if (!strcmp(mode, "pieces")) { /* lines written in pieces: only whole ones may arrive */
+        long lines = argc > 2 ? atol(argv[2]) : 10;
+        for (long k = 0; k < lines; k++) {
+            printf("rank %d line %ld: ", env_rank, k);
+            for (int c = 0; c < 300; c++) {
+                putchar('x');
+                fflush(stdout);
+            }
+            putchar('\n');
+        }
+        printf("rank %d unfinished", env_rank);
         return 0;
     }
     if (!strcmp(mode, "cpus")) { /* what a rank knows of the CPUs it shares (mm_count_cpus) */

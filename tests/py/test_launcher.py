@@ -97,6 +97,39 @@ def test_ranks_know_the_cpus_of_the_job(launch, bind):
         assert f"cpus rank {r} affinity {mine} job {job}\n" in res.out, res.out
 
 
+@pytest.mark.parametrize("n", [1, 3, 8])
+def test_tag_output_prefixes_whole_lines(launch, n):
+    """--tag-output: every line carries its rank, and arrives whole although the rank wrote it
+    a character at a time; a last line without a newline is passed on too."""
+    lines = 20
+    res = launch.run(["-n", str(n), "--tag-output", launch.fault_prog, "pieces", str(lines)])
+    res.rank_pids = {int(r): int(pid) for r, pid in
+                     re.findall(r"^\[\d+\] fault_prog: rank (\d+) pid (\d+)$", res.out, re.M)}
+    check_ended(res, 0)
+    assert len(res.rank_pids) == n, res.out
+    got = res.out.splitlines()
+    want = {f"[{r}] fault_prog: rank {r} pid {pid}" for r, pid in res.rank_pids.items()}
+    for r in range(n):
+        want |= {f"[{r}] rank {r} line {k}: " + "x" * 300 for k in range(lines)}
+        want.add(f"[{r}] rank {r} unfinished")
+    assert sorted(got) == sorted(want)
+    res = launch.run(["-n", "2", "--tag-output", launch.fault_prog, "echo", "a"])
+    assert sorted(res.err.splitlines()) == ["[0] stderr from rank 0", "[1] stderr from rank 1"]
+
+
+def test_options_take_values_after_equals(launch):
+    res = launch.run(["--ranks=2", "--heap=48M", "--bind-to=none", launch.fault_prog, "heap"])
+    check_ended(res, 0)
+    for r in range(2):
+        assert f"heap rank {r} total {48 << 20}\n" in res.out
+
+
+def test_version(launch):
+    res = launch.run(["--version"])
+    check_ended(res, 0)
+    assert re.fullmatch(r"meshrun \(meshmem\) \d+\.\d+\.\d+\n", res.out), res.out
+
+
 def test_without_meshrun_runs_as_one_pe(launch):
     res = launch.run([launch.fault_prog, "ranks"], direct=True, env={"MESHMEM_HEAP_SIZE": "8M"})
     check_ended(res, 0)
@@ -355,10 +388,12 @@ def test_ctrl_c_on_a_terminal(launch):
 
 
 def test_timeout(launch):
+    """The ranks still running are named, with what they were doing."""
     res = launch.fault(3, "hang", extra=("--timeout", "1"))
     check_ended(res, 124, limit=1 + STOP)
     assert res.wall >= 1.0
-    assert "meshrun: the job ran past --timeout 1 s" in res.err, res.err
+    assert ("meshrun: the job ran past --timeout 1 s: stopping it; still running: ranks 0-2 "
+            "(after shmem_init, without shmem_finalize)") in res.err, res.err
 
 
 # ------------------------------------------------------------------------------------------
@@ -393,11 +428,15 @@ def test_program_not_found(launch, tmp_path):
     (["-n", "2", "--timeout", "soon", "prog"], '--timeout argument "soon"'),
     (["-n", "2", "--bind-to", "socket", "prog"], '--bind-to argument "socket"'),
     (["-n", "2", "--frobnicate", "prog"], 'unknown option "--frobnicate"'),
+    (["-n", "2", "--heap=", "prog"], '--heap argument ""'),
+    (["-n", "2", "--tag-output=yes", "prog"], "option --tag-output takes no value"),
 ])
 def test_bad_arguments(launch, args, msg):
+    """One line naming the option, with a hint; not the whole usage."""
     res = launch.run(args)
     check_ended(res, 2)
-    assert msg in res.err and "usage: meshrun -n N" in res.err, res.err
+    assert res.err.count("\n") == 1 and msg in res.err, res.err
+    assert res.err.startswith("meshrun: ") and res.err.endswith(" (see meshrun --help)\n")
     assert res.out == ""
 
 
@@ -405,6 +444,7 @@ def test_help(launch):
     res = launch.run(["--help"])
     check_ended(res, 0)
     assert res.out.startswith("usage: meshrun -n N")
+    assert "MESHMEM_RANK" in res.out and "MESHMEM_NRANKS" in res.out
 
 
 def test_stale_objects_of_a_killed_launcher_are_swept(launch):
