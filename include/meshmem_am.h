@@ -221,7 +221,11 @@ typedef struct {
                                buffer when the consumer is on another host */
     char     *stage;      /**< producer: staging buffer for a consumer on another host (freed
                                by meshmem_stream_close), else NULL */
+#ifdef __cplusplus
+    uint64_t *remote_signal; /* the same pointer: C++ has no _Atomic; only the library uses it */
+#else
     _Atomic uint64_t *remote_signal; /**< producer: the consumer's signal as mapped here */
+#endif
     size_t    sig_off;    /**< producer: bytes made visible */
     size_t    next_off;   /**< producer: byte offset of the next batch boundary (SIZE_MAX: none) */
     size_t    batch_bytes; /**< producer: N * elem_size (SIZE_MAX when N exceeds the capacity) */

@@ -13,7 +13,8 @@
  * from the C11 tables below, which list each C type once (int32_t is int, and so on: _Generic
  * rejects compatible types twice).
  *
- * Teams and collectives are declared in shmem_coll.h, included at the end.
+ * Teams and collectives are declared in shmem_coll.h, included at the end. C++ (meshc++) gets
+ * the generic routines as overloads instead (shmem_cxx.h, also included at the end).
  */
 #ifndef MESHMEM_SHMEM_H
 #define MESHMEM_SHMEM_H
@@ -871,5 +872,7 @@ void shmem_c11_type_not_supported(void);
 
 /* teams and collectives (their own header, written with the collectives) */
 #include "shmem_coll.h"
+/* C++: the generic routines as overloads */
+#include "shmem_cxx.h"
 
 #endif /* MESHMEM_SHMEM_H */

@@ -9,17 +9,34 @@ foreach(t shmem_rma shmem_amo shmem_sync shmem_ctx shmem_generic shmem_setup shm
   endif()
 endforeach()
 
+# A program built as a user builds it, with the build's compiler wrapper (COMPILE: wrapper and
+# flags), then run under meshrun at 1 and 4 PEs; it passes when its output says "PASS on N PEs".
+function(mm_wrapper_test name source pass)
+  cmake_parse_arguments(W "" "" "COMPILE" ${ARGN})
+  set(exe ${CMAKE_BINARY_DIR}/tests/${name}_built)
+  add_test(NAME ${name}.build COMMAND ${W_COMPILE} ${source} -o ${exe})
+  set_tests_properties(${name}.build PROPERTIES FIXTURES_SETUP ${name} LABELS "sanitize;shmem"
+                       TIMEOUT 120)
+  foreach(n 1 4)
+    add_test(NAME ${name}.meshrun.n${n}
+             COMMAND ${MESHRUN} -n ${n} --heap ${MESHMEM_TEST_HEAP} --timeout 120 ${exe})
+    set_tests_properties(${name}.meshrun.n${n} PROPERTIES FIXTURES_REQUIRED ${name}
+                         LABELS "sanitize;shmem" TIMEOUT 120
+                         PASS_REGULAR_EXPRESSION "${pass} on ${n} PEs")
+  endforeach()
+endfunction()
+
 # An OpenSHMEM program written for oshcc/oshrun builds with meshcc and runs with meshrun
-# unchanged: compile shmem_classic.c with the build's meshcc (as a user would), then run it.
-set(SHMEM_CLASSIC_EXE ${CMAKE_BINARY_DIR}/tests/shmem_classic_meshcc)
-add_test(NAME shmem_classic.meshcc
-         COMMAND ${CMAKE_BINARY_DIR}/bin/meshcc ${CMAKE_CURRENT_LIST_DIR}/shmem_classic.c
-                 -o ${SHMEM_CLASSIC_EXE})
-set_tests_properties(shmem_classic.meshcc PROPERTIES FIXTURES_SETUP shmem_classic
-                     LABELS "sanitize;shmem" TIMEOUT 120)
-foreach(n 1 4)
-  add_test(NAME shmem_classic.meshrun.n${n}
-           COMMAND ${MESHRUN} -n ${n} --heap ${MESHMEM_TEST_HEAP} --timeout 120 ${SHMEM_CLASSIC_EXE})
-  set_tests_properties(shmem_classic.meshrun.n${n} PROPERTIES FIXTURES_REQUIRED shmem_classic
-                       LABELS "sanitize;shmem" TIMEOUT 120 PASS_REGULAR_EXPRESSION "classic: ok on ${n} PEs")
-endforeach()
+# unchanged.
+mm_wrapper_test(shmem_classic ${CMAKE_CURRENT_LIST_DIR}/shmem_classic.c "classic: ok"
+                COMPILE ${CMAKE_BINARY_DIR}/bin/meshcc)
+
+# The same for C++ with meshc++ (shmem.h from C++, the generic routines as overloads); a call
+# of the wrong type must not compile.
+set(SHMEM_CXX_COMPILE ${CMAKE_BINARY_DIR}/bin/meshc++ -std=c++11 -Wall -Wextra -Werror -pedantic)
+mm_wrapper_test(shmem_cxx ${CMAKE_CURRENT_LIST_DIR}/shmem_cxx.cpp "cxx: ok"
+                COMPILE ${SHMEM_CXX_COMPILE})
+add_test(NAME shmem_cxx.wrong_type
+         COMMAND ${SHMEM_CXX_COMPILE} -DSHMEM_CXX_WRONG_TYPE -c
+                 ${CMAKE_CURRENT_LIST_DIR}/shmem_cxx.cpp -o ${CMAKE_BINARY_DIR}/tests/shmem_cxx_wrong.o)
+set_tests_properties(shmem_cxx.wrong_type PROPERTIES WILL_FAIL TRUE LABELS shmem TIMEOUT 120)

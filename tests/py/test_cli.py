@@ -179,3 +179,27 @@ def test_every_option_has_help_for_users(parse):
     assert seen > 80
     top = parser.format_help()
     assert "{info," not in top and "OpenMPI" in top
+
+
+def test_install_deps_installs_nothing_when_told(tmp_path):
+    """make test / make demo run scripts/install-deps.sh, which installs with apt-get and pip;
+    MESHMEM_NO_INSTALL=1 only says what is missing."""
+    import shutil
+    from pathlib import Path
+    script = Path(__file__).resolve().parents[2] / "scripts" / "install-deps.sh"
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for tool in ("id",):  # a machine with nothing else on its PATH
+        (bindir / tool).symlink_to(shutil.which(tool))
+    marker = tmp_path / "installed"
+    for tool in ("apt-get", "sudo", "pip", "python3"):  # would record any install
+        (bindir / tool).write_text(f"#!/bin/sh\necho {tool} \"$@\" >> {marker}\nexit 1\n")
+        (bindir / tool).chmod(0o755)
+    env = {"PATH": str(bindir), "MESHMEM_NO_INSTALL": "1"}
+    res = subprocess.run([shutil.which("bash"), str(script)], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert "not installing the Debian packages" in res.stdout and "cmake" in res.stdout
+    assert "not installing the Python packages" in res.stdout
+    calls = marker.read_text() if marker.exists() else ""
+    assert "apt-get" not in calls and "install" not in calls, calls
