@@ -149,7 +149,7 @@ _am_ops += [
             "bytes) answered by a reply; half round trip",
             (("mpi", "MPI_Send/MPI_Recv ping-pong, half round trip", "pingpong"),),
             (8, 64, 512, 4 * KiB), program="am"),
-    BenchOp("am_rate", "am_rate", "windows of 64 SHORT requests + meshmem_am_quiet; us per "
+    BenchOp("am_rate", "am_rate", "windows of 64 SHORT requests + meshmem_am_quiet; µs per "
             "message", (), (8,), sized=False, program="am"),
 ]
 # streams in two forms, separate rows: one element per call (meshmem_stream_push1, FSHMEM's
@@ -197,7 +197,8 @@ def add_arguments(p):
     """The `meshmem bench` command line."""
     p.formatter_class = options.HelpFormatter
     p.description = DESCRIPTION
-    p.epilog = ("operations:\n" + "\n".join(f"  {o.name:<15} {o.meshmem_call}"
+    width = max(len(name) for name in OPS)
+    p.epilog = ("operations:\n" + "\n".join(f"  {o.name:<{width}}  {o.meshmem_call}"
                                              for o in OPS.values())
                 + "\n\ngroups: core (" + ", ".join(CORE_OPS) + "), coll (the collectives), am "
                   "(active messages and streams), all"

@@ -59,7 +59,8 @@
       "Jobs across hosts: a thread serves peers' operations on this rank's memory when the "       \
       "application has not done so for this many microseconds (and at once while it sleeps); "     \
       "0: no thread (peers then wait until this rank calls meshmem).")                              \
-    X(DEBUG, debug, INT, "0", "Log level: 0 errors, 1 warnings, 2 info, 3 debug.")
+    X(DEBUG, debug, INT, "0",                                                                      \
+      "Log level: 0 errors (and the warnings a user must act on), 1 warnings, 2 info, 3 debug.")
 
 typedef struct {
 #define MM_CONFIG_FIELD(name, field, kind, def, doc) int64_t field;

@@ -203,3 +203,18 @@ def test_install_deps_installs_nothing_when_told(tmp_path):
     assert "not installing the Python packages" in res.stdout
     calls = marker.read_text() if marker.exists() else ""
     assert "apt-get" not in calls and "install" not in calls, calls
+
+
+def test_readme_configuration_table_matches_info_config(build_dir):
+    """README.md's table of tunables lists what `meshmem info --config` prints, defaults
+    included, and nothing else."""
+    import re
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    documented = dict(re.findall(r"^\| `(MESHMEM_\w+)` \| (\S+) \|", section, re.M))
+    res = meshmem(build_dir, "info", "--config",
+                  env={"SHMEM_SYMMETRIC_SIZE": "", **{k: "" for k in documented}})
+    assert res.returncode == 0, res.stderr
+    printed = {line.split()[0]: line.split()[2] for line in res.stdout.splitlines()[1:]}
+    assert documented == printed

@@ -82,3 +82,29 @@ def test_showme(build_dir, tmp_path):
     assert meshcc(build_dir, "--showme:compile", cwd=tmp_path).stdout.split()[-1] == f"-I{inc}"
     assert "-lmeshmem" in meshcc(build_dir, "--showme:link", cwd=tmp_path).stdout.split()
     assert (inc / "meshmem.h").exists()
+
+
+def readme_examples() -> list[tuple[str, str]]:
+    """The C and C++ examples of README.md, as (language, source)."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    return re.findall(r"^```(c|cpp)\n(.*?)^```$", text, re.M | re.S)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_readme_examples_build_and_run(build_dir, launch, tmp_path, n):
+    """Every program README.md shows compiles with meshcc or meshc++ (warnings as errors) and
+    runs to completion."""
+    examples = readme_examples()
+    assert {lang for lang, _ in examples} == {"c", "cpp"} and len(examples) >= 4
+    for k, (lang, source) in enumerate(examples):
+        src = tmp_path / f"example{k}.{lang}"
+        src.write_text(source)
+        tool, std = ("meshcc", "-std=c11") if lang == "c" else ("meshc++", "-std=c++11")
+        cc = subprocess.run([str(build_dir / "bin" / tool), std, "-Wall", "-Werror",
+                             src.name, "-o", f"example{k}"], cwd=tmp_path, env=meshcc_env(),
+                            capture_output=True, text=True, timeout=120)
+        assert cc.returncode == 0, f"README example {k}:\n{source}\n{cc.stderr}"
+        res = launch.run(["-n", str(n), "--heap", "8M", str(tmp_path / f"example{k}")])
+        assert res.rc == 0 and res.err == "", f"README example {k}:\n{res.out}\n{res.err}"
