@@ -138,20 +138,19 @@ def test_tiny_run_json_schema(tmp_path, capsys):
                     reason="build/bench/osu_shmem or meshrun missing (run make first)")
 def test_memcpy_reference_is_sane_from_64k_to_128k(tmp_path):
     """Two malloc'ed buffers of these sizes land 64 KiB + 16 bytes apart, a slow case of
-    glibc's copy on some CPUs: the reference read ~3 GB/s and put rows 1000 % of memcpy. The
-    reference uses page-aligned buffers: no size is a slow case, no row passes it by 3 x
-    (a load on this shared machine moves the rest, which the notes explain)."""
+    glibc's copy on some CPUs: the reference read ~3 GB/s (every rank and rank 0 alone alike)
+    where the other sizes read ~40, and put rows 1000 % of memcpy. With page-aligned buffers no
+    size from 64K to 128K is a slow case. (A preemption on this shared machine can slow one of
+    the two copies of a round; medians of 3 rounds and the faster of the two keep it out.)"""
     path = tmp_path / "m.json"
-    rc = main(["bench", "put", "--sizes", "64K,96K,128K,256K", "--rounds", "1", "--iters",
-               "50", "--iters-large", "50", "--vs", "none", "--json", str(path)])
+    rc = main(["bench", "put", "--sizes", "64K,96K,128K,256K,1M", "--rounds", "3", "--iters",
+               "50", "--iters-large", "100", "--vs", "none", "--json", str(path)])
     assert rc == 0
-    doc = json.loads(path.read_text())
-    rows, notes = doc["results"], doc["settings"]["notes"]
-    assert not [n for n in notes if "slow case of memcpy" in n], notes
-    for r in rows:
-        assert r["meshmem_vs_memcpy"] < 3, r
-        if r["meshmem_vs_memcpy"] > bench.MEMCPY_NOISE:
-            assert any(n.startswith(f"put {bench.format_size(r['bytes'])}:") for n in notes)
+    rows = json.loads(path.read_text())["results"]
+    best = {r["bytes"]: max(r["memcpy_GBps"], r["memcpy_one_rank_GBps"]) for r in rows}
+    typical = sorted(best.values())[len(best) // 2]
+    for size in (64 << 10, 96 << 10, 128 << 10):
+        assert best[size] > typical / 3, (size, best)
 
 
 @pytest.mark.skipif(not _meshmem_bench_available(),
