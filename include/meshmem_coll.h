@@ -13,6 +13,8 @@
  * algorithm, takes AUTO and AGGRESSIVE alike). On a team with a GHC topology
  * (meshmem_team_set_topology, MESHMEM_TOPOLOGY) every hint but RING and RECDBL runs per
  * dimension, along x then along y, with the same results bit for bit (docs/collectives.md).
+ * Across hosts, AUTO picks the node-leader form (MESHMEM_ALGO_LEADER: one network message per
+ * pair of hosts instead of one per pair of ranks) for messages of at most MESHMEM_LEADER_BYTES.
  *
  * Errors (bad team, root, type, operator, algorithm) return a negative status after one line
  * naming the call and the argument; mismatched counts between ranks end the job with a message.
@@ -40,6 +42,9 @@ typedef enum {
     MESHMEM_ALGO_AGGRESSIVE, /**< allreduce: reduce as data arrives, then all-gather (2 passes) */
     MESHMEM_ALGO_RING,       /**< ring: N-1 neighbour steps */
     MESHMEM_ALGO_RECDBL,     /**< recursive doubling: log2 N steps */
+    MESHMEM_ALGO_LEADER,     /**< across hosts: one rank per host talks to the other hosts
+                                  (barrier, bcast, allreduce, allgather, alltoall); where the
+                                  team is on one host or spread unevenly, as AUTO */
     MESHMEM_ALGO_COUNT
 } meshmem_algo_t;
 

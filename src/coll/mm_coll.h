@@ -221,4 +221,32 @@ meshmem_status_t mm_ghc_allreduce(const mm_coll_args_t *a, const void *sendbuf, 
 meshmem_status_t mm_ghc_reduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
                                size_t count, meshmem_dtype_t dtype, meshmem_op_t op, int root);
 
+/* ---- mm_coll_leader.c: node-leader forms across hosts (see that file) ---- */
+
+/**
+ * @return true when @p a's call takes the node-leader form: its team's GHC is the hosts' and
+ * the hint is LEADER, or AUTO with @p bytes at most MESHMEM_LEADER_BYTES. A LEADER hint on any
+ * other team becomes AUTO (in @p a).
+ */
+bool mm_leader_for(mm_coll_args_t *a, size_t bytes);
+
+/** @return true when barriers on @p t take the node-leader form. */
+bool mm_leader_barrier_for(const struct meshmem_team *t);
+
+/** @brief Barrier: host, leaders, host. */
+void mm_leader_barrier(struct meshmem_team *t);
+
+/** @brief Broadcast of @p len bytes from team rank @p root: its column, then every host. */
+void mm_leader_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root);
+
+/** @brief All-reduce of @p count elements (recvbuf may be sendbuf), folded in member order. */
+void mm_leader_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                         size_t count, meshmem_dtype_t dtype, meshmem_op_t op);
+
+/** @brief All-gather of the @p len bytes at @p blk (may be in recvbuf) into recvbuf. */
+void mm_leader_allgather(const mm_coll_args_t *a, const void *blk, void *recvbuf, size_t len);
+
+/** @brief All-to-all of @p len bytes per block (rbuf may be sbuf). */
+void mm_leader_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len);
+
 #endif /* MM_COLL_H */

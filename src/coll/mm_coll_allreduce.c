@@ -307,6 +307,11 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
         return st;
     size_t len = mm_coll_bytes(&a, count);
     const void *src = sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf;
+    if (mm_leader_for(&a, len)) { /* across hosts, the smallest (mm_coll_leader.c) */
+        mm_leader_allreduce(&a, src, recvbuf, count, dtype, op);
+        return MESHMEM_OK;
+    }
+    algo = a.algo;
     if (mm_ghc_for(&a)) /* per dimension on a GHC team (mm_coll_ghc.c) */
         return mm_ghc_allreduce(&a, src, recvbuf, count, dtype, op, algo);
     if (mm_line_fits(&a, len)) {

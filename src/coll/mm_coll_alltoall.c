@@ -169,13 +169,17 @@ meshmem_status_t meshmem_coll_alltoall(meshmem_team_t team, const void *sendbuf,
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_alltoall", team, dtype, algo);
     if (st != MESHMEM_OK)
         return st;
-    mm_a2a_fn fn = mm_a2a_algo(&a);
-    if (fn == NULL)
-        return mm_coll_no_algo(&a);
     int n = a.t->size;
     size_t len = mm_coll_bytes(&a, count);
     bool in_place = sendbuf == MESHMEM_IN_PLACE;
     const char *sbuf = in_place ? recvbuf : sendbuf;
+    if (mm_leader_for(&a, len)) { /* across hosts, the smallest (mm_coll_leader.c) */
+        mm_leader_alltoall(&a, sbuf, recvbuf, len);
+        return MESHMEM_OK;
+    }
+    mm_a2a_fn fn = mm_a2a_algo(&a);
+    if (fn == NULL)
+        return mm_coll_no_algo(&a);
     if (mm_ghc_for(&a)) { /* per dimension on a GHC team (mm_coll_ghc.c) */
         mm_ghc_alltoall(&a, sbuf, recvbuf, len);
         return MESHMEM_OK;

@@ -5,7 +5,7 @@
 const char *meshmem_algo_name(meshmem_algo_t algo)
 {
     static const char *names[MESHMEM_ALGO_COUNT] = {"auto", "onestep", "naive", "aggressive",
-                                                    "ring", "recdbl"};
+                                                    "ring", "recdbl", "leader"};
     return (unsigned)algo < MESHMEM_ALGO_COUNT ? names[algo] : NULL;
 }
 
@@ -101,7 +101,9 @@ meshmem_status_t meshmem_coll_barrier(meshmem_team_t team)
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_barrier", team, MESHMEM_BYTE,
                                         MESHMEM_ALGO_AUTO);
-    if (st == MESHMEM_OK && mm_topo_ghc(a.t))
+    if (st == MESHMEM_OK && mm_leader_barrier_for(a.t))
+        mm_leader_barrier(a.t);
+    else if (st == MESHMEM_OK && mm_topo_ghc(a.t))
         mm_ghc_barrier(a.t);
     else if (st == MESHMEM_OK)
         mm_coll_sync(a.t);

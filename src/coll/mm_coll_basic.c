@@ -62,7 +62,9 @@ static void mm_coll_done_all(struct meshmem_team *t, uint64_t seq)
 /* a barrier on the team's topology */
 static void mm_basic_sync(struct meshmem_team *t)
 {
-    if (mm_topo_ghc(t))
+    if (mm_leader_barrier_for(t))
+        mm_leader_barrier(t);
+    else if (mm_topo_ghc(t))
         mm_ghc_barrier(t);
     else
         mm_coll_sync(t);

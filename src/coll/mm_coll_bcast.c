@@ -75,10 +75,15 @@ meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count
     MM_TRACE_SCOPE(mm_trace_coll("bcast", team, count * meshmem_dtype_size(dtype)));
     mm_coll_args_t a;
     meshmem_status_t st =
-        mm_coll_check_rooted(&a, "meshmem_coll_bcast", team, dtype, algo, root, MESHMEM_ALGO_ONESTEP);
+        mm_coll_check_rooted(&a, "meshmem_coll_bcast", team, dtype, algo, root,
+                             algo == MESHMEM_ALGO_LEADER ? algo : MESHMEM_ALGO_ONESTEP);
     if (st != MESHMEM_OK)
         return st;
     size_t len = mm_coll_bytes(&a, count);
+    if (mm_leader_for(&a, len)) { /* across hosts, the smallest (mm_coll_leader.c) */
+        mm_leader_bcast(&a, buf, len, root);
+        return MESHMEM_OK;
+    }
     if (mm_ghc_for(&a))
         return mm_ghc_bcast(&a, buf, len, root);
     if (mm_line_fits(&a, len)) {

@@ -153,6 +153,13 @@ meshmem_status_t meshmem_coll_allgather(meshmem_team_t team, const void *sendbuf
         return st;
     int n = a.t->size;
     size_t len = mm_coll_bytes(&a, count);
+    if (mm_leader_for(&a, len)) { /* across hosts, the smallest (mm_coll_leader.c) */
+        char *rbuf = recvbuf;
+        mm_leader_allgather(&a, sendbuf == MESHMEM_IN_PLACE ? rbuf + (size_t)a.t->my_rank * len
+                                                            : sendbuf,
+                            rbuf, len);
+        return MESHMEM_OK;
+    }
     if (mm_line_fits(&a, len) && !mm_ghc_for(&a)) {
         char *rbuf = recvbuf;
         mm_line_allgather(&a, sendbuf == MESHMEM_IN_PLACE ? rbuf + (size_t)a.t->my_rank * len

@@ -52,6 +52,7 @@ struct meshmem_team {
     int      num_contexts;        /* from the team config */
     bool     predefined;          /* world / shared: never destroyed by the user */
     int      ghc_kx, ghc_ky;      /* GHC grid, kx * ky == size; 0 x 0: full mesh (mm_topo.c) */
+    int      ghc_hosts;           /* the grid is the hosts' (topology auto): MM_HOSTS_* */
     struct meshmem_team *ghc_x, *ghc_y; /* this member's row and column teams (built on use) */
 };
 
@@ -208,9 +209,14 @@ void mm_coll_sync(struct meshmem_team *t);
 /** @brief Set the world team's topology from MESHMEM_TOPOLOGY (init). @return 0 or -1. */
 int mm_topo_world_init(struct meshmem_team *world);
 
+/** Which axis of a GHC from the hosts is a host (struct meshmem_team's ghc_hosts). */
+enum { MM_HOSTS_NONE = 0, MM_HOSTS_ROWS = 1, MM_HOSTS_COLS = 2 };
+
 /** @brief The two-level GHC shape of @p t from the hosts its members run on (mm_topo.c):
- * *kx x *ky, or 0 x 0 (the full mesh) when the placement is not an even one. */
-void mm_topo_hosts(const struct meshmem_team *t, int *kx, int *ky);
+ * *kx x *ky, or 0 x 0 (the full mesh) when the placement is not an even one.
+ * @return MM_HOSTS_ROWS (by slot: each row is a host), MM_HOSTS_COLS (round-robin: each column
+ * is a host) or MM_HOSTS_NONE. */
+int mm_topo_hosts(const struct meshmem_team *t, int *kx, int *ky);
 
 /** @brief Give a new team the topology MESHMEM_TOPOLOGY asks for (auto: from its hosts). */
 void mm_topo_team_init(struct meshmem_team *t);

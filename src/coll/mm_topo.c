@@ -74,7 +74,7 @@ static bool mm_topo_blocks(const struct meshmem_team *t, int L, int H, int in, i
     return true;
 }
 
-void mm_topo_hosts(const struct meshmem_team *t, int *kx, int *ky)
+int mm_topo_hosts(const struct meshmem_team *t, int *kx, int *ky)
 {
     *kx = *ky = 0;
     int n = t->size, L = 1, H = 1;
@@ -83,27 +83,31 @@ void mm_topo_hosts(const struct meshmem_team *t, int *kx, int *ky)
     if (L > 1 && L < n && n % L == 0 && mm_topo_blocks(t, L, n / L, 1, L)) {
         *kx = L; /* by slot: rows are hosts */
         *ky = n / L;
-        return;
+        return MM_HOSTS_ROWS;
     }
     while (H < n && mm_topo_node(t, H) != mm_topo_node(t, 0))
         H++;
     if (H > 1 && H < n && n % H == 0 && mm_topo_blocks(t, n / H, H, H, 1)) {
         *kx = H; /* round-robin: rows span the hosts, columns are hosts */
         *ky = n / H;
+        return MM_HOSTS_COLS;
     }
+    return MM_HOSTS_NONE;
 }
 
 void mm_topo_team_init(struct meshmem_team *t)
 {
     t->ghc_kx = t->ghc_ky = 0;
+    t->ghc_hosts = MM_HOSTS_NONE;
     if (mm_config.topology == MM_TOPO_HOSTS && !mm_g.all_local && t->my_rank >= 0)
-        mm_topo_hosts(t, &t->ghc_kx, &t->ghc_ky);
+        t->ghc_hosts = mm_topo_hosts(t, &t->ghc_kx, &t->ghc_ky);
 }
 
 int mm_topo_world_init(struct meshmem_team *world)
 {
     int64_t v = mm_config.topology;
     world->ghc_kx = world->ghc_ky = 0;
+    world->ghc_hosts = MM_HOSTS_NONE;
     world->ghc_x = world->ghc_y = NULL;
     if (v == MM_TOPO_HOSTS) {
         mm_topo_team_init(world);
@@ -143,6 +147,7 @@ void mm_topo_fini(struct meshmem_team *world)
     }
     world->ghc_x = world->ghc_y = NULL;
     world->ghc_kx = world->ghc_ky = 0;
+    world->ghc_hosts = MM_HOSTS_NONE;
 }
 
 void mm_topo_axes(struct meshmem_team *t, struct meshmem_team **row, struct meshmem_team **col)
@@ -179,8 +184,10 @@ meshmem_status_t meshmem_team_set_topology(meshmem_team_t team, int kx, int ky)
     } else if (mm_topo_set_shape(t, "meshmem_team_set_topology", kx, ky) != 0) {
         return MESHMEM_ERR_ARG;
     }
-    if (t->ghc_kx != okx || t->ghc_ky != oky)
+    if (t->ghc_kx != okx || t->ghc_ky != oky) {
+        t->ghc_hosts = MM_HOSTS_NONE; /* the user's shape: its rows are not known to be hosts */
         mm_topo_release(t); /* a new shape needs new rows and columns (built on first use) */
+    }
     return MESHMEM_OK;
 }
 

@@ -54,11 +54,16 @@
       "through the network transport (UCX), as if each rank had a host of its own.")               \
     X(HOST_RANKS, host_ranks, INT, "0",                                                            \
       "For tests: when N > 0, every N consecutive ranks of a host form a host of their own "       \
-      "(they share memory; the others are reached through the network transport).")               \
+      "(they share memory; the others are reached through the network transport); when N < 0, "   \
+      "rank r is on host r mod -N (round-robin over -N hosts).")                                  \
     X(NET_PROGRESS_US, net_progress_us, INT, "1000",                                               \
       "Jobs across hosts: a thread serves peers' operations on this rank's memory when the "       \
       "application has not done so for this many microseconds (and at once while it sleeps); "     \
       "0: no thread (peers then wait until this rank calls meshmem).")                              \
+    X(LEADER_BYTES, leader_bytes, INT, "64",                                                       \
+      "Jobs across hosts: barriers, and the bcast, allreduce, allgather and alltoall of at most "  \
+      "this many bytes per rank (per block for allgather and alltoall), take the node-leader "     \
+      "form (one network message per pair of hosts); -1: never unless asked (--algo leader).")     \
     X(DEBUG, debug, INT, "0",                                                                      \
       "Log level: 0 errors (and the warnings a user must act on), 1 warnings, 2 info, 3 debug.")
 

@@ -160,7 +160,7 @@ static int mm_nodes_find(const mm_boot_card_t *cards)
         int64_t split = mm_config.host_ranks;
         for (int q = 0; q < r && p->node < 0; q++)
             if (mm_config.shm && mm_boot_same_node(&cards[q], &cards[r]) &&
-                (split <= 0 || q / split == r / split))
+                (split == 0 || (split > 0 ? q / split == r / split : q % split == r % split)))
                 p->node = mm_g.peer[q].node;
         if (p->node < 0)
             p->node = nodes++;

@@ -48,7 +48,9 @@ static void test_bcast_scatter_gather(meshmem_team_t team, int sym)
         for (int root = 0; root < n; root++) {
             for (size_t i = 0; i < c; i++)
                 a[i] = r == root ? val(root, i, 1) : -1;
-            CHECK(meshmem_coll_bcast(team, a, c, MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) == 0);
+            /* the node-leader form across hosts (as AUTO on one host) on every other root */
+            CHECK(meshmem_coll_bcast(team, a, c, MESHMEM_INT32, root,
+                                     root % 2 ? MESHMEM_ALGO_LEADER : MESHMEM_ALGO_AUTO) == 0);
             for (size_t i = 0; i < c; i++)
                 CHECK_EQ_LL(a[i], val(root, i, 1));
             for (size_t i = 0; i < c * (size_t)n; i++)
@@ -181,7 +183,8 @@ static void test_reductions(meshmem_team_t team, int sym)
     int n = meshmem_team_size(team), r = meshmem_team_rank(team);
     static const meshmem_algo_t algos[] = {MESHMEM_ALGO_AUTO, MESHMEM_ALGO_ONESTEP,
                                            MESHMEM_ALGO_AGGRESSIVE, MESHMEM_ALGO_NAIVE,
-                                           MESHMEM_ALGO_RING, MESHMEM_ALGO_RECDBL};
+                                           MESHMEM_ALGO_RING, MESHMEM_ALGO_RECDBL,
+                                           MESHMEM_ALGO_LEADER};
     for (size_t ci = 0; ci < NCOUNTS; ci++) {
         size_t c = counts[ci];
         int64_t *a = buf_alloc(c * 8 * (size_t)n, sym), *b = buf_alloc(c * 8 * (size_t)n, sym);
@@ -273,6 +276,10 @@ static void test_errors(void)
                                  (meshmem_algo_t)99) == MESHMEM_ERR_ARG);
     CHECK(meshmem_coll_bcast(MESHMEM_TEAM_WORLD, &x, 1, MESHMEM_INT32, 0, MESHMEM_ALGO_RING) ==
           MESHMEM_ERR_UNSUPPORTED);
+    /* the node-leader form is a form of five calls only */
+    int32_t blocks[8 * 64];
+    CHECK(meshmem_coll_scatter(MESHMEM_TEAM_WORLD, blocks, &x, 1, MESHMEM_INT32, 0,
+                               MESHMEM_ALGO_LEADER) == MESHMEM_ERR_UNSUPPORTED);
 }
 
 /* a randomized sequence of mixed collectives with no barrier between them */
@@ -338,6 +345,7 @@ int main(int argc, char **argv)
         for (int sym = 0; sym < 2; sym++) {
             test_allgather_alltoall(MESHMEM_TEAM_WORLD, sym, MESHMEM_ALGO_ONESTEP);
             test_allgather_alltoall(MESHMEM_TEAM_WORLD, sym, MESHMEM_ALGO_RING);
+            test_allgather_alltoall(MESHMEM_TEAM_WORLD, sym, MESHMEM_ALGO_LEADER);
         }
     if (all || !strcmp(part, "v"))
         test_alltoallv(MESHMEM_TEAM_WORLD);

@@ -207,7 +207,7 @@ def test_bad_algo_and_topology_are_clear_errors(capsys):
     err = capsys.readouterr().err
     assert "--algo bogus: unknown algorithm" in err and "aggressive" in err
     assert main(["bench", "alltoall", "--algo", "naive"]) == 2
-    assert "alltoall has no algorithm naive (it offers: onestep, ring)" in capsys.readouterr().err
+    assert "alltoall has no algorithm naive (it offers: onestep, ring, leader)" in capsys.readouterr().err
     assert main(["bench", "alltoall", "--ranks", "2", "--topology", "ghc:4x2"]) == 2
     assert "4 x 2 = 8 ranks, but --ranks is 2" in capsys.readouterr().err
     assert main(["bench", "alltoall", "--topology", "torus"]) == 2

@@ -1,0 +1,212 @@
+/*
+ * The node-leader forms of the smallest collectives across hosts (MESHMEM_ALGO_LEADER).
+ *
+ * On a team whose GHC is the hosts' own (topology auto, mm_topo.c) the per-dimension
+ * algorithms of mm_coll_ghc.c cross the network once per pair of ranks of matching local
+ * number: L messages between every two hosts, all at once (OPTWEB's multi-link injection).
+ * For the smallest messages the cost of a network message is its overhead, not its bytes, and
+ * L of them cost about L times one. So here only the first rank of each host (its leader)
+ * talks to the other hosts, and the hosts' other ranks reach it through shared memory:
+ *
+ *   barrier    host barrier; leaders' barrier; host barrier (the release)
+ *   bcast      the root's column first (the root to the rank of its local number on every
+ *              host: one message per host), then every host from that rank
+ *   allreduce  gather the host's vectors at the leader; the leaders all-gather the host
+ *              bundles (one message per pair of hosts); each leader folds all n vectors in
+ *              member order and broadcasts the result to its host
+ *   allgather  the same, the leader broadcasting the n blocks in member order
+ *   alltoall   gather the host's send buffers at the leader; the leaders exchange, for every
+ *              pair of hosts, the L x L blocks between them in one message; each leader
+ *              scatters to every rank of its host its n blocks in member order
+ *
+ * Results are the full mesh's bit for bit: the fold is acc = v0, then acc = acc op vr for
+ * r = 1 .. n-1 over the raw vectors, the order of every other allreduce (mm_coll_ghc.c).
+ * The host and leader teams are the GHC's rows and columns (which of the two is the host
+ * depends on how the ranks were placed: team->ghc_hosts), so no new team is built.
+ */
+#include "mm_coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* the two levels of a team across hosts, seen from one member */
+typedef struct {
+    struct meshmem_team *host; /* the ranks of this rank's host (shared memory) */
+    struct meshmem_team *net;  /* the ranks of this local number on every host */
+    int L, H;                  /* ranks per host, hosts */
+    int li, hi;                /* this rank's number on its host, its host's number */
+    bool rows;                 /* MM_HOSTS_ROWS: member r is (r % L, r / L), else (r / H, r % H) */
+} mm_leader_t;
+
+static mm_leader_t mm_leader_of(struct meshmem_team *t)
+{
+    mm_leader_t l = {.rows = t->ghc_hosts == MM_HOSTS_ROWS};
+    struct meshmem_team *row, *col;
+    mm_topo_axes(t, &row, &col);
+    l.host = l.rows ? row : col;
+    l.net = l.rows ? col : row;
+    l.L = l.host->size;
+    l.H = l.net->size;
+    l.li = l.host->my_rank;
+    l.hi = l.net->my_rank;
+    return l;
+}
+
+/* team member at local number @p li of host @p hi */
+static inline int mm_leader_member(const mm_leader_t *l, int li, int hi)
+{
+    return l->rows ? li + hi * l->L : hi + li * l->H;
+}
+
+bool mm_leader_for(mm_coll_args_t *a, size_t bytes)
+{
+    if (a->t->ghc_hosts == MM_HOSTS_NONE) {
+        if (a->algo == MESHMEM_ALGO_LEADER)
+            a->algo = MESHMEM_ALGO_AUTO; /* one host, or an uneven spread: as AUTO */
+        return false;
+    }
+    if (a->algo == MESHMEM_ALGO_LEADER)
+        return true;
+    return a->algo == MESHMEM_ALGO_AUTO && mm_config.leader_bytes >= 0 &&
+           bytes <= (size_t)mm_config.leader_bytes;
+}
+
+bool mm_leader_barrier_for(const struct meshmem_team *t)
+{
+    return t->ghc_hosts != MM_HOSTS_NONE && mm_config.leader_bytes >= 0;
+}
+
+static void *mm_leader_alloc(const mm_coll_args_t *a, size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (p == NULL)
+        mm_fatal("%s: out of memory (%zu bytes for the node leader's buffers)", a->call, bytes);
+    return p;
+}
+
+/* the sub-team calls below cannot fail on arguments this call has checked */
+static void mm_leader_ok(const mm_coll_args_t *a, meshmem_status_t st)
+{
+    if (st != MESHMEM_OK)
+        mm_fatal("%s: a step of the node-leader form failed: %s", a->call,
+                 meshmem_status_string(st));
+}
+
+void mm_leader_barrier(struct meshmem_team *t)
+{
+    mm_leader_t l = mm_leader_of(t);
+    mm_coll_sync(l.host);
+    if (l.li == 0)
+        mm_coll_sync(l.net);
+    mm_coll_sync(l.host);
+}
+
+void mm_leader_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root)
+{
+    mm_leader_t l = mm_leader_of(a->t);
+    int rl = l.rows ? root % l.L : root / l.H, rh = l.rows ? root / l.L : root % l.H;
+    if (l.li == rl)
+        mm_leader_ok(a, meshmem_coll_bcast(l.net, buf, len, MESHMEM_BYTE, rh,
+                                           MESHMEM_ALGO_AUTO));
+    mm_leader_ok(a, meshmem_coll_bcast(l.host, buf, len, MESHMEM_BYTE, rl, MESHMEM_ALGO_AUTO));
+}
+
+/* at the leader: the n blocks of @p len bytes of every host, host-major, from the host's
+ * blocks @p mine (NULL elsewhere) */
+static char *mm_leader_allgather_hosts(const mm_coll_args_t *a, const mm_leader_t *l,
+                                       const void *mine, size_t len)
+{
+    char *g = l->li == 0 ? mm_leader_alloc(a, (size_t)l->L * len) : NULL;
+    mm_leader_ok(a, meshmem_coll_gather(l->host, mine, g, len, MESHMEM_BYTE, 0,
+                                        MESHMEM_ALGO_AUTO));
+    if (l->li != 0)
+        return NULL;
+    char *all = mm_leader_alloc(a, (size_t)l->L * l->H * len);
+    mm_leader_ok(a, meshmem_coll_allgather(l->net, g, all, (size_t)l->L * len, MESHMEM_BYTE,
+                                           MESHMEM_ALGO_AUTO));
+    free(g);
+    return all;
+}
+
+/* block of team member @p r in the host-major array of mm_leader_allgather_hosts */
+static inline const char *mm_leader_block(const mm_leader_t *l, const char *all, int r,
+                                          size_t len)
+{
+    int li = l->rows ? r % l->L : r / l->H, hi = l->rows ? r / l->L : r % l->H;
+    return all + ((size_t)hi * l->L + li) * len;
+}
+
+void mm_leader_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                         size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    size_t len = count * a->esize;
+    if (len == 0)
+        return;
+    mm_leader_t l = mm_leader_of(a->t);
+    char *all = mm_leader_allgather_hosts(a, &l, sendbuf, len);
+    if (all != NULL) {
+        int n = a->t->size;
+        memcpy(recvbuf, mm_leader_block(&l, all, 0, len), len);
+        for (int r = 1; r < n; r++)
+            mm_reduce_apply(dtype, op, recvbuf, mm_leader_block(&l, all, r, len), count);
+        free(all);
+    }
+    mm_leader_ok(a, meshmem_coll_bcast(l.host, recvbuf, len, MESHMEM_BYTE, 0, MESHMEM_ALGO_AUTO));
+}
+
+void mm_leader_allgather(const mm_coll_args_t *a, const void *blk, void *recvbuf, size_t len)
+{
+    if (len == 0)
+        return;
+    mm_leader_t l = mm_leader_of(a->t);
+    int n = a->t->size;
+    char *all = mm_leader_allgather_hosts(a, &l, blk, len);
+    if (all != NULL) {
+        for (int r = 0; r < n; r++)
+            memcpy((char *)recvbuf + (size_t)r * len, mm_leader_block(&l, all, r, len), len);
+        free(all);
+    }
+    mm_leader_ok(a, meshmem_coll_bcast(l.host, recvbuf, (size_t)n * len, MESHMEM_BYTE, 0,
+                                       MESHMEM_ALGO_AUTO));
+}
+
+void mm_leader_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len)
+{
+    if (len == 0)
+        return;
+    mm_leader_t l = mm_leader_of(a->t);
+    int n = a->t->size, L = l.L, H = l.H;
+    size_t row = (size_t)n * len; /* one rank's send (or receive) buffer */
+    bool leader = l.li == 0;
+    /* g[li]: the send buffer of the host's rank li (block j for member j) */
+    char *g = leader ? mm_leader_alloc(a, (size_t)L * row) : NULL;
+    mm_leader_ok(a, meshmem_coll_gather(l.host, sbuf, g, row, MESHMEM_BYTE, 0,
+                                        MESHMEM_ALGO_AUTO));
+    char *out = NULL;
+    if (leader) {
+        /* s[h][li][lj]: from our rank li to rank lj of host h; r[h][li][lj]: from rank li of
+         * host h to our rank lj */
+        size_t pair = (size_t)L * L * len;
+        char *s = mm_leader_alloc(a, (size_t)H * pair), *r = mm_leader_alloc(a, (size_t)H * pair);
+        for (int h = 0; h < H; h++)
+            for (int li = 0; li < L; li++)
+                for (int lj = 0; lj < L; lj++)
+                    memcpy(s + (size_t)h * pair + ((size_t)li * L + lj) * len,
+                           g + (size_t)li * row + (size_t)mm_leader_member(&l, lj, h) * len, len);
+        free(g);
+        mm_leader_ok(a, meshmem_coll_alltoall(l.net, s, r, pair, MESHMEM_BYTE,
+                                              MESHMEM_ALGO_AUTO));
+        free(s);
+        /* out[lj]: the receive buffer of our rank lj, block m from member m */
+        out = mm_leader_alloc(a, (size_t)L * row);
+        for (int h = 0; h < H; h++)
+            for (int li = 0; li < L; li++)
+                for (int lj = 0; lj < L; lj++)
+                    memcpy(out + (size_t)lj * row + (size_t)mm_leader_member(&l, li, h) * len,
+                           r + (size_t)h * pair + ((size_t)li * L + lj) * len, len);
+        free(r);
+    }
+    mm_leader_ok(a, meshmem_coll_scatter(l.host, out, rbuf, row, MESHMEM_BYTE, 0,
+                                         MESHMEM_ALGO_AUTO));
+    free(out);
+}
