@@ -1,0 +1,554 @@
+/*
+ * meshrun across hosts (--hosts, --hostfile, --vhosts): the job runs under OpenMPI's mpirun.
+ *
+ * mpirun starts a daemon (orted) per host, over ssh or, for virtual hosts, the rsh agent of
+ * tools/meshrun-vhosts; the daemons run the PMIx servers the ranks bootstrap from, and stop
+ * every rank of the job when one fails. meshrun stays the user's single command: it places the
+ * ranks, sets what meshmem's ranks need, passes mpirun's output through, and reads mpirun's
+ * standard error for the reports it knows (help texts of OpenMPI 4.1, help-orterun.txt and
+ * help-errmgr-base.txt) to name the failing rank and its host in one line of its own, with the
+ * exit status the single-machine path would give.
+ */
+#include "meshrun_multi.h"
+#include "meshrun_hosts.h"
+#include "meshrun_vhosts.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/*
+ * mpirun settings that make a failure end the job on every host within 2 s; each is left to the
+ * user when the environment sets it (OMPI_MCA_<name>):
+ *  - odls_base_sigkill_timeout 0: a daemon stopping its ranks sends SIGTERM and then sleeps this
+ *    many seconds before SIGKILL, even when they are already gone: the default 1 s made every
+ *    failure take 1.1 to 2.1 s to end the job, 0 takes 0.1 s. Ranks get no grace to clean up on
+ *    SIGTERM: a rank's files in /dev/shm are its runtime's to remove early (virtual hosts have a
+ *    private /dev/shm, gone with the host).
+ *  - oob_tcp_keepalive_{time,intvl,probes} 1, 1, 1: a host that vanishes without closing its
+ *    connections (link down, power lost) is noticed after 1 s of silence and one unanswered probe,
+ *    1.6 to 2 s; the default (300 s, 20 s, 9) never notices within a job's patience. Probes are
+ *    answered by the peer's kernel, so a busy or stopped daemon is not mistaken for a lost host.
+ */
+static const char *const multi_defaults[][2] = {
+    {"odls_base_sigkill_timeout", "0"},
+    {"oob_tcp_keepalive_time", "1"},
+    {"oob_tcp_keepalive_intvl", "1"},
+    {"oob_tcp_keepalive_probes", "1"},
+};
+
+/* variables of meshrun's single-machine launch, meaningless to ranks started by mpirun */
+static const char *const fork_path_vars[] = {"MESHMEM_CTL_FD", "MESHMEM_RANK", "MESHMEM_NRANKS",
+                                             "MESHMEM_JOB", "MESHMEM_JOB_CPUS"};
+
+#define BACKSTOP_S 10.0 /* after --timeout, mpirun's own timer should have ended the job */
+#define KILL_GRACE_S 3.0 /* from SIGTERM to mpirun until SIGKILL */
+#define MULTI_MAX_RANKS 4096
+
+static volatile sig_atomic_t multi_signal;
+
+static void multi_on_signal(int sig)
+{
+    multi_signal = sig;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* mpirun's reports */
+
+typedef enum {
+    EV_NONE,
+    EV_SIGNAL,   /* a rank was killed by a signal */
+    EV_EXIT,     /* a rank exited with a non-zero status */
+    EV_IMPROPER, /* a rank exited with status 0 after init without finalize */
+    EV_LOST,     /* mpirun lost the daemon of a host */
+} event_kind_t;
+
+typedef struct {
+    event_kind_t kind;
+    int          rank;
+    long         pid;
+    int          code;   /* signal or exit status */
+    char         host[MESHRUN_HOST_NAME_MAX + 1];
+    /* parsing state */
+    int          pending_rank;  /* "process rank R with PID P on" waits for "node H ..." */
+    long         pending_pid;
+    int          exit_rank;     /* "Process name: [[J,1],R]" waits for "Exit code: C" */
+    bool         timed_out;     /* mpirun's --timeout fired */
+    bool         in_app_job;    /* inside the report of the application's processes */
+    char         running[2048]; /* "rank R on H, ..." of the ranks still running then */
+    char         line[1024];    /* the line being assembled */
+    size_t       len;
+} reports_t;
+
+/* the state names of --report-state-on-timeout for processes that have ended */
+static bool state_has_ended(const char *state)
+{
+    return strstr(state, "TERMINATED") || strstr(state, "ABORTED") || strstr(state, "KILLED") ||
+           strstr(state, "FAILED") || strstr(state, "EXITED");
+}
+
+static void parse_line(reports_t *r, const char *line)
+{
+    unsigned long rank, pid;
+    int sig, job, vpid, code, n = 0;
+    char host[MESHRUN_HOST_NAME_MAX + 1];
+    if (r->kind == EV_NONE &&
+        sscanf(line, "%*s noticed that process rank %lu with PID %lu on node %255s exited on "
+                     "signal %d", &rank, &pid, host, &sig) == 4) {
+        *r = (reports_t){.kind = EV_SIGNAL, .rank = (int)rank, .pid = (long)pid, .code = sig,
+                         .timed_out = r->timed_out, .exit_rank = -1, .pending_rank = -1};
+        snprintf(r->host, sizeof(r->host), "%s", host);
+    } else if (r->kind == EV_NONE &&
+               sscanf(line, "%*s has exited due to process rank %lu with PID %lu on%n", &rank,
+                      &pid, &n) == 2 && n > 0) {
+        r->pending_rank = (int)rank;
+        r->pending_pid = (long)pid;
+    } else if (r->pending_rank >= 0 && sscanf(line, "node %255s exiting improperly", host) == 1) {
+        r->kind = EV_IMPROPER;
+        r->rank = r->pending_rank;
+        r->pid = r->pending_pid;
+        snprintf(r->host, sizeof(r->host), "%s", host);
+        r->pending_rank = -1;
+    } else if (r->kind == EV_NONE &&
+               sscanf(line, " Process name: [[%d,%*d],%d]", &job, &vpid) == 2) {
+        r->exit_rank = vpid;
+    } else if (r->exit_rank >= 0 && sscanf(line, " Exit code: %d", &code) == 1) {
+        r->kind = EV_EXIT;
+        r->rank = r->exit_rank;
+        r->code = code;
+        r->exit_rank = -1;
+    } else if (r->kind == EV_NONE &&
+               sscanf(line, " Remote daemon: [[%d,%*d],%d] on node %255s", &job, &vpid,
+                      host) == 3) {
+        r->kind = EV_LOST;
+        snprintf(r->host, sizeof(r->host), "%s", host);
+    } else if (strstr(line, "The user-provided time limit for job execution has been reached")) {
+        r->timed_out = true;
+    } else if (r->timed_out && sscanf(line, "DATA FOR JOB: [%d,%d]", &job, &vpid) == 2) {
+        r->in_app_job = vpid != 0; /* job 0 is mpirun's daemons */
+    } else if (r->timed_out && r->in_app_job) {
+        char state[64] = "";
+        if (sscanf(line, " Rank: %lu Node: %255s PID: %lu State: %63[^\t]", &rank, host, &pid,
+                   state) == 4 && !state_has_ended(state)) {
+            size_t used = strlen(r->running);
+            snprintf(r->running + used, sizeof(r->running) - used, "%srank %lu on %s",
+                     used ? ", " : "", rank, host);
+        }
+    }
+}
+
+/* pass @p n bytes of mpirun's standard error through, and parse its complete lines */
+static void reports_feed(reports_t *r, const char *buf, size_t n)
+{
+    for (size_t off = 0; off < n;) {
+        ssize_t w = write(STDERR_FILENO, buf + off, n - off);
+        if (w <= 0) {
+            if (w < 0 && errno == EINTR)
+                continue;
+            break;
+        }
+        off += (size_t)w;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] == '\n') {
+            r->line[r->len] = '\0';
+            parse_line(r, r->line);
+            r->len = 0;
+        } else if (r->len < sizeof(r->line) - 1) {
+            r->line[r->len++] = buf[i];
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the mpirun command line */
+
+typedef struct {
+    char **argv;
+    int    argc, cap;
+} args_t;
+
+static void args_add(args_t *a, const char *s)
+{
+    if (a->argc + 2 > a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 64;
+        a->argv = realloc(a->argv, (size_t)a->cap * sizeof(char *));
+        if (a->argv == NULL) {
+            fprintf(stderr, "meshrun: out of memory\n");
+            exit(1);
+        }
+    }
+    a->argv[a->argc] = strdup(s);
+    if (a->argv[a->argc] == NULL) {
+        fprintf(stderr, "meshrun: out of memory\n");
+        exit(1);
+    }
+    a->argv[++a->argc] = NULL;
+}
+
+static void args_free(args_t *a)
+{
+    for (int i = 0; i < a->argc; i++)
+        free(a->argv[i]);
+    free(a->argv);
+}
+
+static bool forwarded(const char *var)
+{
+    return !strncmp(var, "MESHMEM_", 8) || !strncmp(var, "SHMEM_", 6) || !strncmp(var, "UCX_", 4);
+}
+
+static void build_command(const meshrun_multi_t *m, const char *const *prefix,
+                          const char *seqfile, int nranks, args_t *a)
+{
+    char num[32];
+    for (int i = 0; prefix[i]; i++)
+        args_add(a, prefix[i]);
+    args_add(a, "mpirun");
+    args_add(a, "-n");
+    snprintf(num, sizeof(num), "%d", nranks);
+    args_add(a, num);
+    args_add(a, "--hostfile");
+    args_add(a, seqfile);
+    args_add(a, "-mca");
+    args_add(a, "rmaps");
+    args_add(a, "seq");
+    /* the placement is meshrun's: the slots declared are not mpirun's to second-guess */
+    args_add(a, "--oversubscribe");
+    args_add(a, "--bind-to");
+    /* virtual hosts share this machine's cores: several may bind to one */
+    args_add(a, !m->bind ? "none" : m->vhosts ? "core:overload-allowed" : "core");
+    if (geteuid() == 0)
+        args_add(a, "--allow-run-as-root");
+    if (m->timeout > 0) {
+        snprintf(num, sizeof(num), "%d", (int)ceil(m->timeout));
+        args_add(a, "--timeout");
+        args_add(a, num);
+        args_add(a, "--report-state-on-timeout");
+    }
+    for (size_t i = 0; i < sizeof(multi_defaults) / sizeof(multi_defaults[0]); i++) {
+        char env[128];
+        snprintf(env, sizeof(env), "OMPI_MCA_%s", multi_defaults[i][0]);
+        if (getenv(env) != NULL)
+            continue;
+        args_add(a, "-mca");
+        args_add(a, multi_defaults[i][0]);
+        args_add(a, multi_defaults[i][1]);
+    }
+    for (char **e = environ; *e; e++) {
+        if (!forwarded(*e))
+            continue;
+        char name[256];
+        size_t len = strcspn(*e, "=");
+        if (len >= sizeof(name))
+            continue;
+        memcpy(name, *e, len);
+        name[len] = '\0';
+        args_add(a, "-x");
+        args_add(a, name);
+    }
+    for (char **p = m->prog; *p; p++)
+        args_add(a, *p);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* running mpirun */
+
+/* start mpirun with its standard error into a pipe; its pid, or -1 */
+static pid_t spawn_mpirun(char **argv, int *err_fd)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        fprintf(stderr, "meshrun: pipe: %s\n", strerror(errno));
+        return -1;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "meshrun: fork: %s\n", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        /* a group of its own: meshrun alone receives the terminal's and the caller's signals,
+         * and passes one SIGTERM on (a second one would make mpirun quit without its cleanup) */
+        setpgid(0, 0);
+        /* meshrun killed outright: mpirun still stops the job on every host */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(1);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        struct sigaction dfl = {.sa_handler = SIG_DFL};
+        sigaction(SIGINT, &dfl, NULL);
+        sigaction(SIGTERM, &dfl, NULL);
+        sigaction(SIGHUP, &dfl, NULL);
+        execvp(argv[0], argv);
+        fprintf(stderr, "meshrun: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(fds[1]);
+    *err_fd = fds[0];
+    return pid;
+}
+
+typedef struct {
+    int    status;      /* mpirun's, as a shell would give it */
+    int    stop_signal; /* the signal that stopped meshrun, or 0 */
+    bool   backstop;    /* meshrun stopped mpirun after its --timeout should have */
+} outcome_t;
+
+/* pass mpirun's standard error through until it ends; stop it on a signal or past time */
+static outcome_t supervise(pid_t pid, int err_fd, reports_t *rep, double timeout)
+{
+    outcome_t out = {0};
+    double deadline = timeout > 0 ? now_s() + ceil(timeout) + BACKSTOP_S : 0;
+    double term_at = 0;
+    bool pipe_open = true, exited = false;
+    while (!exited) {
+        if (multi_signal && !out.stop_signal) {
+            out.stop_signal = multi_signal;
+            fprintf(stderr, "meshrun: %s: stopping the job\n", strsignal(multi_signal));
+        }
+        bool overdue = deadline > 0 && now_s() > deadline;
+        if ((out.stop_signal || overdue) && term_at == 0) {
+            out.backstop = overdue && !out.stop_signal;
+            kill(pid, SIGTERM);
+            term_at = now_s();
+        }
+        if (term_at > 0 && now_s() > term_at + KILL_GRACE_S)
+            kill(pid, SIGKILL);
+        if (pipe_open) {
+            struct pollfd p = {.fd = err_fd, .events = POLLIN};
+            int ready = poll(&p, 1, 100);
+            if (ready > 0) {
+                char buf[4096];
+                ssize_t n = read(err_fd, buf, sizeof(buf));
+                if (n > 0)
+                    reports_feed(rep, buf, (size_t)n);
+                else if (n == 0 || errno != EINTR)
+                    pipe_open = false;
+            }
+        } else {
+            usleep(50000);
+        }
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            exited = true;
+            out.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+    }
+    /* what mpirun wrote last; its daemons may hold the pipe open, so read what is there only */
+    for (struct pollfd p = {.fd = err_fd, .events = POLLIN};
+         pipe_open && poll(&p, 1, 50) > 0;) {
+        char buf[4096];
+        ssize_t n = read(err_fd, buf, sizeof(buf));
+        if (n <= 0)
+            break;
+        reports_feed(rep, buf, (size_t)n);
+    }
+    if (rep->len > 0)
+        reports_feed(rep, "\n", 1);
+    close(err_fd);
+    return out;
+}
+
+/* the line that says how the job ended, and meshrun's exit status */
+static int conclude(const meshrun_multi_t *m, const outcome_t *o, const reports_t *r,
+                    const meshrun_hostlist_t *hosts, const int *rank_host, int nranks)
+{
+    const char *stopped = "the job was stopped on every host";
+    if (o->stop_signal)
+        return 128 + o->stop_signal;
+    if (r->timed_out || o->backstop) {
+        fprintf(stderr, "meshrun: the job ran past --timeout %g s: stopped it%s%s\n", m->timeout,
+                r->running[0] ? "; still running then: " : "", r->running);
+        return 124;
+    }
+    switch (r->kind) {
+    case EV_SIGNAL:
+        fprintf(stderr, "meshrun: rank %d on %s (pid %ld) was killed by signal %d (%s): %s\n",
+                r->rank, r->host, r->pid, r->code, strsignal(r->code), stopped);
+        return 128 + r->code;
+    case EV_EXIT: {
+        const char *host = r->rank >= 0 && r->rank < nranks
+                               ? hosts->hosts[rank_host[r->rank]].name : "?";
+        fprintf(stderr, "meshrun: rank %d on %s exited with status %d: %s\n", r->rank, host,
+                r->code, stopped);
+        return r->code != 0 ? r->code : 1;
+    }
+    case EV_IMPROPER:
+        fprintf(stderr, "meshrun: rank %d on %s (pid %ld) exited with status 0 after init "
+                        "without finalize: %s\n", r->rank, r->host, r->pid, stopped);
+        return 1;
+    case EV_LOST: {
+        char ranks[512] = "";
+        for (int h = 0; h < hosts->nhosts; h++)
+            if (!strcmp(hosts->hosts[h].name, r->host))
+                meshrun_hosts_ranks_on(rank_host, nranks, h, ranks, sizeof(ranks));
+        fprintf(stderr, "meshrun: lost contact with host %s (rank%s %s): %s\n", r->host,
+                strpbrk(ranks, ",-") ? "s" : "", ranks[0] ? ranks : "?", stopped);
+        return 1;
+    }
+    case EV_NONE:
+        break;
+    }
+    if (o->status != 0)
+        fprintf(stderr, "meshrun: mpirun ended with status %d: %s\n", o->status, stopped);
+    return o->status;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+static int make_hosts(const meshrun_multi_t *m, int *nranks, meshrun_hostlist_t *hosts)
+{
+    char err[600];
+    if (m->vhosts > 0) {
+        if (*nranks < 0)
+            *nranks = m->vhosts;
+        int slots = (*nranks + m->vhosts - 1) / m->vhosts;
+        if (meshrun_hosts_virtual(m->vhosts, slots, hosts) != 0) {
+            fprintf(stderr, "meshrun: out of memory\n");
+            return 1;
+        }
+        return 0;
+    }
+    int rc = m->hosts ? meshrun_hosts_parse_list(m->hosts, hosts, err, sizeof(err))
+                      : meshrun_hosts_parse_file(m->hostfile, hosts, err, sizeof(err));
+    if (rc != 0) {
+        fprintf(stderr, "meshrun: %s\n", err);
+        return 2;
+    }
+    if (*nranks < 0)
+        *nranks = hosts->total_slots;
+    if (*nranks > MULTI_MAX_RANKS) {
+        fprintf(stderr, "meshrun: %d slots: more than the %d ranks meshrun starts\n", *nranks,
+                MULTI_MAX_RANKS);
+        return 2;
+    }
+    if (*nranks > hosts->total_slots) {
+        fprintf(stderr, "meshrun: -n %d is more ranks than the %d slots of %s %s (give hosts "
+                        "more slots, e.g. HOST:4)\n", *nranks, hosts->total_slots,
+                m->hosts ? "--hosts" : "--hostfile", m->hosts ? m->hosts : m->hostfile);
+        return 2;
+    }
+    return 0;
+}
+
+static bool have_program(const char *name)
+{
+    const char *path = getenv("PATH");
+    char full[PATH_MAX];
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+        size_t len = strcspn(p, ":");
+        snprintf(full, sizeof(full), "%.*s/%s", (int)len, len ? p : ".", name);
+        if (access(full, X_OK) == 0)
+            return true;
+        p += len + (p[len] == ':');
+    }
+    return false;
+}
+
+int meshrun_multi_run(const meshrun_multi_t *m)
+{
+    int nranks = m->nranks;
+    meshrun_hostlist_t hosts;
+    int rc = make_hosts(m, &nranks, &hosts);
+    if (rc != 0)
+        return rc;
+    int *rank_host = calloc((size_t)nranks, sizeof(int));
+    if (rank_host == NULL || meshrun_hosts_place(&hosts, nranks, m->by_node, rank_host) != 0) {
+        fprintf(stderr, "meshrun: cannot place %d ranks\n", nranks);
+        return 1;
+    }
+    char why[512];
+    if (m->vhosts > 0 && meshrun_vhosts_check(why, sizeof(why)) != 0) {
+        fprintf(stderr, "meshrun: --vhosts cannot run here: %s\n", why);
+        return 1;
+    }
+    if (!have_program("mpirun")) {
+        fprintf(stderr, "meshrun: %s needs OpenMPI's mpirun, which is not installed "
+                        "(scripts/install-deps.sh installs it)\n",
+                m->vhosts ? "--vhosts" : m->hosts ? "--hosts" : "--hostfile");
+        return 1;
+    }
+
+    struct sigaction sa = {.sa_handler = multi_on_signal}; /* no SA_RESTART */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    char dir[PATH_MAX] = "", seqfile[PATH_MAX] = "";
+    int status = 1;
+    if (m->vhosts > 0) {
+        if (meshrun_vhosts_up(m->vhosts, hosts.hosts[0].slots, dir, sizeof(dir)) != 0) {
+            dir[0] = '\0';
+            goto out;
+        }
+        if (multi_signal) { /* the cluster was being built: nothing started yet */
+            status = 128 + multi_signal;
+            goto out;
+        }
+        if (meshrun_vhosts_apply_env(dir) != 0)
+            goto out;
+        snprintf(seqfile, sizeof(seqfile), "%s/ranks", dir);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(seqfile, sizeof(seqfile), "%s/meshrun-ranks.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        int fd = mkstemp(seqfile);
+        if (fd < 0) {
+            fprintf(stderr, "meshrun: cannot make a hostfile for mpirun: %s\n", strerror(errno));
+            seqfile[0] = '\0';
+            goto out;
+        }
+        close(fd);
+    }
+    if (meshrun_hosts_write_seq(seqfile, &hosts, rank_host, nranks) != 0) {
+        fprintf(stderr, "meshrun: cannot write %s: %s\n", seqfile, strerror(errno));
+        goto out;
+    }
+    for (size_t i = 0; i < sizeof(fork_path_vars) / sizeof(fork_path_vars[0]); i++)
+        unsetenv(fork_path_vars[i]);
+
+    /* on a virtual cluster, mpirun runs on its head, the namespace holding its bridge */
+    char script[PATH_MAX];
+    const char *prefix[5] = {NULL};
+    if (m->vhosts > 0 && meshrun_vhosts_on_head(dir, script, sizeof(script), prefix) != 0)
+        goto out;
+    args_t cmd = {0};
+    build_command(m, prefix, seqfile, nranks, &cmd);
+    int err_fd = -1;
+    pid_t pid = spawn_mpirun(cmd.argv, &err_fd);
+    args_free(&cmd);
+    if (pid > 0) {
+        reports_t rep = {.exit_rank = -1, .pending_rank = -1};
+        outcome_t o = supervise(pid, err_fd, &rep, m->timeout);
+        status = conclude(m, &o, &rep, &hosts, rank_host, nranks);
+    }
+out:
+    if (dir[0])
+        meshrun_vhosts_down(dir);
+    else if (seqfile[0] && m->vhosts == 0)
+        unlink(seqfile);
+    free(rank_host);
+    meshrun_hosts_free(&hosts);
+    return status;
+}
