@@ -210,6 +210,19 @@ int meshrun_hosts_write_seq(const char *path, const meshrun_hostlist_t *list,
     return 0;
 }
 
+int meshrun_hosts_write_rankfile(const char *path, const meshrun_hostlist_t *list,
+                                 const int *rank_host, int nranks, const int *cpus, int ncpus)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return -1;
+    for (int r = 0; r < nranks; r++)
+        fprintf(f, "rank %d=%s slot=%d\n", r, list->hosts[rank_host[r]].name, cpus[r % ncpus]);
+    if (fclose(f) != 0)
+        return -1;
+    return 0;
+}
+
 void meshrun_hosts_ranks_on(const int *rank_host, int nranks, int host, char *out, size_t size)
 {
     size_t used = 0;

@@ -69,6 +69,17 @@ int meshrun_hosts_write_seq(const char *path, const meshrun_hostlist_t *list,
                             const int *rank_host, int nranks);
 
 /**
+ * @brief Write a rankfile for mpirun that places rank r on its host and binds it to
+ * @p cpus[r mod @p ncpus] (OS cpu numbers; mpirun reads them with rmaps_rank_file_physical): the
+ * binding of virtual hosts, which share this machine's cores, so that rank r gets the r-th CPU
+ * as on the single-machine path (mpirun's own binding would give the first rank of every
+ * virtual host the same core).
+ * @return 0, or -1 with errno set.
+ */
+int meshrun_hosts_write_rankfile(const char *path, const meshrun_hostlist_t *list,
+                                 const int *rank_host, int nranks, const int *cpus, int ncpus);
+
+/**
  * @brief The ranks on host @p host as a short list for messages ("2, 3" or "4-7"), into @p out.
  */
 void meshrun_hosts_ranks_on(const int *rank_host, int nranks, int host, char *out, size_t size);

@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,15 +32,17 @@ extern char **environ;
 /*
  * mpirun settings that make a failure end the job on every host within 2 s; each is left to the
  * user when the environment sets it (OMPI_MCA_<name>):
- *  - odls_base_sigkill_timeout 0: a daemon stopping its ranks sends SIGTERM and then sleeps this
- *    many seconds before SIGKILL, even when they are already gone: the default 1 s made every
- *    failure take 1.1 to 2.1 s to end the job, 0 takes 0.1 s. Ranks get no grace to clean up on
- *    SIGTERM: a rank's files in /dev/shm are its runtime's to remove early (virtual hosts have a
- *    private /dev/shm, gone with the host).
+ *  - odls_base_sigkill_timeout 0: a daemon stopping its ranks sends SIGTERM, then sleeps this
+ *    many seconds before SIGKILL even when they have ended already, so mpirun's default (1 s)
+ *    holds every failure's end back by a second or more; with 0 the ranks of every host end
+ *    within milliseconds of the failure. Ranks get no grace on SIGTERM: files a rank keeps in
+ *    /dev/shm are its runtime's to remove early (a virtual host's /dev/shm goes with the host).
  *  - oob_tcp_keepalive_{time,intvl,probes} 1, 1, 1: a host that vanishes without closing its
- *    connections (link down, power lost) is noticed after 1 s of silence and one unanswered probe,
- *    1.6 to 2 s; the default (300 s, 20 s, 9) never notices within a job's patience. Probes are
- *    answered by the peer's kernel, so a busy or stopped daemon is not mistaken for a lost host.
+ *    connections (link down, power lost) is noticed after 1 s of silence and one unanswered
+ *    probe; mpirun's default (300 s, 20 s, 9) would take minutes. Probes are answered by the
+ *    peer's kernel: a busy or stopped daemon is not taken for a lost host. (A connection with
+ *    data in flight is not probed: it waits for TCP's retransmissions to give up, minutes by
+ *    default; the virtual cluster shortens them, see tools/meshrun-vhosts.)
  */
 static const char *const multi_defaults[][2] = {
     {"odls_base_sigkill_timeout", "0"},
@@ -217,7 +220,7 @@ static bool forwarded(const char *var)
 }
 
 static void build_command(const meshrun_multi_t *m, const char *const *prefix,
-                          const char *seqfile, int nranks, args_t *a)
+                          const char *seqfile, const char *rankfile, int nranks, args_t *a)
 {
     char num[32];
     for (int i = 0; prefix[i]; i++)
@@ -226,16 +229,25 @@ static void build_command(const meshrun_multi_t *m, const char *const *prefix,
     args_add(a, "-n");
     snprintf(num, sizeof(num), "%d", nranks);
     args_add(a, num);
+    /* the hosts (as many lines as ranks; mpirun's allocation) and the placement, meshrun's:
+     * the sequential mapper, or a rankfile that also binds */
     args_add(a, "--hostfile");
     args_add(a, seqfile);
-    args_add(a, "-mca");
-    args_add(a, "rmaps");
-    args_add(a, "seq");
-    /* the placement is meshrun's: the slots declared are not mpirun's to second-guess */
+    if (rankfile) {
+        args_add(a, "--rankfile");
+        args_add(a, rankfile);
+        args_add(a, "-mca");
+        args_add(a, "rmaps_rank_file_physical");
+        args_add(a, "1");
+    } else {
+        args_add(a, "-mca");
+        args_add(a, "rmaps");
+        args_add(a, "seq");
+        args_add(a, "--bind-to");
+        args_add(a, m->bind ? "core" : "none");
+    }
+    /* the slots declared are not mpirun's to second-guess */
     args_add(a, "--oversubscribe");
-    args_add(a, "--bind-to");
-    /* virtual hosts share this machine's cores: several may bind to one */
-    args_add(a, !m->bind ? "none" : m->vhosts ? "core:overload-allowed" : "core");
     if (geteuid() == 0)
         args_add(a, "--allow-run-as-root");
     if (m->timeout > 0) {
@@ -453,6 +465,18 @@ static int make_hosts(const meshrun_multi_t *m, int *nranks, meshrun_hostlist_t 
     return 0;
 }
 
+/* the CPUs this process may run on, in order; their count */
+static int allowed_cpus(int *cpus)
+{
+    cpu_set_t set;
+    int n = 0;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set))
+                cpus[n++] = c;
+    return n;
+}
+
 static bool have_program(const char *name)
 {
     const char *path = getenv("PATH");
@@ -496,7 +520,7 @@ int meshrun_multi_run(const meshrun_multi_t *m)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
-    char dir[PATH_MAX] = "", seqfile[PATH_MAX] = "";
+    char dir[PATH_MAX] = "", seqfile[PATH_MAX] = "", rankfile[PATH_MAX] = "";
     int status = 1;
     if (m->vhosts > 0) {
         if (meshrun_vhosts_up(m->vhosts, hosts.hosts[0].slots, dir, sizeof(dir)) != 0) {
@@ -525,6 +549,16 @@ int meshrun_multi_run(const meshrun_multi_t *m)
         fprintf(stderr, "meshrun: cannot write %s: %s\n", seqfile, strerror(errno));
         goto out;
     }
+    if (m->vhosts > 0 && m->bind) {
+        int cpus[CPU_SETSIZE], ncpus = allowed_cpus(cpus);
+        snprintf(rankfile, sizeof(rankfile), "%s/rankfile", dir);
+        if (ncpus == 0 ||
+            meshrun_hosts_write_rankfile(rankfile, &hosts, rank_host, nranks, cpus, ncpus) != 0) {
+            fprintf(stderr, "meshrun: cannot write %s: %s\n", rankfile,
+                    ncpus ? strerror(errno) : "no CPU allowed");
+            goto out;
+        }
+    }
     for (size_t i = 0; i < sizeof(fork_path_vars) / sizeof(fork_path_vars[0]); i++)
         unsetenv(fork_path_vars[i]);
 
@@ -534,7 +568,7 @@ int meshrun_multi_run(const meshrun_multi_t *m)
     if (m->vhosts > 0 && meshrun_vhosts_on_head(dir, script, sizeof(script), prefix) != 0)
         goto out;
     args_t cmd = {0};
-    build_command(m, prefix, seqfile, nranks, &cmd);
+    build_command(m, prefix, seqfile, rankfile[0] ? rankfile : NULL, nranks, &cmd);
     int err_fd = -1;
     pid_t pid = spawn_mpirun(cmd.argv, &err_fd);
     args_free(&cmd);

@@ -4,7 +4,8 @@
  * mpirun (whose PMIx server the ranks bootstrap from), and supervise it.
  *
  * meshrun places the ranks (meshrun_hosts.h), writes one host per rank for mpirun's sequential
- * mapper, forwards meshmem's environment (every MESHMEM_*, SHMEM_* and UCX_* variable), adds
+ * mapper (on virtual hosts with --bind-to core, a rankfile binding rank r to the r-th CPU of
+ * this machine, which they share), forwards meshmem's environment (every MESHMEM_*, SHMEM_* and UCX_* variable), adds
  * the settings that make a failure end the job on every host within 2 s (see
  * meshrun_multi_defaults in meshrun_multi.c), runs mpirun with its standard error passing
  * through meshrun, and turns what mpirun reports into one line naming the rank and its host and

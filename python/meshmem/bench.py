@@ -525,12 +525,9 @@ def run(args) -> int:
                      f"iterations above 8 KiB instead of OSU's 100")
     # pinned even when oversubscribed: unpinned, the scheduler's placement of 8 ranks on 2
     # cores (4+4 or 5+3) changes the per-call time of either runtime from one run to the next;
-    # pinned round-robin, every run has the same ranks per core on both sides
+    # pinned round-robin, every run has the same ranks per core on both sides (on virtual
+    # hosts too: meshrun and the OpenMPI peers place rank r on the r-th CPU by a rankfile)
     bind = args.bind_to
-    if args.vhosts and bind == "core":
-        # each virtual host's daemon binds its first rank to the machine's first core
-        bind = "none"
-        notes.append("virtual hosts share this machine's cores: ranks not bound, both sides")
     info = machine_info()
     coll_note = (f"; collectives: topology {args.topology}, "
                  f"{'private (malloc)' if args.private else 'symmetric-heap'} buffers"

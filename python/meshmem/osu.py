@@ -122,13 +122,33 @@ def vhosts_script() -> Path:
     return bin_path("meshrun-vhosts")
 
 
+def vhosts_rankfile(opts: LaunchOptions) -> Path:
+    """A rankfile (in the build's bench/) placing opts.ranks ranks by slot on opts.vhosts virtual
+    hosts, rank r bound to the r-th CPU this process may use."""
+    cpus = sorted(os.sched_getaffinity(0))
+    per_host = -(-opts.ranks // opts.vhosts)
+    path = build_dir() / "bench" / f"rankfile.v{opts.vhosts}.n{opts.ranks}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"rank {r}=vhost{r // per_host} slot={cpus[r % len(cpus)]}\n"
+                            for r in range(opts.ranks)))
+    return path
+
+
 def across_command(rt_key: str, opts: LaunchOptions, cmd: list[str], env: dict) -> list[str]:
     """@p cmd (an mpirun/oshrun command line) made to run across @p opts' hosts: the ranks placed
     by slot as meshrun places them, UCX chosen over TCP, meshmem's and UCX's variables forwarded
     (a remote host does not inherit them), on a virtual cluster built for the run when
     opts.vhosts."""
     launcher, rest = cmd[0], cmd[1:]
-    out = [launcher, "--map-by", "slot"]
+    out = [launcher]
+    if opts.vhosts and opts.bind == "core":
+        # virtual hosts share this machine's cores: rank r bound to the r-th CPU, as meshrun
+        # --vhosts binds (mpirun's own binding gives the first rank of every host one core)
+        i = rest.index("--bind-to")
+        del rest[i:i + 2]
+        out += ["--rankfile", str(vhosts_rankfile(opts)), "-mca", "rmaps_rank_file_physical", "1"]
+    else:
+        out += ["--map-by", "slot"]
     if opts.hosts:
         out += ["--host", opts.hosts]
     for key, value in {**{k.removeprefix("OMPI_MCA_"): v for k, v in OPENMPI_ENV.items()},

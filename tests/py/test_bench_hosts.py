@@ -38,11 +38,15 @@ def test_openmpi_side_on_a_virtual_cluster(in_build, monkeypatch):
     monkeypatch.setenv("UCX_LOG_LEVEL", "warn")
     for rt, mca in (("oshmem", ("spml", "ucx")), ("mpi", ("pml", "ucx"))):
         cmd, env = osu.command(osu.RUNTIMES[rt], Path("/x/prog"),
-                               osu.LaunchOptions(ranks=4, vhosts=2), ["-o", "put"])
+                               osu.LaunchOptions(ranks=4, vhosts=2, bind="core"), ["-o", "put"])
         # built for the run, 2 ranks a host as meshrun places them, then the launcher
         assert cmd[:6] == [str(bin_path("meshrun-vhosts")), "run", "2", "--slots", "2", "--"]
         assert cmd[6].endswith("oshrun" if rt == "oshmem" else "mpirun")
-        assert cmd[7:9] == ["--map-by", "slot"]
+        # bound as meshrun --vhosts binds: rank r on the r-th CPU (a rankfile)
+        rankfile = Path(cmd[cmd.index("--rankfile") + 1]).read_text().splitlines()
+        cpus = sorted(os.sched_getaffinity(0))
+        assert rankfile == [f"rank {r}=vhost{r // 2} slot={cpus[r % len(cpus)]}" for r in range(4)]
+        assert "--bind-to" not in cmd
         text = " ".join(cmd)
         assert f"-mca {mca[0]} {mca[1]}" in text
         assert "-mca opal_common_ucx_opal_mem_hooks 0" in text
@@ -56,8 +60,9 @@ def test_openmpi_side_on_a_virtual_cluster(in_build, monkeypatch):
 
 def test_openmpi_side_on_real_hosts(in_build):
     cmd, _ = osu.command(osu.RUNTIMES["mpi"], Path("/x/prog"),
-                         osu.LaunchOptions(ranks=2, hosts="a:1,b:1"), [])
+                         osu.LaunchOptions(ranks=2, hosts="a:1,b:1", bind="core"), [])
     assert cmd[0].endswith("mpirun") and "meshrun-vhosts" not in " ".join(cmd)
+    assert cmd[1:3] == ["--map-by", "slot"] and cmd[cmd.index("--bind-to") + 1] == "core"
     assert cmd[cmd.index("--host") + 1] == "a:1,b:1"
 
 

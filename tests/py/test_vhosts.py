@@ -58,10 +58,10 @@ def cluster_remains(owner: int) -> list[str]:
 class Job:
     """meshrun --vhosts (or --hosts) running pmix_probe, started in a session of its own."""
 
-    def __init__(self, tools, args: list[str], env: dict | None = None):
+    def __init__(self, tools, args: list[str], env: dict | None = None, prefix=()):
         full_env = dict(os.environ)
         full_env.update(env or {})
-        self.p = subprocess.Popen([tools["meshrun"], *args], stdout=subprocess.PIPE,
+        self.p = subprocess.Popen([*prefix, tools["meshrun"], *args], stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, env=full_env,
                                   start_new_session=True)
         self.out = ""
@@ -176,6 +176,22 @@ def test_hostfile(tools, tmp_path):
     job = Job(tools, ["--hostfile", str(hostfile), tools["probe"]])
     assert job.finish() == 0, f"stdout:\n{job.out}\nstderr:\n{job.err}"
     assert "pmix_probe: 3 ranks on 1 hosts: ok" in job.out
+
+
+@pytest.mark.parametrize("bind", ["core", "none"])
+def test_binding_on_virtual_hosts(vtools, bind):
+    """--bind-to core: rank r on the r-th CPU, as on one machine (the virtual hosts share its
+    cores; mpirun's own binding would put the first rank of every host on one core)."""
+    job = Job(vtools, ["--vhosts", "2", "-n", "4", "--bind-to", bind, "/bin/sh", "-c",
+                       'echo "rank $PMIX_RANK cpus $(grep Cpus_allowed_list /proc/self/status'
+                       ' | cut -f2)"'])
+    assert job.finish() == 0, job.err
+    got = dict(re.findall(r"^rank (\d+) cpus (\S+)$", job.out, re.M))
+    cpus = sorted(os.sched_getaffinity(0))
+    if bind == "core":
+        assert got == {str(r): str(cpus[r % len(cpus)]) for r in range(4)}, job.out
+    else:
+        assert len(got) == 4 and all(len(v) > 1 or len(cpus) == 1 for v in got.values()), got
 
 
 def test_environment_reaches_the_ranks(vtools):
@@ -353,17 +369,13 @@ def test_bad_hostfile_line(tools, tmp_path):
     assert f'--hostfile "{hostfile}" line 2 "b cpus=4" has a field other than slots=N' in job.err
 
 
-def test_without_root_says_so_in_one_line(tools, tmp_path):
-    if os.geteuid() != 0:
-        job = Job(tools, ["--vhosts", "2", tools["probe"]])
-    else:
+def test_without_root_says_so_in_one_line(tools):
+    prefix = ()
+    if os.geteuid() == 0:
         if not shutil.which("setpriv"):
             pytest.skip("no setpriv to drop root")
-        job = Job(tools, [])
-        job.p.wait()
-        job.p = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                  tools["meshrun"], "--vhosts", "2", tools["probe"]],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        prefix = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
+    job = Job(tools, ["--vhosts", "2", tools["probe"]], prefix=prefix)
     assert job.finish() == 1
     assert job.err == ("meshrun: --vhosts cannot run here: needs root (network namespaces, veth "
                        "links and mounts)\n"), job.err
