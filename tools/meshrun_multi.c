@@ -94,6 +94,9 @@ typedef struct {
     int          pending_rank;  /* "process rank R with PID P on" waits for "node H ..." */
     long         pending_pid;
     int          exit_rank;     /* "Process name: [[J,1],R]" waits for "Exit code: C" */
+    int          fatal_rank;    /* the first rank that printed "meshmem[R] error: ...", or -1 */
+    int          lost_rank;     /* the first rank a peer reported lost ("lost the connection
+                                   to rank R"): the consequence of its end, or -1 */
     bool         timed_out;     /* mpirun's --timeout fired */
     bool         in_app_job;    /* inside the report of the application's processes */
     char         running[2048]; /* "rank R on H, ..." of the ranks still running then */
@@ -113,11 +116,26 @@ static void parse_line(reports_t *r, const char *line)
     unsigned long rank, pid;
     int sig, job, vpid, code, n = 0;
     char host[MESHRUN_HOST_NAME_MAX + 1];
+    /* the runtime's fatal errors (mm_fatal): it ends the job through PMIx_Abort, for which
+     * mpirun reports nothing. A peer's lost connection is the consequence of another rank's
+     * end, which mpirun may not get to report first: kept apart. */
+    if (sscanf(line, "meshmem[%d] error:%n", &vpid, &n) == 1 && n > 0) {
+        int lost;
+        if (sscanf(line + n, " lost the connection to rank %d", &lost) == 1) {
+            if (r->lost_rank < 0)
+                r->lost_rank = lost;
+        } else if (r->fatal_rank < 0) {
+            r->fatal_rank = vpid;
+        }
+        return;
+    }
     if (r->kind == EV_NONE &&
         sscanf(line, "%*s noticed that process rank %lu with PID %lu on node %255s exited on "
                      "signal %d", &rank, &pid, host, &sig) == 4) {
-        *r = (reports_t){.kind = EV_SIGNAL, .rank = (int)rank, .pid = (long)pid, .code = sig,
-                         .timed_out = r->timed_out, .exit_rank = -1, .pending_rank = -1};
+        r->kind = EV_SIGNAL;
+        r->rank = (int)rank;
+        r->pid = (long)pid;
+        r->code = sig;
         snprintf(r->host, sizeof(r->host), "%s", host);
     } else if (r->kind == EV_NONE &&
                sscanf(line, "%*s has exited due to process rank %lu with PID %lu on%n", &rank,
@@ -423,6 +441,24 @@ static int conclude(const meshrun_multi_t *m, const outcome_t *o, const reports_
     case EV_NONE:
         break;
     }
+    if (o->status != 0 && r->fatal_rank >= 0 && r->fatal_rank < nranks) {
+        fprintf(stderr, "meshrun: rank %d on %s reported a fatal error: %s\n", r->fatal_rank,
+                hosts->hosts[rank_host[r->fatal_rank]].name, stopped);
+        return o->status;
+    }
+    /* the runtime ends the job with status 1 when it loses a peer; another status came from a
+     * rank's own PMIx_Abort (shmem_global_exit), which mpirun does not report */
+    if (o->status == 1 && r->lost_rank >= 0 && r->lost_rank < nranks) {
+        fprintf(stderr, "meshrun: rank %d on %s ended unexpectedly (its peers lost their "
+                        "connection to it): %s\n", r->lost_rank,
+                hosts->hosts[rank_host[r->lost_rank]].name, stopped);
+        return o->status;
+    }
+    if (o->status != 0 && r->lost_rank >= 0) {
+        fprintf(stderr, "meshrun: a rank ended the job with status %d (shmem_global_exit or "
+                        "PMIx_Abort): %s\n", o->status, stopped);
+        return o->status;
+    }
     if (o->status != 0)
         fprintf(stderr, "meshrun: mpirun ended with status %d: %s\n", o->status, stopped);
     return o->status;
@@ -573,7 +609,8 @@ int meshrun_multi_run(const meshrun_multi_t *m)
     pid_t pid = spawn_mpirun(cmd.argv, &err_fd);
     args_free(&cmd);
     if (pid > 0) {
-        reports_t rep = {.exit_rank = -1, .pending_rank = -1};
+        reports_t rep = {.exit_rank = -1, .pending_rank = -1, .fatal_rank = -1,
+                         .lost_rank = -1};
         outcome_t o = supervise(pid, err_fd, &rep, m->timeout);
         status = conclude(m, &o, &rep, &hosts, rank_host, nranks);
     }

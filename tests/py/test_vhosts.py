@@ -253,6 +253,53 @@ def test_rank_killed_from_outside_on_remote_host(vtools):
 
 
 # ------------------------------------------------------------------------------------------
+# meshmem programs (the runtime bootstraps from PMIx under mpirun)
+
+
+@pytest.fixture
+def fault_prog(vtools, build_dir):
+    prog = build_dir / "tests" / "fault_prog"
+    if not prog.exists():
+        pytest.skip("fault_prog not built")
+    return str(prog)
+
+
+def fault_pids(job: Job) -> list[int]:
+    return [int(p) for p in re.findall(r"^fault_prog: rank \d+ pid (\d+)$", job.out, re.M)]
+
+
+@pytest.mark.parametrize("shape", ["2x2", "3x1", "2x3"])
+def test_meshmem_job_across_hosts(vtools, fault_prog, shape):
+    nhosts, per = (int(x) for x in shape.split("x"))
+    n = nhosts * per
+    job = Job(vtools, ["--vhosts", str(nhosts), "-n", str(n), "--heap", "16M", fault_prog, "ok"])
+    assert job.finish() == 0, f"stdout:\n{job.out}\nstderr:\n{job.err}"
+    for r in range(n):
+        assert f"ok rank {r} of {n}\n" in job.out
+    check_clean(job)
+
+
+# mode of fault_prog, exit statuses accepted, meshrun's line
+MESHMEM_FAULTS = {
+    "bad-pe": ((1,), r"rank 0 on vhost0 reported a fatal error"),
+    "global-exit": ((7,), r"(mpirun ended|a rank ended the job) with status 7"),
+    # the killed rank's peers may lose their connection to it before mpirun reports the signal
+    "kill-self": ((137, 1), r"rank 1 on vhost0 (\(pid \d+\) was killed by signal 9 \(Killed\)|"
+                            r"ended unexpectedly \(its peers lost their connection to it\))"),
+}
+
+
+@pytest.mark.parametrize("mode", MESHMEM_FAULTS)
+def test_meshmem_job_fails_across_hosts(vtools, fault_prog, mode):
+    rcs, pattern = MESHMEM_FAULTS[mode]
+    job = Job(vtools, ["--vhosts", "2", "-n", "4", "--heap", "16M", fault_prog, mode])
+    assert job.finish() in rcs, f"stdout:\n{job.out}\nstderr:\n{job.err}"
+    assert re.search(f"meshrun: {pattern}: the job was stopped on every host", job.err), job.err
+    assert not [p for p in fault_pids(job) if pid_alive(p)]
+    assert not cluster_remains(job.p.pid)
+
+
+# ------------------------------------------------------------------------------------------
 # a host goes away
 
 
