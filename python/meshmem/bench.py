@@ -567,7 +567,8 @@ def run(args) -> int:
         if opts.across():
             floor = ucx_floor.measure(LaunchOptions(ranks=2, timeout_s=args.timeout,
                                                     vhosts=args.vhosts, hosts=args.hosts),
-                                      iters, iters_large, log=lambda m: print(m, file=sys.stderr))
+                                      iters, iters_large, rounds=args.rounds,
+                                      log=lambda m: print(m, file=sys.stderr))
             ucx_floor.attach(rows, floor)
     except BenchError as e:
         print(f"meshmem bench: {e}", file=sys.stderr)

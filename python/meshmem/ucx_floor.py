@@ -13,13 +13,15 @@ Tests (UCP, 8 bytes unless said; ucx_perftest's own definitions):
   fadd_lat  ucp_fadd: 64-bit atomic fetch-and-add latency
   add       ucp_add: 64-bit atomic add, time per operation when streamed (no reply waited for)
   put_bw    ucp_put_bw: put bandwidth of 1 MiB messages
-Each reports ucx_perftest's overall average (total time over iterations, as OSU averages),
-its median (50th percentile), and for put_bw the bandwidth in GB/s (10^9 bytes/s).
+Each test runs once per round; reported per test: the median over rounds of ucx_perftest's
+overall average (total time over iterations, as OSU averages) and of its median (50th
+percentile), and for put_bw the bandwidth in GB/s (10^9 bytes/s); the rounds' values are kept.
 """
 from __future__ import annotations
 
 import os
 import shutil
+import statistics
 import subprocess
 from dataclasses import dataclass
 
@@ -99,37 +101,49 @@ def parse_final(text: str) -> dict:
 
 
 def measure(opts: LaunchOptions, iters: int = 1000, iters_large: int = 100, tests=FLOOR_TESTS,
-            log=None) -> dict:
-    """Run each test once between two of @p opts' hosts, @p iters iterations (@p iters_large
-    above 8 KiB, as the OSU-style benchmarks count); {key: numbers} (see the module head)."""
+            rounds: int = 1, log=None) -> dict:
+    """Run each test @p rounds times between two of @p opts' hosts, @p iters iterations
+    (@p iters_large above 8 KiB, as the OSU-style benchmarks count); {key: numbers} (see the
+    module head)."""
     if not shutil.which("ucx_perftest"):
         raise BenchError("ucx_perftest not found (Debian's ucx-utils; scripts/install-deps.sh "
                          "installs it)")
+    runs = {t.key: [] for t in tests}
+    for r in range(rounds):
+        for t in tests:
+            runs[t.key].append(run_test(t, opts, iters_large if t.size > LARGE else iters))
+        if log:
+            log(f"  ucx floor: round {r + 1}/{rounds} done")
     results = {}
     for t in tests:
-        cmd = command(t, opts, iters_large if t.size > LARGE else iters)
-        env = dict(os.environ)
-        if opts.vhosts:
-            env.update(UCX_TLS=env.get("UCX_TLS", "tcp,sm,self"),
-                       UCX_NET_DEVICES=env.get("UCX_NET_DEVICES", "vheth0"))
-        try:
-            done = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                                  timeout=opts.timeout_s)
-        except subprocess.TimeoutExpired:
-            raise BenchError(f"ucx_perftest {t.test}: no result within {opts.timeout_s:.0f} s "
-                             f"({' '.join(cmd)})") from None
-        if done.returncode != 0:
-            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-            raise BenchError(f"ucx_perftest {t.test} failed (exit {done.returncode}): "
-                             f"{' '.join(cmd)}\n{tail}")
-        r = parse_final(done.stdout)
-        r.update(test=t.test, bytes=t.size, what=t.what)
+        one = runs[t.key]
+        res = {k: statistics.median(x[k] for x in one) for k in ("p50_us", "overall_us", "MBps")}
+        res.update(test=t.test, bytes=t.size, what=t.what, iters=one[0]["iters"],
+                   rounds_overall_us=[x["overall_us"] for x in one])
         if t.key == "put_bw":
-            r["GBps"] = r["MBps"] * MiB / 1e9
-        results[t.key] = r
-        if log:
-            log(f"  ucx floor: {t.test} done")
+            res["GBps"] = res["MBps"] * MiB / 1e9
+        results[t.key] = res
     return results
+
+
+def run_test(t: FloorTest, opts: LaunchOptions, iters: int) -> dict:
+    """One run of test @p t; its final numbers (parse_final)."""
+    cmd = command(t, opts, iters)
+    env = dict(os.environ)
+    if opts.vhosts:
+        env.update(UCX_TLS=env.get("UCX_TLS", "tcp,sm,self"),
+                   UCX_NET_DEVICES=env.get("UCX_NET_DEVICES", "vheth0"))
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                              timeout=opts.timeout_s)
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"ucx_perftest {t.test}: no result within {opts.timeout_s:.0f} s "
+                         f"({' '.join(cmd)})") from None
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+        raise BenchError(f"ucx_perftest {t.test} failed (exit {done.returncode}): "
+                         f"{' '.join(cmd)}\n{tail}")
+    return parse_final(done.stdout)
 
 
 # rows of `meshmem bench` compared with a floor test: (op, bytes) -> floor key
@@ -158,8 +172,8 @@ def attach(rows: list, floor: dict) -> None:
 
 def print_floor(floor: dict, rows: list, out) -> None:
     """The floor's own figures, then each compared row against it."""
-    print("# UCX floor (ucx_perftest between two hosts, UCP; overall average, and median):",
-          file=out)
+    print("# UCX floor (ucx_perftest between two hosts, UCP; median over rounds of the overall "
+          "average, and of the median):", file=out)
     for key, r in floor.items():
         figure = (f"{r['GBps']:.3f} GB/s" if key == "put_bw"
                   else f"{r['overall_us']:.3f} us (median {r['p50_us']:.3f})")
