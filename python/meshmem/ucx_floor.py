@@ -67,10 +67,16 @@ def command(t: FloorTest, opts: LaunchOptions, iters: int) -> list[str]:
     server, client, address = two_hosts(opts)
     test = ["ucx_perftest", "-f", "-t", t.test, "-s", str(t.size), "-n", str(iters),
             "-w", str(max(10, iters // 10)), "-p", str(PORT)]
+    # bound as the benchmarks' ranks are: virtual hosts share this machine's CPUs, the server
+    # on the first this process may use, the client on the second (two spinning processes left
+    # to share one core take turns of a scheduler tick); each real host binds its own
+    cpus = sorted(os.sched_getaffinity(0)) if opts.vhosts else []
+    server_test = test + (["-c", str(cpus[0])] if cpus else [])
+    client_test = test + (["-c", str(cpus[1 % len(cpus)])] if cpus else [])
     # the client retries while the server is not listening yet (a refused connection ends
     # ucx_perftest at once); 100 tries of 0.1 s
-    retry = ("for i in $(seq 100); do " + " ".join(test) + f" {address} && exit 0; sleep 0.1; "
-             "done; exit 1")
+    retry = ("for i in $(seq 100); do " + " ".join(client_test) + f" {address} && exit 0; "
+             "sleep 0.1; done; exit 1")
     mpirun = [shutil.which("mpirun") or "mpirun"]
     if os.geteuid() == 0:
         mpirun.append("--allow-run-as-root")
@@ -78,7 +84,8 @@ def command(t: FloorTest, opts: LaunchOptions, iters: int) -> list[str]:
                  ({"UCX_TLS", "UCX_NET_DEVICES"} if opts.vhosts else set()))
     for k in fwd:
         mpirun += ["-x", k]
-    cmd = mpirun + ["--bind-to", "none", "-n", "1", "--host", server, *test, ":",
+    cmd = mpirun + ["--bind-to", "none" if cpus else "core", "-n", "1", "--host", server,
+                    *server_test, ":",
                     "-n", "1", "--host", client, "sh", "-c", retry]
     if opts.vhosts:
         cmd = [str(vhosts_script()), "run", "2", "--"] + cmd
