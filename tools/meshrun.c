@@ -474,6 +474,7 @@ int main(int argc, char **argv)
         multi.by_node = map_by && !strcmp(map_by, "node");
         multi.bind = bind;
         multi.timeout = timeout;
+        multi.tag_output = tag_output;
         multi.prog = prog;
         return meshrun_multi_run(&multi);
     }

@@ -11,6 +11,7 @@
  */
 #include "meshrun_multi.h"
 #include "meshrun_hosts.h"
+#include "meshrun_retag.h"
 #include "meshrun_vhosts.h"
 
 #include <errno.h>
@@ -95,8 +96,11 @@ typedef struct {
     long         pending_pid;
     int          exit_rank;     /* "Process name: [[J,1],R]" waits for "Exit code: C" */
     int          fatal_rank;    /* the first rank that printed "meshmem[R] error: ...", or -1 */
+    int          exit_call_rank; /* the rank that called shmem_global_exit, or -1 */
+    int          exit_call_status; /* the status it passed */
     int          lost_rank;     /* the first rank a peer reported lost ("lost the connection
                                    to rank R"): the consequence of its end, or -1 */
+    bool         tagged;        /* lines may start with a rank's mark "[R] " (--tag-output) */
     bool         timed_out;     /* mpirun's --timeout fired */
     bool         in_app_job;    /* inside the report of the application's processes */
     char         running[2048]; /* "rank R on H, ..." of the ranks still running then */
@@ -116,9 +120,19 @@ static void parse_line(reports_t *r, const char *line)
     unsigned long rank, pid;
     int sig, job, vpid, code, n = 0;
     char host[MESHRUN_HOST_NAME_MAX + 1];
+    if (r->tagged && sscanf(line, "[%*d] %n", &n) == 0 && n > 0) {
+        line += n;
+        n = 0;
+    }
     /* the runtime's fatal errors (mm_fatal): it ends the job through PMIx_Abort, for which
      * mpirun reports nothing. A peer's lost connection is the consequence of another rank's
      * end, which mpirun may not get to report first: kept apart. */
+    if (r->exit_call_rank < 0 &&
+        sscanf(line, "meshmem[%d] info: shmem_global_exit(%d)", &vpid, &code) == 2) {
+        r->exit_call_rank = vpid;
+        r->exit_call_status = code;
+        return;
+    }
     if (sscanf(line, "meshmem[%d] error:%n", &vpid, &n) == 1 && n > 0) {
         int lost;
         if (sscanf(line + n, " lost the connection to rank %d", &lost) == 1) {
@@ -176,18 +190,23 @@ static void parse_line(reports_t *r, const char *line)
     }
 }
 
-/* pass @p n bytes of mpirun's standard error through, and parse its complete lines */
-static void reports_feed(reports_t *r, const char *buf, size_t n)
+static void write_all(int fd, const char *buf, size_t n)
 {
     for (size_t off = 0; off < n;) {
-        ssize_t w = write(STDERR_FILENO, buf + off, n - off);
+        ssize_t w = write(fd, buf + off, n - off);
         if (w <= 0) {
             if (w < 0 && errno == EINTR)
                 continue;
-            break;
+            return;
         }
         off += (size_t)w;
     }
+}
+
+/* pass @p n bytes of mpirun's standard error through, and parse its complete lines */
+static void reports_feed(reports_t *r, const char *buf, size_t n)
+{
+    write_all(STDERR_FILENO, buf, n);
     for (size_t i = 0; i < n; i++) {
         if (buf[i] == '\n') {
             r->line[r->len] = '\0';
@@ -268,6 +287,8 @@ static void build_command(const meshrun_multi_t *m, const char *const *prefix,
     args_add(a, "--oversubscribe");
     if (geteuid() == 0)
         args_add(a, "--allow-run-as-root");
+    if (m->tag_output)
+        args_add(a, "--tag-output");
     if (m->timeout > 0) {
         snprintf(num, sizeof(num), "%d", (int)ceil(m->timeout));
         args_add(a, "--timeout");
@@ -302,11 +323,12 @@ static void build_command(const meshrun_multi_t *m, const char *const *prefix,
 /* ------------------------------------------------------------------------------------------ */
 /* running mpirun */
 
-/* start mpirun with its standard error into a pipe; its pid, or -1 */
-static pid_t spawn_mpirun(char **argv, int *err_fd)
+/* start mpirun with its standard error into a pipe, and its standard output too where @p out_fd
+ * is not NULL; its pid, or -1 */
+static pid_t spawn_mpirun(char **argv, int *err_fd, int *out_fd)
 {
-    int fds[2];
-    if (pipe(fds) != 0) {
+    int fds[2], ofds[2] = {-1, -1};
+    if (pipe(fds) != 0 || (out_fd && pipe(ofds) != 0)) {
         fprintf(stderr, "meshrun: pipe: %s\n", strerror(errno));
         return -1;
     }
@@ -327,6 +349,11 @@ static pid_t spawn_mpirun(char **argv, int *err_fd)
         dup2(fds[1], STDERR_FILENO);
         close(fds[0]);
         close(fds[1]);
+        if (out_fd) {
+            dup2(ofds[1], STDOUT_FILENO);
+            close(ofds[0]);
+            close(ofds[1]);
+        }
         struct sigaction dfl = {.sa_handler = SIG_DFL};
         sigaction(SIGINT, &dfl, NULL);
         sigaction(SIGTERM, &dfl, NULL);
@@ -337,7 +364,53 @@ static pid_t spawn_mpirun(char **argv, int *err_fd)
     }
     close(fds[1]);
     *err_fd = fds[0];
+    if (out_fd) {
+        close(ofds[1]);
+        *out_fd = ofds[0];
+    }
     return pid;
+}
+
+/* one of mpirun's output streams as meshrun reads it */
+typedef struct {
+    int             fd;     /* read end; -1 once closed */
+    bool            is_err; /* standard error: parsed for reports (reports_feed) */
+    bool            tagged; /* marks rewritten (meshrun_retag.h) */
+    meshrun_retag_t retag;
+} channel_t;
+
+/* pass @p n bytes of @p c on (@p n 0: its end) */
+static void channel_pass(channel_t *c, reports_t *rep, const char *buf, size_t n)
+{
+    char rewritten[MESHRUN_RETAG_CHUNK + MESHRUN_RETAG_HELD];
+    if (c->tagged) {
+        n = meshrun_retag(&c->retag, buf, n, rewritten);
+        buf = rewritten;
+    }
+    if (c->is_err)
+        reports_feed(rep, buf, n);
+    else
+        write_all(STDOUT_FILENO, buf, n);
+}
+
+/* read what @p c has (waiting up to @p timeout_ms); false once it has ended */
+static bool channel_read(channel_t *c, reports_t *rep, int timeout_ms)
+{
+    struct pollfd p = {.fd = c->fd, .events = POLLIN};
+    if (poll(&p, 1, timeout_ms) <= 0)
+        return true;
+    char buf[MESHRUN_RETAG_CHUNK];
+    ssize_t n = read(c->fd, buf, sizeof(buf));
+    if (n > 0) {
+        channel_pass(c, rep, buf, (size_t)n);
+        return true;
+    }
+    if (n < 0 && errno == EINTR)
+        return true;
+    channel_pass(c, rep, "", 0);
+    close(c->fd);
+    c->fd = -1;
+    return false;
 }
 
 typedef struct {
@@ -346,13 +419,14 @@ typedef struct {
     bool   backstop;    /* meshrun stopped mpirun after its --timeout should have */
 } outcome_t;
 
-/* pass mpirun's standard error through until it ends; stop it on a signal or past time */
-static outcome_t supervise(pid_t pid, int err_fd, reports_t *rep, double timeout)
+/* pass mpirun's standard error (and with --tag-output its standard output) through until it
+ * ends; stop it on a signal or past time */
+static outcome_t supervise(pid_t pid, channel_t *ch, int nch, reports_t *rep, double timeout)
 {
     outcome_t out = {0};
     double deadline = timeout > 0 ? now_s() + ceil(timeout) + BACKSTOP_S : 0;
     double term_at = 0;
-    bool pipe_open = true, exited = false;
+    bool exited = false;
     while (!exited) {
         if (multi_signal && !out.stop_signal) {
             out.stop_signal = multi_signal;
@@ -366,38 +440,39 @@ static outcome_t supervise(pid_t pid, int err_fd, reports_t *rep, double timeout
         }
         if (term_at > 0 && now_s() > term_at + KILL_GRACE_S)
             kill(pid, SIGKILL);
-        if (pipe_open) {
-            struct pollfd p = {.fd = err_fd, .events = POLLIN};
-            int ready = poll(&p, 1, 100);
-            if (ready > 0) {
-                char buf[4096];
-                ssize_t n = read(err_fd, buf, sizeof(buf));
-                if (n > 0)
-                    reports_feed(rep, buf, (size_t)n);
-                else if (n == 0 || errno != EINTR)
-                    pipe_open = false;
-            }
-        } else {
+        struct pollfd p[2];
+        int np = 0;
+        for (int c = 0; c < nch; c++)
+            if (ch[c].fd >= 0)
+                p[np++] = (struct pollfd){.fd = ch[c].fd, .events = POLLIN};
+        if (np == 0)
             usleep(50000);
-        }
+        else if (poll(p, (nfds_t)np, 100) > 0)
+            for (int c = 0; c < nch; c++)
+                if (ch[c].fd >= 0)
+                    channel_read(&ch[c], rep, 0);
         int st;
         if (waitpid(pid, &st, WNOHANG) == pid) {
             exited = true;
             out.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
         }
     }
-    /* what mpirun wrote last; its daemons may hold the pipe open, so read what is there only */
-    for (struct pollfd p = {.fd = err_fd, .events = POLLIN};
-         pipe_open && poll(&p, 1, 50) > 0;) {
-        char buf[4096];
-        ssize_t n = read(err_fd, buf, sizeof(buf));
-        if (n <= 0)
-            break;
-        reports_feed(rep, buf, (size_t)n);
+    /* what mpirun wrote last; its daemons may hold the pipes open, so read what is there only */
+    for (int c = 0; c < nch; c++) {
+        while (ch[c].fd >= 0) {
+            struct pollfd p = {.fd = ch[c].fd, .events = POLLIN};
+            if (poll(&p, 1, 50) <= 0)
+                break;
+            channel_read(&ch[c], rep, 0);
+        }
+        if (ch[c].fd >= 0) {
+            channel_pass(&ch[c], rep, "", 0);
+            close(ch[c].fd);
+            ch[c].fd = -1;
+        }
     }
     if (rep->len > 0)
         reports_feed(rep, "\n", 1);
-    close(err_fd);
     return out;
 }
 
@@ -440,6 +515,12 @@ static int conclude(const meshrun_multi_t *m, const outcome_t *o, const reports_
     }
     case EV_NONE:
         break;
+    }
+    if (o->status != 0 && r->exit_call_rank >= 0 && r->exit_call_rank < nranks) {
+        fprintf(stderr, "meshrun: rank %d on %s called shmem_global_exit(%d): %s\n",
+                r->exit_call_rank, hosts->hosts[rank_host[r->exit_call_rank]].name,
+                r->exit_call_status, stopped);
+        return o->status;
     }
     if (o->status != 0 && r->fatal_rank >= 0 && r->fatal_rank < nranks) {
         fprintf(stderr, "meshrun: rank %d on %s reported a fatal error: %s\n", r->fatal_rank,
@@ -605,13 +686,14 @@ int meshrun_multi_run(const meshrun_multi_t *m)
         goto out;
     args_t cmd = {0};
     build_command(m, prefix, seqfile, rankfile[0] ? rankfile : NULL, nranks, &cmd);
-    int err_fd = -1;
-    pid_t pid = spawn_mpirun(cmd.argv, &err_fd);
+    channel_t ch[2] = {{.fd = -1, .is_err = true, .tagged = m->tag_output},
+                       {.fd = -1, .tagged = true}};
+    pid_t pid = spawn_mpirun(cmd.argv, &ch[0].fd, m->tag_output ? &ch[1].fd : NULL);
     args_free(&cmd);
     if (pid > 0) {
         reports_t rep = {.exit_rank = -1, .pending_rank = -1, .fatal_rank = -1,
-                         .lost_rank = -1};
-        outcome_t o = supervise(pid, err_fd, &rep, m->timeout);
+                         .lost_rank = -1, .exit_call_rank = -1, .tagged = m->tag_output};
+        outcome_t o = supervise(pid, ch, m->tag_output ? 2 : 1, &rep, m->timeout);
         status = conclude(m, &o, &rep, &hosts, rank_host, nranks);
     }
 out:

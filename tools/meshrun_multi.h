@@ -26,6 +26,7 @@ typedef struct {
     int         nranks;    /* -n N; -1: one per slot (hosts) or per virtual host */
     bool        bind;      /* --bind-to core */
     double      timeout;   /* --timeout SEC; 0: none */
+    bool        tag_output; /* --tag-output: each rank's output marked "[RANK] " */
     char      **prog;      /* the program and its arguments, NULL-terminated */
 } meshrun_multi_t;
 

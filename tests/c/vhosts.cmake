@@ -13,3 +13,11 @@ else()
   message(STATUS "PMIx (libpmix-dev) not found: pmix_probe and its tests are not built "
                  "(scripts/install-deps.sh installs it)")
 endif()
+
+# meshrun --tag-output across hosts rewrites mpirun's marks (tools/meshrun_retag.c): a unit test
+add_executable(meshrun_retag_test ${CMAKE_CURRENT_LIST_DIR}/meshrun_retag_test.c
+               ${PROJECT_SOURCE_DIR}/tools/meshrun_retag.c)
+target_include_directories(meshrun_retag_test PRIVATE ${PROJECT_SOURCE_DIR}/tools)
+set_target_properties(meshrun_retag_test PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+add_test(NAME meshrun_retag_test COMMAND $<TARGET_FILE:meshrun_retag_test>)
+set_tests_properties(meshrun_retag_test PROPERTIES LABELS "sanitize;unit;launcher" TIMEOUT 60)

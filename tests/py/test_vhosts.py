@@ -56,12 +56,15 @@ def cluster_remains(owner: int) -> list[str]:
 
 
 class Job:
-    """meshrun --vhosts (or --hosts) running pmix_probe, started in a session of its own."""
+    """meshrun --vhosts (or --hosts) running pmix_probe, started in a session of its own; or
+    another @command in meshrun's place."""
 
-    def __init__(self, tools, args: list[str], env: dict | None = None, prefix=()):
+    def __init__(self, tools, args: list[str], env: dict | None = None, prefix=(),
+                 command: list[str] | None = None):
         full_env = dict(os.environ)
         full_env.update(env or {})
-        self.p = subprocess.Popen([*prefix, tools["meshrun"], *args], stdout=subprocess.PIPE,
+        self.p = subprocess.Popen(command or [*prefix, tools["meshrun"], *args],
+                                  stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, env=full_env,
                                   start_new_session=True)
         self.out = ""
@@ -279,10 +282,27 @@ def test_meshmem_job_across_hosts(vtools, fault_prog, shape):
     check_clean(job)
 
 
+def test_tag_output_across_hosts(vtools, fault_prog):
+    """--tag-output marks lines "[RANK] " across hosts as on one machine (mpirun's own marks,
+    rewritten), on both streams; meshrun still reads the ranks' reports behind the marks."""
+    job = Job(vtools, ["--vhosts", "2", "-n", "3", "--tag-output", "--heap", "16M", fault_prog,
+                       "echo", "a"])
+    assert job.finish() == 0, job.err
+    for r in range(3):
+        assert job.out.count(f"[{r}] echo rank ") == 1, job.out
+        assert f"[{r}] stderr from rank" in job.err, job.err
+    assert "<stdout>" not in job.out and "<stderr>" not in job.err
+    job = Job(vtools, ["--vhosts", "2", "-n", "4", "--tag-output", "--heap", "16M", fault_prog,
+                       "global-exit"])
+    assert job.finish() == 7, job.err
+    assert "[2] meshmem[2] info: shmem_global_exit(7)" in job.err, job.err
+    assert "meshrun: rank 2 on vhost1 called shmem_global_exit(7)" in job.err, job.err
+
+
 # mode of fault_prog, exit statuses accepted, meshrun's line
 MESHMEM_FAULTS = {
     "bad-pe": ((1,), r"rank 0 on vhost0 reported a fatal error"),
-    "global-exit": ((7,), r"(mpirun ended|a rank ended the job) with status 7"),
+    "global-exit": ((7,), r"rank 2 on vhost1 called shmem_global_exit\(7\)"),
     # the killed rank's peers may lose their connection to it before mpirun reports the signal
     "kill-self": ((137, 1), r"rank 1 on vhost0 (\(pid \d+\) was killed by signal 9 \(Killed\)|"
                             r"ended unexpectedly \(its peers lost their connection to it\))"),
@@ -297,6 +317,84 @@ def test_meshmem_job_fails_across_hosts(vtools, fault_prog, mode):
     assert re.search(f"meshrun: {pattern}: the job was stopped on every host", job.err), job.err
     assert not [p for p in fault_pids(job) if pid_alive(p)]
     assert not cluster_remains(job.p.pid)
+
+
+# ------------------------------------------------------------------------------------------
+# meshmem programs started by mpirun itself (PMIx), without meshrun
+
+
+def mpirun_command(n: int, *prog: str) -> list[str]:
+    root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+    return ["mpirun", *root, "-n", str(n), "--oversubscribe", "-x", "SHMEM_SYMMETRIC_SIZE=16M",
+            *prog]
+
+
+def new_meshmem_shm(before: set[str]) -> list[str]:
+    """meshmem's objects in /dev/shm that were not there before: a job bootstrapped by PMIx
+    keeps its segments in memfds, so it leaves none, running or not."""
+    return sorted(n for n in os.listdir("/dev/shm") if n.startswith("meshmem.px")
+                  and n not in before)
+
+
+def test_started_by_mpirun_on_this_machine(tools, build_dir):
+    if not shutil.which("mpirun"):
+        pytest.skip("no mpirun")
+    before = set(os.listdir("/dev/shm"))
+    p = subprocess.run(mpirun_command(3, str(build_dir / "tests" / "fault_prog"), "ok"),
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    for r in range(3):
+        assert f"ok rank {r} of 3\n" in p.stdout, p.stdout
+    assert not new_meshmem_shm(before)
+
+
+def run_on_cluster(vtools, nhosts: int, slots: int, command: list[str]) -> Job:
+    """@command on the head of a fresh virtual cluster (meshrun-vhosts run: up, the command with
+    the cluster's environment, down), in a session of its own; its stdout and stderr piped."""
+    return Job(vtools, [], command=[vtools["script"], "run", str(nhosts), "--slots", str(slots),
+                                    "--", *command])
+
+
+@pytest.mark.parametrize("shape", ["2x2", "3x1"])
+def test_started_by_mpirun_across_virtual_hosts(vtools, fault_prog, shape):
+    nhosts, per = (int(x) for x in shape.split("x"))
+    n = nhosts * per
+    before = set(os.listdir("/dev/shm"))
+    job = run_on_cluster(vtools, nhosts, per, mpirun_command(
+        n, "-x", "UCX_TLS", "-x", "UCX_NET_DEVICES", fault_prog, "ok"))
+    assert job.finish() == 0, f"stdout:\n{job.out}\nstderr:\n{job.err}"
+    for r in range(n):
+        assert f"ok rank {r} of {n}\n" in job.out
+    assert not cluster_remains(job.p.pid)
+    assert not new_meshmem_shm(before)
+
+
+# mode of fault_prog under plain mpirun (2 hosts of 2 ranks), exit status, a line naming the rank
+MPIRUN_FAULTS = {
+    "global-exit": (7, r"^meshmem\[2\] info: shmem_global_exit\(7\) on rank 2: ending the job "
+                       r"with status 7$"),
+    # mpirun's report, or the runtime's when the peers notice first
+    "kill-self": (None, r"process rank 1 with PID \d+ on node vhost0 exited on signal 9|"
+                        r"lost the connection to rank 1 \(host vhost0\)"),
+    "bad-pe": (1, r"^meshmem\[0\] error: .*\b4\b"),
+}
+
+
+@pytest.mark.parametrize("mode", MPIRUN_FAULTS)
+def test_started_by_mpirun_fault_names_the_rank(vtools, fault_prog, mode):
+    rc, pattern = MPIRUN_FAULTS[mode]
+    before = set(os.listdir("/dev/shm"))
+    job = run_on_cluster(vtools, 2, 2, mpirun_command(
+        4, "-x", "UCX_TLS", "-x", "UCX_NET_DEVICES", fault_prog, mode))
+    t0 = time.monotonic()
+    status = job.finish()
+    ended = time.monotonic() - t0
+    assert status == rc if rc is not None else status != 0, job.err
+    assert re.search(pattern, job.err, re.M), job.err
+    assert not [p for p in fault_pids(job) if pid_alive(p)]
+    assert not cluster_remains(job.p.pid)
+    assert not new_meshmem_shm(before)
+    print(f"\n{mode}: mpirun ended {ended:.2f} s after it started")
 
 
 # ------------------------------------------------------------------------------------------
