@@ -26,6 +26,7 @@ import subprocess
 from dataclasses import dataclass
 
 from meshmem.osu import BenchError, LaunchOptions, vhosts_script
+from meshmem.report import format_size, peer_name
 
 MiB = 1 << 20
 VHOST_SERVER = "198.18.0.10"  # vhost0's address on a virtual cluster (tools/meshrun-vhosts)
@@ -183,18 +184,17 @@ def print_floor(floor: dict, rows: list, out) -> None:
           "average, and of the median):", file=out)
     for key, r in floor.items():
         figure = (f"{r['GBps']:.3f} GB/s" if key == "put_bw"
-                  else f"{r['overall_us']:.3f} us (median {r['p50_us']:.3f})")
+                  else f"{r['overall_us']:.3f} µs (median {r['p50_us']:.3f})")
         print(f"#   {r['test']:<12} {r['what']}: {figure}", file=out)
     for r in rows:
         parts = []
         for side in ("meshmem", "baseline"):
-            name = "meshmem" if side == "meshmem" else r.get("baseline") or side
+            name = "meshmem" if side == "meshmem" else peer_name(r.get("baseline"))
             if f"{side}_vs_ucx_floor" in r:
-                parts.append(f"{name} {r[f'{side}_vs_ucx_floor']:.2f} x floor time")
+                parts.append(f"{name} {r[f'{side}_vs_ucx_floor']:.2f} × floor time")
             if f"{side}_vs_ucx_floor_bw" in r:
                 parts.append(f"{name} {100 * r[f'{side}_vs_ucx_floor_bw']:.0f} % of floor "
                              "bandwidth")
         if parts:
-            size = f"{r['bytes'] // MiB}M" if r["bytes"] % MiB == 0 else f"{r['bytes']}"
-            print(f"#   {r['op']} {size} vs {r.get('ucx_floor_test', 'ucp_put_bw')}: "
+            print(f"#   {r['op']} {format_size(r['bytes'])} vs {r.get('ucx_floor_test', 'ucp_put_bw')}: "
                   + "; ".join(parts), file=out)
