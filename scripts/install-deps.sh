@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what meshmem's build, tests, benchmarks and demo need and this machine lacks:
-# Debian packages (compilers, CMake, Ninja, OpenMPI for the comparison runs) with apt-get, and
-# Python packages with pip. Idempotent and quiet when everything is present.
+# Debian packages (compilers, CMake, Ninja, OpenMPI for the comparison runs, UCX, PMIx, iproute2)
+# with apt-get, and Python packages with pip. Idempotent and quiet when everything is present.
 # MESHMEM_NO_INSTALL=1: install nothing, only say what is missing (make test / make demo then
 # go on with what the machine has).
 set -euo pipefail
@@ -24,6 +24,14 @@ have oshcc  || need_apt+=(openmpi-bin libopenmpi-dev)
 # FFTW 3 for `meshmem fft` (serial and float libraries) and its FFTW-MPI baseline
 [ -e /usr/include/fftw3.h ] || need_apt+=(libfftw3-dev)
 [ -e /usr/include/fftw3-mpi.h ] || need_apt+=(libfftw3-mpi-dev)
+# across machines: UCX (its headers for the transport, ucx_perftest for the floor of the
+# benchmarks), PMIx's headers (tests/c/pmix_probe), ip for the virtual cluster of meshrun --vhosts
+have ucx_perftest || need_apt+=(ucx-utils)
+[ -e /usr/include/ucp/api/ucp.h ] || need_apt+=(libucx-dev)
+have pkg-config || need_apt+=(pkg-config)
+pkg-config --exists pmix 2>/dev/null || need_apt+=(libpmix-dev)
+have ip     || need_apt+=(iproute2)
+have nsenter || need_apt+=(util-linux)
 have python3 || need_apt+=(python3)
 # the Python packages below are installed with pip: a python3 without pip needs Debian's
 if ! have python3 || ! python3 -m pip --version >/dev/null 2>&1; then

@@ -3,6 +3,10 @@
  *
  *   meshrun -n N [--heap SIZE] [--bind-to core|none] [--timeout SEC] [--tag-output]
  *           [--fabric FILE [--compute-scale X] [--fabric-json FILE]] [--] prog [args...]
+ *   meshrun --hosts a:4,b:4 | --hostfile F | --vhosts H [-n N] [--map-by slot|node] [...] prog
+ *
+ * With --hosts, --hostfile or --vhosts the job runs across hosts under OpenMPI's mpirun
+ * (meshrun_multi.h); without them, on this machine as follows.
  *
  * Every option takes its value as the next argument or after '=' (--heap=64M). Each rank
  * finds its rank in MESHMEM_RANK and the job's size in MESHMEM_NRANKS.
@@ -23,6 +27,7 @@
 #include "mm_ctl.h"
 #include "meshrun_fabric.h"
 #include "meshrun_output.h"
+#include "meshrun_multi.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -55,11 +60,20 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: meshrun -n N [options] [--] program [args...]\n"
-            "Starts N ranks (PEs) of a meshmem or OpenSHMEM program on this machine, passes their\n"
-            "output through and returns the first non-zero exit status; if a rank fails, the\n"
-            "others are stopped and nothing of the job is left in /dev/shm.\n"
+            "       meshrun --hosts LIST|--hostfile FILE|--vhosts H [-n N] [options] program\n"
+            "Starts N ranks (PEs) of a meshmem or OpenSHMEM program on this machine (or across\n"
+            "hosts through OpenMPI's mpirun), passes their output through and returns the first\n"
+            "non-zero exit status; if a rank fails, the others are stopped and nothing of the job\n"
+            "is left in /dev/shm.\n"
             "\n"
             "  -n, --np, --ranks N  number of ranks to start\n"
+            "  --hosts a:4,b:4      run across these hosts through OpenMPI's mpirun (HOST[:SLOTS]);\n"
+            "                       -n then defaults to one rank per slot\n"
+            "  --hostfile FILE      the same from a hostfile (lines: HOST [slots=N])\n"
+            "  --vhosts H           H virtual hosts on this machine (needs root): network, IPC,\n"
+            "                       UTS and mount namespaces; UCX between them over TCP;\n"
+            "                       -n then defaults to one rank per virtual host\n"
+            "  --map-by slot|node   across hosts: fill each host in turn (default), or round-robin\n"
             "  --heap SIZE          symmetric heap per rank (e.g. 64M, 1G); sets SHMEM_SYMMETRIC_SIZE\n"
             "  --bind-to core|none  pin rank r to the r-th allowed CPU (default none)\n"
             "  --timeout SEC        stop the job after SEC seconds (exit status 124)\n"
@@ -324,6 +338,8 @@ int main(int argc, char **argv)
     bool bind = false, tag_output = false;
     double timeout = 0;
     meshrun_fabric_t fabric = {0};
+    meshrun_multi_t multi = {.nranks = -1};
+    const char *map_by = NULL;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -375,6 +391,31 @@ int main(int argc, char **argv)
             if (end == v || *end || !(timeout > 0) || timeout > 1e7)
                 return usage_error("--timeout argument \"%s\" is not a number of seconds > 0",
                                    v);
+        } else if (!strcmp(a, "--hosts") || !strcmp(a, "--hostfile")) {
+            const char *v = NEXT_VALUE();
+            if (v == NULL)
+                return usage_error("option %s needs a value", a);
+            if (multi.hosts || multi.hostfile || multi.vhosts)
+                return usage_error("%s", "give one of --hosts, --hostfile and --vhosts");
+            *(!strcmp(a, "--hosts") ? &multi.hosts : &multi.hostfile) = v;
+        } else if (!strcmp(a, "--vhosts")) {
+            const char *v = NEXT_VALUE();
+            if (v == NULL)
+                return usage_error("option %s needs a host count", a);
+            if (multi.hosts || multi.hostfile || multi.vhosts)
+                return usage_error("%s", "give one of --hosts, --hostfile and --vhosts");
+            char *end;
+            errno = 0;
+            long h = strtol(v, &end, 10);
+            if (end == v || *end || errno || h < 1 || h > 64)
+                return usage_error("--vhosts argument \"%s\" is not a host count in 1..64", v);
+            multi.vhosts = (int)h;
+        } else if (!strcmp(a, "--map-by")) {
+            map_by = NEXT_VALUE();
+            if (map_by == NULL)
+                return usage_error("option %s needs slot or node", a);
+            if (strcmp(map_by, "slot") && strcmp(map_by, "node"))
+                return usage_error("--map-by argument \"%s\" is not slot or node", map_by);
         } else if (!strcmp(a, "--fabric") || !strcmp(a, "--compute-scale") ||
                    !strcmp(a, "--fabric-json") || !strcmp(a, "--fabric-set")) {
             const char *v = NEXT_VALUE();
@@ -408,11 +449,35 @@ int main(int argc, char **argv)
         }
 #undef NEXT_VALUE
     }
-    if (nranks < 0)
+    bool across = multi.hosts || multi.hostfile || multi.vhosts;
+    if (nranks < 0 && !across)
         return usage_error("%s", "-n N is required");
     if (i >= argc)
         return usage_error("%s", "no program given");
     char **prog = &argv[i];
+    if (map_by && !across)
+        return usage_error("%s", "--map-by needs --hosts, --hostfile or --vhosts");
+    if (across) {
+        if (fabric.fabric || fabric.compute_scale || fabric.json || fabric.nsets)
+            return usage_error("%s", "--fabric and its options are for a run on this machine "
+                                     "(not with --hosts, --hostfile or --vhosts)");
+        /* virtual hosts are this machine: the program must be here; a real host may have a
+         * program this one lacks, and mpirun says so then */
+        int missing = multi.vhosts ? check_program(prog[0]) : 0;
+        if (missing)
+            return missing;
+        if (heap) {
+            setenv("SHMEM_SYMMETRIC_SIZE", heap, 1);
+            setenv("MESHMEM_HEAP_SIZE", heap, 1);
+        }
+        multi.nranks = nranks;
+        multi.by_node = map_by && !strcmp(map_by, "node");
+        multi.bind = bind;
+        multi.timeout = timeout;
+        multi.tag_output = tag_output;
+        multi.prog = prog;
+        return meshrun_multi_run(&multi);
+    }
     int bad = check_program(prog[0]);
     if (bad)
         return bad;

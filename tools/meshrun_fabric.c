@@ -1,9 +1,9 @@
 /* meshrun --fabric: the trace directory and the two calls of `meshmem model replay`. */
 #include "meshrun_fabric.h"
+#include "meshrun_tool.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -14,23 +14,11 @@
 
 extern char **environ;
 
-/* the meshmem command next to this meshrun (both live in the build's bin/) */
-static int meshmem_tool(char *out, size_t size)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = 0;
-    int w = snprintf(out, size, "%s/meshmem", dirname(exe));
-    return w > 0 && (size_t)w < size && access(out, X_OK) == 0 ? 0 : -1;
-}
-
 /* run `meshmem model replay --fabric F` with @p extra arguments; the exit status */
 static int run_replay(const meshrun_fabric_t *f, const char **extra)
 {
     char tool[PATH_MAX];
-    if (meshmem_tool(tool, sizeof(tool)) != 0) {
+    if (meshrun_tool_path("meshmem", tool, sizeof(tool)) != 0) {
         fprintf(stderr, "meshrun: --fabric needs the meshmem command next to meshrun: not found\n");
         return 2;
     }

@@ -35,7 +35,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from meshmem import options, osu
+from meshmem import options, osu, ucx_floor
 from meshmem.options import UserError, parse_size  # noqa: F401 (parse_size: used by scripts)
 from meshmem.osu import RUNTIMES, BenchError, LaunchOptions
 from meshmem.report import (fmt_optional, format_size, machine_info, machine_line, peer_name,
@@ -244,6 +244,17 @@ def add_arguments(p):
     options.add_json(p)
     options.add_plot(p, "latency against size, one panel per operation")
     options.add_timeout(p)
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--vhosts", type=int, metavar="H", default=0,
+                       help="run across H virtual hosts of this machine (meshrun --vhosts; the "
+                            "OpenMPI peers on the same kind of cluster; needs root); adds "
+                            "the UCX floor, ucx_perftest between two hosts")
+    where.add_argument("--hosts", metavar="LIST",
+                       help="run across these hosts, e.g. a:1,b:1 (meshrun --hosts, mpirun "
+                            "--host); adds the UCX floor")
+    p.add_argument("--baselines-only", action="store_true",
+                   help="measure the peers (OpenMPI, and the UCX floor across hosts) "
+                        "without meshmem")
 
 
 def choose_twin(op: BenchOp, vs: str, opts: LaunchOptions, notes: list) -> tuple | None:
@@ -269,15 +280,18 @@ def choose_twin(op: BenchOp, vs: str, opts: LaunchOptions, notes: list) -> tuple
 
 def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, rounds: int,
             iters: int, iters_large: int, warmup: int | None, log=print,
-            variants: list | None = None, twin_args=(), mesh_env: dict | None = None) -> list:
+            variants: list | None = None, twin_args=(), mesh_env: dict | None = None,
+            mesh: bool = True) -> list:
     """Run @p op on meshmem and its twin alternately for @p rounds; return the result rows.
 
     @p variants: meshmem runs measured against the same twin runs, as (algo or None, extra
     program arguments); default one plain run. @p twin_args go to the twin's program,
-    @p mesh_env to the meshmem ranks' environment."""
+    @p mesh_env to the meshmem ranks' environment. @p mesh False: the twin alone (the rows'
+    meshmem values are None)."""
     variants = variants or [(None, [])]
     mesh_rt = RUNTIMES[{"coll": "meshmem_coll", "am": "meshmem_am"}.get(op.program, "meshmem")]
-    sides = [(("meshmem", algo), mesh_rt, list(args), mesh_env) for algo, args in variants]
+    sides = [(("meshmem", algo), mesh_rt, list(args), mesh_env) for algo, args in variants
+             if mesh]
     if twin:
         sides.append((("baseline", None), RUNTIMES[twin[0]], list(twin_args), None))
     per_side = {name: [] for name, _, _, _ in sides}
@@ -298,12 +312,12 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
                 floor.setdefault(s, []).append(v)
         log(f"  {op.name}: round {r + 1}/{rounds} done", file=sys.stderr)
     rows = []
-    for algo, _ in variants:
-        mine = per_side[("meshmem", algo)]
+    for algo, _ in variants if mesh else variants[:1]:
+        mine = per_side.get(("meshmem", algo)) or per_side[("baseline", None)]
         for s in sizes:
-            mm = [o.latency_us[s] for o in mine]
+            mm = [o.latency_us[s] for o in mine] if mesh else None
             row = {"op": op.name, "ranks": opts.ranks, "bytes": s, "sized": op.sized,
-                   "meshmem_us": statistics.median(mm),
+                   "meshmem_us": statistics.median(mm) if mesh else None,
                    "baseline": RUNTIMES[twin[0]].label if twin else None,
                    "baseline_us": None,
                    "memcpy_GBps": statistics.median(memcpy_all[s]) if s in memcpy_all else None,
@@ -314,7 +328,7 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
                    "meshmem_rounds_us": mm,
                    "memcpy_one_rank_GBps": (statistics.median(memcpy_one[s])
                                             if s in memcpy_one else None)}
-            if s in floor:
+            if s in floor and mesh:
                 row["floor_us"] = statistics.median(floor[s])
                 row["floor_rounds_us"] = floor[s]
                 row["meshmem_vs_floor"] = row["meshmem_us"] / row["floor_us"]
@@ -325,14 +339,14 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
                 bl = [o.latency_us[s] for o in per_side[("baseline", None)]]
                 row["baseline_us"] = statistics.median(bl)
                 row["baseline_rounds_us"] = bl
-                if row["baseline_us"] > 0:
+                if row["baseline_us"] > 0 and mesh:
                     row["ratio"] = row["meshmem_us"] / row["baseline_us"]
                 row["speedup_vs_baseline"] = speedup(row["baseline_us"], row["meshmem_us"])
                 if row["baseline"].startswith("openmpi"):
                     row["speedup_vs_openmpi"] = row["speedup_vs_baseline"]
                 # each round's pair ran back to back: the median of their ratios is less
                 # sensitive to the machine's load drifting between rounds
-                if all(b > 0 for b in bl) and all(m > 0 for m in mm):
+                if mesh and all(b > 0 for b in bl) and all(m > 0 for m in mm):
                     row["paired_ratio"] = statistics.median(m / b for m, b in zip(mm, bl))
                     row["paired_speedup"] = statistics.median(b / m for m, b in zip(mm, bl))
                 if row.get("floor_us"):
@@ -341,10 +355,11 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
                 nbytes = moved.get(s, s)
                 if op.program == "coll":
                     row["moved_bytes"] = nbytes
-                row["meshmem_GBps"] = nbytes / row["meshmem_us"] * 1e-3
+                if mesh:
+                    row["meshmem_GBps"] = nbytes / row["meshmem_us"] * 1e-3
                 if row["baseline_us"]:
                     row["baseline_GBps"] = nbytes / row["baseline_us"] * 1e-3
-                if row["memcpy_GBps"]:
+                if row["memcpy_GBps"] and mesh:
                     row["meshmem_vs_memcpy"] = row["meshmem_GBps"] / row["memcpy_GBps"]
                     if row.get("baseline_GBps"):
                         row["baseline_vs_memcpy"] = row["baseline_GBps"] / row["memcpy_GBps"]
@@ -377,7 +392,8 @@ def print_table(rows: list, out=None):
         pct = r.get("meshmem_vs_memcpy")
         size = format_size(r["bytes"]) if r.get("sized", True) else "-"
         print(f"{row_label(r):<22}{r['ranks']:>6}{size:>7}"
-              f"{r['meshmem_us']:>12.3f}{fmt_optional(r['baseline_us'], '.3f'):>11}"
+              f"{fmt_optional(r['meshmem_us'], '.3f'):>12}"
+              f"{fmt_optional(r['baseline_us'], '.3f'):>11}"
               f"{fmt_optional(r.get('speedup_vs_baseline'), '.2f'):>11}"
               f"{fmt_optional(r.get('meshmem_GBps'), '.2f'):>14}"
               f"{fmt_optional(r['memcpy_GBps'], '.2f'):>13}"
@@ -489,6 +505,10 @@ def check(args) -> tuple[list, list, list | None, dict]:
     for name, _ in selected:
         if OPS[name].sized and args.ranks < 2:
             raise UserError(f"{name} needs at least 2 ranks (--ranks)")
+    if args.baselines_only and args.vs == "none":
+        raise UserError("--baselines-only with --vs none leaves nothing to measure")
+    if args.vhosts < 0 or args.vhosts > 64:
+        raise UserError(f"--vhosts {args.vhosts}: expected a host count in 1..64")
     sizes = options.parse_sizes("--sizes", args.sizes) if args.sizes else None
     return selected, algos, sizes, topology_env(args.topology, args.ranks)
 
@@ -506,13 +526,16 @@ def run(args) -> int:
                      f"iterations above 8 KiB instead of OSU's 100")
     # pinned even when oversubscribed: unpinned, the scheduler's placement of 8 ranks on 2
     # cores (4+4 or 5+3) changes the per-call time of either runtime from one run to the next;
-    # pinned round-robin, every run has the same ranks per core on both sides
+    # pinned round-robin, every run has the same ranks per core on both sides (on virtual
+    # hosts too: meshrun and the OpenMPI peers place rank r on the r-th CPU by a rankfile)
     bind = args.bind_to
     info = machine_info()
     coll_note = (f"; collectives: topology {args.topology}, "
                  f"{'private (malloc)' if args.private else 'symmetric-heap'} buffers"
                  if any(OPS[n].program == "coll" for n, _ in selected) else "")
-    print(f"# meshmem bench: {machine_line(info, args.ranks)}; bind-to {bind}; "
+    where = (f" on {args.vhosts} virtual hosts" if args.vhosts
+             else f" on hosts {args.hosts}" if args.hosts else "")
+    print(f"# meshmem bench: {machine_line(info, args.ranks)}{where}; bind-to {bind}; "
           f"{args.rounds} alternating rounds, medians{coll_note}")
     rows = []
     try:
@@ -525,14 +548,14 @@ def run(args) -> int:
             else:
                 heap = max(64 * MiB, 2 * max(sizes) + 32 * MiB)
             opts = LaunchOptions(ranks=args.ranks, bind=bind, heap_bytes=heap,
-                                 timeout_s=args.timeout)
+                                 timeout_s=args.timeout, vhosts=args.vhosts, hosts=args.hosts)
             twin = choose_twin(op, args.vs, opts, notes)
             if op.program == "coll":
                 common = ["-p", "1" if args.private else "0", "-d", args.dtype]
                 variants = [(a, ["-a", a] + common) for a in op_algos]
                 rows += measure(op, sizes, opts, twin, args.rounds, iters, iters_large,
                                 args.warmup, variants=variants, twin_args=common,
-                                mesh_env=mesh_env)
+                                mesh_env=mesh_env, mesh=not args.baselines_only)
                 for r in rows:
                     if r["op"] == name:
                         r.update(topology=args.topology, private=args.private,
@@ -540,11 +563,20 @@ def run(args) -> int:
                                                               "reduce_scatter") else None)
             else:
                 rows += measure(op, sizes, opts, twin, args.rounds, iters, iters_large,
-                                args.warmup)
+                                args.warmup, mesh=not args.baselines_only)
+        floor = None
+        if opts.across():
+            floor = ucx_floor.measure(LaunchOptions(ranks=2, timeout_s=args.timeout,
+                                                    vhosts=args.vhosts, hosts=args.hosts),
+                                      iters, iters_large, rounds=args.rounds,
+                                      log=lambda m: print(m, file=sys.stderr))
+            ucx_floor.attach(rows, floor)
     except BenchError as e:
         print(f"meshmem bench: {e}", file=sys.stderr)
         return 1
     print_table(rows)
+    if floor:
+        ucx_floor.print_floor(floor, rows, sys.stdout)
     seen = set()
     for r in rows:
         if r["baseline"] and (r["op"], r["baseline"]) not in seen:
@@ -561,11 +593,13 @@ def run(args) -> int:
           "alone; floor µs: the collective's pattern of cache lines written with no runtime, "
           "timed the same way in the meshmem runs; × floor = meshmem time / floor time")
     info["loadavg_end"] = list(os.getloadavg())
-    doc = {"results": rows, "machine": info,
+    doc = {"results": rows, "machine": info, "ucx_floor": floor,
            "settings": {"ranks": args.ranks, "rounds": args.rounds, "iters": iters,
                         "algo": algos, "topology": args.topology, "private": args.private,
                         "dtype": args.dtype,
                         "iters_large": iters_large, "bind": bind, "vs": args.vs,
+                        "vhosts": args.vhosts, "hosts": args.hosts,
+                        "baselines_only": args.baselines_only,
                         "oversubscribed": oversub, "notes": notes,
                         "date": time.strftime("%Y-%m-%d %H:%M:%S")}}
     if args.json:

@@ -87,11 +87,84 @@ def ensure_built(rt: Runtime) -> Path:
 
 @dataclass
 class LaunchOptions:
-    """How ranks are started: count, binding, heap, time limit."""
+    """How ranks are started: count, binding, heap, time limit, and on which hosts."""
     ranks: int
     bind: str = "none"          # "core" or "none", passed to every launcher alike
     heap_bytes: int = 64 << 20  # symmetric heap per rank
     timeout_s: float = 300.0
+    vhosts: int = 0             # > 0: on that many virtual hosts of this machine
+    hosts: str | None = None    # "a:4,b:4": across these hosts
+
+    def across(self) -> bool:
+        """Whether the ranks run on several hosts (real or virtual)."""
+        return bool(self.vhosts or self.hosts)
+
+    def placement_args(self) -> list[str]:
+        """meshrun's options for the hosts (none on one machine)."""
+        if self.vhosts:
+            return ["--vhosts", str(self.vhosts)]
+        return ["--hosts", self.hosts] if self.hosts else []
+
+
+# OpenMPI picks its UCX components only where UCX offers InfiniBand-class transports (the
+# *_ucx_tls and *_ucx_devices defaults): across hosts over TCP they are asked for explicitly, so
+# that the baselines run on UCX as meshmem does (MPI: pml ucx, and osc ucx for the windows the
+# MPI benchmark allocates, which Debian's configuration leaves out otherwise).
+ACROSS_MCA = {
+    "mpi": {"pml": "ucx", "pml_ucx_tls": "any", "pml_ucx_devices": "any", "osc": "ucx",
+            "osc_ucx_tls": "any", "osc_ucx_devices": "any"},
+    "oshmem": {"spml": "ucx", "spml_ucx_tls": "any", "spml_ucx_devices": "any"},
+}
+
+
+def vhosts_script() -> Path:
+    """tools/meshrun-vhosts as the build installed it: builds and enters virtual clusters."""
+    return bin_path("meshrun-vhosts")
+
+
+def vhosts_rankfile(opts: LaunchOptions) -> Path:
+    """A rankfile (in the build's bench/) placing opts.ranks ranks by slot on opts.vhosts virtual
+    hosts, rank r bound to the r-th CPU this process may use."""
+    cpus = sorted(os.sched_getaffinity(0))
+    per_host = -(-opts.ranks // opts.vhosts)
+    path = build_dir() / "bench" / f"rankfile.v{opts.vhosts}.n{opts.ranks}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"rank {r}=vhost{r // per_host} slot={cpus[r % len(cpus)]}\n"
+                            for r in range(opts.ranks)))
+    return path
+
+
+def across_command(rt_key: str, opts: LaunchOptions, cmd: list[str], env: dict) -> list[str]:
+    """@p cmd (an mpirun/oshrun command line) made to run across @p opts' hosts: the ranks placed
+    by slot as meshrun places them, UCX chosen over TCP, meshmem's and UCX's variables forwarded
+    (a remote host does not inherit them), on a virtual cluster built for the run when
+    opts.vhosts."""
+    launcher, rest = cmd[0], cmd[1:]
+    out = [launcher]
+    if opts.vhosts and opts.bind == "core":
+        # virtual hosts share this machine's cores: rank r bound to the r-th CPU, as meshrun
+        # --vhosts binds (mpirun's own binding gives the first rank of every host one core)
+        i = rest.index("--bind-to")
+        del rest[i:i + 2]
+        out += ["--rankfile", str(vhosts_rankfile(opts)), "-mca", "rmaps_rank_file_physical", "1"]
+    else:
+        out += ["--map-by", "slot"]
+    if opts.hosts:
+        out += ["--host", opts.hosts]
+    for key, value in {**{k.removeprefix("OMPI_MCA_"): v for k, v in OPENMPI_ENV.items()},
+                       **ACROSS_MCA.get(rt_key.split("_")[0], {})}.items():
+        out += ["-mca", key, value]
+    forward = sorted(k for k in env if k.startswith(("UCX_", "SHMEM_", "MESHMEM_")))
+    if opts.vhosts:
+        # the cluster sets UCX_TLS and UCX_NET_DEVICES where the caller did not
+        forward = sorted(set(forward) | {"UCX_TLS", "UCX_NET_DEVICES"})
+    for k in forward:
+        out += ["-x", k]
+    out += rest
+    if opts.vhosts:
+        per_host = -(-opts.ranks // opts.vhosts)
+        out = [str(vhosts_script()), "run", str(opts.vhosts), "--slots", str(per_host), "--"] + out
+    return out
 
 
 def cores() -> int:
@@ -107,7 +180,8 @@ def command(rt: Runtime, exe: Path, opts: LaunchOptions, args: list[str]) -> tup
     env = dict(os.environ)
     if rt.launcher == "meshrun":
         cmd = [str(bin_path("meshrun")), "-n", str(opts.ranks), "--heap", str(opts.heap_bytes),
-               "--bind-to", opts.bind, "--timeout", str(int(opts.timeout_s))]
+               "--bind-to", opts.bind, "--timeout", str(int(opts.timeout_s)),
+               *opts.placement_args()]
         return cmd + [str(exe)] + args, env
     launcher = shutil.which(rt.launcher)
     if launcher is None:
@@ -123,7 +197,10 @@ def command(rt: Runtime, exe: Path, opts: LaunchOptions, args: list[str]) -> tup
         cmd.append("--oversubscribe")
     if rt.key == "oshmem":
         env["SHMEM_SYMMETRIC_SIZE"] = str(opts.heap_bytes)
-    return cmd + [str(exe)] + args, env
+    cmd = cmd + [str(exe)] + args
+    if opts.across():
+        cmd = across_command(rt.key, opts, cmd, env)
+    return cmd, env
 
 
 @dataclass
@@ -182,7 +259,11 @@ def run(rt: Runtime, opts: LaunchOptions, op: str, sizes: list[int], iters: int,
         raise BenchError(f"{rt.label} {op}: no result within {opts.timeout_s + 30:.0f} s "
                          f"({' '.join(cmd)})") from None
     out = parse_output(done.stdout)
-    if done.returncode != 0 or len(out.latency_us) != len(set(sizes)):
+    complete = len(out.latency_us) == len(set(sizes))
+    # Debian's OSHMEM over UCX may crash in shmem_finalize (ompi#11604), after the results
+    if rt.key == "oshmem" and complete:
+        return out
+    if done.returncode != 0 or not complete:
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
         raise BenchError(f"{rt.label} {op} failed (exit {done.returncode}): {' '.join(cmd)}\n"
                          f"{tail}")
@@ -194,11 +275,11 @@ _probe_cache: dict = {}
 
 def oshmem_works(opts: LaunchOptions) -> tuple[bool, str]:
     """Whether OpenMPI's OSHMEM runs here (a tiny barrier job), with the reason when it does
-    not. Cached: asked once per process and rank count."""
-    key = opts.ranks
+    not. Cached: asked once per process, rank count and hosts."""
+    key = (opts.ranks, opts.vhosts, opts.hosts)
     if key not in _probe_cache:
         probe = LaunchOptions(ranks=opts.ranks, bind=opts.bind, heap_bytes=16 << 20,
-                              timeout_s=60)
+                              timeout_s=60, vhosts=opts.vhosts, hosts=opts.hosts)
         try:
             run(RUNTIMES["oshmem"], probe, "barrier", [0], 10, 10, 2, 0)
             _probe_cache[key] = (True, "")

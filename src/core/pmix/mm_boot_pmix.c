@@ -101,9 +101,13 @@ static int mm_pmix_allgather(const void *mine, void *all, size_t len)
     return 0;
 }
 
+static int mm_pmix_state; /* MM_RANK_*: the last state this rank recorded */
+
 static void mm_pmix_set_state(int state)
 {
-    (void)state; /* the launcher learns a rank's end from PMIx (finalized or not) and its exit */
+    /* the launcher learns a rank's end from PMIx (finalized or not) and its exit; the state is
+     * kept for abort's line */
+    mm_pmix_state = state;
 }
 
 static int mm_pmix_ending(void)
@@ -113,6 +117,12 @@ static int mm_pmix_ending(void)
 
 static __attribute__((noreturn)) void mm_pmix_abort(int status, const char *why)
 {
+    /* OpenMPI's mpirun prints nothing for PMIx_Abort, so a shmem_global_exit would end the job
+     * in silence: say which rank ended it (a fatal error has said so already, as an error).
+     * meshrun across hosts reads this line to name the rank and its host. */
+    if (mm_pmix_state == MM_RANK_GLOBAL_EXIT && why)
+        fprintf(stderr, "meshmem[%d] info: %s: ending the job with status %d\n", H->g->rank, why,
+                status);
     fflush(NULL);
     /* the launcher kills every rank of the job, on every host, and exits with status */
     PMIx_Abort(status, why ? why : "meshmem: the job was ended", NULL, 0);
