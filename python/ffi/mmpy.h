@@ -257,25 +257,31 @@ static void mmpy_am_dispatch(int index, meshmem_am_token_t token, void *buf, siz
                         "the Python program ended: not handled\n", meshmem_rank(), index);
 }
 
-#define MMPY_TRAMP(i)                                                                         \
-    static void mmpy_am_tramp_##i(meshmem_am_token_t t, void *b, size_t n,                    \
-                                  const meshmem_am_arg_t *a, int na)                          \
+/* one trampoline per index, named by its four base-4 digits (a b c d: 64a + 16b + 4c + d) so
+ * that four macro levels make all 256 */
+#define MMPY_TRAMP(a, b, c, d)                                                                \
+    static void mmpy_am_tramp_##a##b##c##d(meshmem_am_token_t t, void *p, size_t n,          \
+                                           const meshmem_am_arg_t *x, int nx)                \
     {                                                                                         \
-        mmpy_am_dispatch(i, t, b, n, a, na);                                                  \
+        mmpy_am_dispatch(64 * a + 16 * b + 4 * c + d, t, p, n, x, nx);                        \
     }
-#define MMPY_TRAMP4(i) MMPY_TRAMP(i##0) MMPY_TRAMP(i##1) MMPY_TRAMP(i##2) MMPY_TRAMP(i##3)
-#define MMPY_TRAMP16(i) MMPY_TRAMP4(i##0) MMPY_TRAMP4(i##1) MMPY_TRAMP4(i##2) MMPY_TRAMP4(i##3)
-/* indices 0..255, named in base 4 (0000 .. 3333) so that four macro levels make them all */
-MMPY_TRAMP16(0)
-MMPY_TRAMP16(1)
-MMPY_TRAMP16(2)
-MMPY_TRAMP16(3)
-#define MMPY_ENTRY(i) mmpy_am_tramp_##i,
-#define MMPY_ENTRY4(i) MMPY_ENTRY(i##0) MMPY_ENTRY(i##1) MMPY_ENTRY(i##2) MMPY_ENTRY(i##3)
-#define MMPY_ENTRY16(i) MMPY_ENTRY4(i##0) MMPY_ENTRY4(i##1) MMPY_ENTRY4(i##2) MMPY_ENTRY4(i##3)
+#define MMPY_TRAMP4(a, b, c) MMPY_TRAMP(a, b, c, 0) MMPY_TRAMP(a, b, c, 1) \
+    MMPY_TRAMP(a, b, c, 2) MMPY_TRAMP(a, b, c, 3)
+#define MMPY_TRAMP16(a, b) MMPY_TRAMP4(a, b, 0) MMPY_TRAMP4(a, b, 1) MMPY_TRAMP4(a, b, 2) \
+    MMPY_TRAMP4(a, b, 3)
+#define MMPY_TRAMP64(a) MMPY_TRAMP16(a, 0) MMPY_TRAMP16(a, 1) MMPY_TRAMP16(a, 2) MMPY_TRAMP16(a, 3)
+MMPY_TRAMP64(0)
+MMPY_TRAMP64(1)
+MMPY_TRAMP64(2)
+MMPY_TRAMP64(3)
+#define MMPY_ENTRY(a, b, c, d) mmpy_am_tramp_##a##b##c##d,
+#define MMPY_ENTRY4(a, b, c) MMPY_ENTRY(a, b, c, 0) MMPY_ENTRY(a, b, c, 1) \
+    MMPY_ENTRY(a, b, c, 2) MMPY_ENTRY(a, b, c, 3)
+#define MMPY_ENTRY16(a, b) MMPY_ENTRY4(a, b, 0) MMPY_ENTRY4(a, b, 1) MMPY_ENTRY4(a, b, 2) \
+    MMPY_ENTRY4(a, b, 3)
+#define MMPY_ENTRY64(a) MMPY_ENTRY16(a, 0) MMPY_ENTRY16(a, 1) MMPY_ENTRY16(a, 2) MMPY_ENTRY16(a, 3)
 static const meshmem_am_handler_t mmpy_am_trampolines[MESHMEM_AM_MAX_HANDLERS] = {
-    MMPY_ENTRY16(0) MMPY_ENTRY16(1) MMPY_ENTRY16(2) MMPY_ENTRY16(3)};
-
+    MMPY_ENTRY64(0) MMPY_ENTRY64(1) MMPY_ENTRY64(2) MMPY_ENTRY64(3)};
 _Static_assert(MESHMEM_AM_MAX_HANDLERS == 256, "one trampoline per handler index");
 
 /* Register @p count handlers: entries[k].fn is replaced by the trampoline of its index. */

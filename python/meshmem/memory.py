@@ -27,9 +27,11 @@ class _Block:
 
     __slots__ = ("__array_interface__", "number", "__weakref__")
 
-    def __init__(self, addr: int, shape: tuple, dtype: np.dtype, number: int):
-        self.__array_interface__ = {"version": 3, "shape": shape, "typestr": dtype.str,
-                                    "descr": dtype.descr, "data": (addr, False)}
+    def __init__(self, addr: int, nbytes: int, number: int):
+        # bytes: the array interface cannot describe every dtype (ml_dtypes' bfloat16 is
+        # "<V2" there), so the array is a view of these bytes as its dtype
+        self.__array_interface__ = {"version": 3, "shape": (nbytes,), "typestr": "|u1",
+                                    "data": (addr, False)}
         self.number = number
 
     def __del__(self):
@@ -100,38 +102,41 @@ def empty(shape, dtype=np.float64, *, align: int = _ALIGN) -> np.ndarray:
     number = _next_id
     _next_id += 1
     _live[number] = addr
-    return np.asarray(_Block(addr, shape, dtype, number))
+    return np.asarray(_Block(addr, nbytes, number)).view(dtype).reshape(shape)
+
+
+def _filled(shape, dtype, fill, align: int) -> np.ndarray:
+    """A symmetric array filled with @p fill on every rank before any rank returns: a peer
+    may put into it as soon as it has it, and the fill must not overwrite that."""
+    a = empty(shape, dtype, align=align)
+    a[...] = fill
+    lib.meshmem_coll_barrier(lib.MESHMEM_TEAM_WORLD)
+    return a
 
 
 def zeros(shape, dtype=np.float64, *, align: int = _ALIGN) -> np.ndarray:
     """A symmetric array of zeros (collective)."""
-    a = empty(shape, dtype, align=align)
-    a[...] = 0
-    return a
+    return _filled(shape, dtype, 0, align)
 
 
 def full(shape, fill_value, dtype=None, *, align: int = _ALIGN) -> np.ndarray:
     """A symmetric array filled with @p fill_value (collective)."""
-    a = empty(shape, np.asarray(fill_value).dtype if dtype is None else dtype, align=align)
-    a[...] = fill_value
-    return a
+    return _filled(shape, np.asarray(fill_value).dtype if dtype is None else dtype, fill_value,
+                   align)
 
 
 def array(shape, dtype=np.float64, *, fill=0, align: int = _ALIGN) -> np.ndarray:
     """A symmetric array of @p shape and @p dtype, filled with @p fill (0 by default; None
     leaves it undefined, as empty). Collective: same arguments on every rank."""
-    a = empty(shape, dtype, align=align)
-    if fill is not None:
-        a[...] = fill
-    return a
+    if fill is None:
+        return empty(shape, dtype, align=align)
+    return _filled(shape, dtype, fill, align)
 
 
 def asarray(obj, dtype=None, *, align: int = _ALIGN) -> np.ndarray:
     """A symmetric copy of an array-like (collective: same shape and dtype everywhere)."""
     src = np.asarray(obj, dtype=dtype)
-    a = empty(src.shape, src.dtype, align=align)
-    a[...] = src
-    return a
+    return _filled(src.shape, src.dtype, src, align)
 
 
 def empty_like(a, dtype=None) -> np.ndarray:

@@ -196,8 +196,8 @@ def _amo(op: str, dest, value, cond, rank, index: int, fetch: bool):
                          address(out, call, "") if fetch else 0, r)
     if st != _OK:
         if st == lib.MESHMEM_ERR_ARG:
-            raise TypeError(f"{call}: dest: dtype {dest.dtype} does not support {op} "
-                            f"(bitwise operations take integers)")
+            raise TypeError(f"{call}: dest: dtype {dest.dtype} does not support atomic {op} "
+                            f"(add, inc and the bitwise operations take integers)")
         raise _rma_error(call, st, rank, "dest")
     return out[()] if fetch else None
 

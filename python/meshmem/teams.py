@@ -226,7 +226,8 @@ class Team:
             algo = _named(ALGOS, algo, "meshmem.allreduce", "algo")
         st = _allreduce(self._h, saddr, r[ADDR], r[COUNT], code, op, algo)
         if st != 0:
-            raise status_error("meshmem.allreduce", st, self._what())
+            raise status_error("meshmem.allreduce", st,
+                               self._what(reduction=(r[DTYPE], op), algo=algo))
 
     def reduce(self, sendbuf, recvbuf, op="sum", root: int = 0, algo="auto") -> None:
         """recvbuf at member @p root = op over every member's sendbuf (recvbuf may be None
@@ -241,11 +242,12 @@ class Team:
             r = _recv(recvbuf, call) if recvbuf is not None else None
             if r is not None:
                 _check_pair(s, r, call)
+        op = _named(OPS, op, call, "op")
         st = lib.mmpy_reduce(self._valid(call), saddr, r[ADDR] if r else 0, ref[COUNT],
-                             _reduction_code(ref, call), _named(OPS, op, call, "op"), int(root),
+                             _reduction_code(ref, call), op, int(root),
                              _named(ALGOS, algo, call, "algo"))
         if st != 0:
-            raise status_error(call, st, self._what(root=root))
+            raise status_error(call, st, self._what(root=root, reduction=(ref[DTYPE], op)))
 
     def reduce_scatter(self, sendbuf, recvbuf, op="sum", algo="auto") -> None:
         """Block r (recvbuf's size) of op over every member's sendbuf (size x that) lands in
@@ -256,11 +258,12 @@ class Team:
         if s[NBYTES] != r[NBYTES] * self.size:
             raise ValueError(f"{call}: sendbuf has {s[COUNT]} elements, expected size x "
                              f"recvbuf = {self.size} x {r[COUNT]}")
+        op = _named(OPS, op, call, "op")
         st = lib.mmpy_reduce_scatter(self._valid(call), s[ADDR], r[ADDR], r[COUNT],
-                                     _reduction_code(r, call), _named(OPS, op, call, "op"),
+                                     _reduction_code(r, call), op,
                                      _named(ALGOS, algo, call, "algo"))
         if st != 0:
-            raise status_error(call, st, self._what())
+            raise status_error(call, st, self._what(reduction=(r[DTYPE], op)))
 
     def bcast(self, buf, root: int = 0, algo="auto") -> None:
         """buf of member @p root to buf of every member."""
@@ -448,8 +451,16 @@ class Team:
             raise status_error(call, st, self._what(dest=True))
         return int(sizes.sum()) // s[DTYPE].itemsize
 
-    def _what(self, root=None, dest=False) -> str:
+    def _what(self, root=None, dest=False, reduction=None, algo=None) -> str:
+        """What a failed call was asked to do, for its error message."""
+        if self._h == ffi.NULL:
+            return f"team {self._name}: this rank is not a member of the team (or it was destroyed)"
         parts = [f"team {self._name} of {self.size}"]
+        if reduction is not None:
+            dtype, op = reduction
+            parts.append(f"op={_name_of(OPS, op)} on dtype {dtype}")
+        if algo is not None:
+            parts.append(f"algo={_name_of(ALGOS, algo)}")
         if root is not None:
             parts.append(f"root={root}")
         if dest:
@@ -458,6 +469,10 @@ class Team:
 
 
 _allreduce = lib.mmpy_allreduce
+
+
+def _name_of(table: dict, code: int) -> str:
+    return next((k for k, v in table.items() if v == code), str(code))
 
 
 def _check_pair(s, r, call: str) -> None:
