@@ -29,6 +29,16 @@ have python3 || need_apt+=(python3)
 if ! have python3 || ! python3 -m pip --version >/dev/null 2>&1; then
   need_apt+=(python3-pip)
 fi
+# the Python package (`make test` installs it into build/venv): venv, and Python.h for its
+# extension module; a python3 of Debian's has them in python3-venv and python3-dev
+if ! have python3 || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+  need_apt+=(python3-venv)
+fi
+if ! have python3 || ! python3 -c 'import os, sysconfig, sys
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    >/dev/null 2>&1; then
+  need_apt+=(python3-dev)
+fi
 
 if [ ${#need_apt[@]} -gt 0 ] && [ "$no_install" = 1 ]; then
   echo "install-deps: MESHMEM_NO_INSTALL=1: not installing the Debian packages ${need_apt[*]}"
@@ -44,6 +54,13 @@ need_pip=()
 python3 -c 'import numpy' 2>/dev/null      || need_pip+=(numpy)
 python3 -c 'import matplotlib' 2>/dev/null || need_pip+=(matplotlib)
 python3 -c 'import pytest' 2>/dev/null     || need_pip+=(pytest)
+# building the package without network (pip install --no-build-isolation): its build backend
+# and cffi; bfloat16 arrays (ml_dtypes); the mpi4py baseline of `meshmem bench --python` (its
+# wheel loads the system's Open MPI, libmpi.so.40)
+python3 -c 'import cffi' 2>/dev/null       || need_pip+=(cffi)
+python3 -c 'import scikit_build_core' 2>/dev/null || need_pip+=(scikit-build-core)
+python3 -c 'import ml_dtypes' 2>/dev/null  || need_pip+=(ml_dtypes)
+python3 -c 'import mpi4py' 2>/dev/null     || need_pip+=(mpi4py)
 if [ ${#need_pip[@]} -gt 0 ] && [ "$no_install" = 1 ]; then
   echo "install-deps: MESHMEM_NO_INSTALL=1: not installing the Python packages ${need_pip[*]}"
 elif [ ${#need_pip[@]} -gt 0 ]; then
