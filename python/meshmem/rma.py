@@ -9,10 +9,11 @@ them where a transport does not (the OpenSHMEM rules).
 """
 import numpy as np
 
-from meshmem.core import (ADDR, CODE, DTYPE, NBYTES, Error, _buffers, address, buffer,
-                          check_rank, dtype_code, lib, status_error)
+from meshmem import _fast
+from meshmem.core import (ADDR, DTYPE, NBYTES, Error, _buffers, address, buffer, check_rank,
+                          dtype_code, lib, status_error)
 
-_put = lib.mmpy_put
+_fast_put = _fast.put
 _get = lib.mmpy_get
 _OK = 0
 
@@ -78,23 +79,22 @@ def _transfer(call, strided_fn, sym, loc, rank, sym_is_dest):
 
 def put(dest: np.ndarray, src, rank: int) -> None:
     """Copy local @p src into symmetric @p dest on @p rank (meshmem_put / iput)."""
-    d = _buffers.get(id(dest))
-    s = _buffers.get(id(src))
-    if (d is not None and s is not None and d[0]() is dest and s[0]() is src
-            and d[DTYPE] is dest.dtype and s[DTYPE] is d[DTYPE] and d[NBYTES] == s[NBYTES]):
-        st = _put(d[ADDR], s[ADDR], d[NBYTES], rank)
-        if st != _OK:
-            raise _rma_error("meshmem.put", st, rank, "dest")
-        return
-    src = _local(src, dest, "meshmem.put", "src")
+    # the common case in C (fast.c); anything else, and errors, on the path below
+    if _fast_put(dest, src, rank):
+        _put(dest, src, rank)
+
+
+def _put(dest, src, rank) -> None:
+    call = "meshmem.put"
+    src = _local(src, dest, call, "src")
     if dest.flags.c_contiguous and src.flags.c_contiguous:
-        d = buffer(dest, "meshmem.put", "dest")
-        s = buffer(src, "meshmem.put", "src")
-        st = _put(d[ADDR], s[ADDR], d[NBYTES], rank)
+        d = buffer(dest, call, "dest")
+        s = buffer(src, call, "src")
+        st = lib.mmpy_put(d[ADDR], s[ADDR], d[NBYTES], rank)
         if st != _OK:
-            raise _rma_error("meshmem.put", st, rank, "dest")
+            raise _rma_error(call, st, rank, "dest")
         return
-    _transfer("meshmem.put", lib.mmpy_iput, dest, src, rank, True)
+    _transfer(call, lib.mmpy_iput, dest, src, rank, True)
 
 
 def get(dest, src: np.ndarray, rank: int) -> None:

@@ -15,8 +15,8 @@ collective takes an algorithm hint ("auto", "onestep", "naive", "aggressive", "r
 """
 import numpy as np
 
-from meshmem.core import (ADDR, CODE, COUNT, DTYPE, NBYTES, Error, _buffers, buffer, ffi, lib,
-                          status_error)
+from meshmem import _fast
+from meshmem.core import ADDR, CODE, COUNT, DTYPE, NBYTES, Error, buffer, ffi, lib, status_error
 
 OPS = {n: getattr(lib, f"MESHMEM_OP_{n.upper()}")
        for n in ("sum", "prod", "min", "max", "and", "or", "xor")}
@@ -32,6 +32,7 @@ class _InPlace:
 
 
 IN_PLACE = _InPlace()
+_SUM, _AUTO = OPS["sum"], ALGOS["auto"]  # defaults as ints: the fast path skips the lookup
 _IN_PLACE_ADDR = 1  # MESHMEM_IN_PLACE
 
 
@@ -45,17 +46,11 @@ def _named(table: dict, value, call: str, what: str) -> int:
 
 
 def _recv(x, call: str, name: str = "recvbuf"):
-    e = _buffers.get(id(x))
-    if e is None or e[0]() is not x or e[DTYPE] is not x.dtype:
-        e = buffer(x, call, name, writable=True)
-    return e
+    return buffer(x, call, name, writable=True)
 
 
 def _send(x, call: str, name: str = "sendbuf"):
-    e = _buffers.get(id(x))
-    if e is None or e[0]() is not x or e[DTYPE] is not x.dtype:
-        e = buffer(x, call, name)
-    return e
+    return buffer(x, call, name)
 
 
 def _same_type(s, r, call: str) -> None:
@@ -91,10 +86,11 @@ class Team:
     """A team of ranks (meshmem_team_t). `rank` and `size` are this rank's number in it and
     its number of members (-1 on a rank outside it)."""
 
-    __slots__ = ("_h", "rank", "size", "_owned", "_name")
+    __slots__ = ("_h", "_addr", "rank", "size", "_owned", "_name")
 
     def __init__(self, handle, owned: bool, name: str = "team"):
         self._h = handle
+        self._addr = int(ffi.cast("uintptr_t", handle))  # for meshmem._fast
         self._owned = owned
         self._name = name
         valid = handle != ffi.NULL
@@ -159,6 +155,7 @@ class Team:
         if self._owned and self._h != ffi.NULL:
             lib.meshmem_team_destroy(self._h)
             self._h = ffi.NULL
+            self._addr = 0
             self.rank = self.size = -1
 
     # ---- topology -------------------------------------------------------------------------
@@ -202,34 +199,30 @@ class Team:
 
     # ---- collectives ----------------------------------------------------------------------
 
-    def allreduce(self, sendbuf, recvbuf, op="sum", algo="auto") -> None:
+    def allreduce(self, sendbuf, recvbuf, op=_SUM, algo=_AUTO) -> None:
         """recvbuf = op over every member's sendbuf (IN_PLACE: over recvbuf). Bitwise the
         same result on every member."""
-        r = _buffers.get(id(recvbuf))
-        if r is None or r[0]() is not recvbuf or r[DTYPE] is not recvbuf.dtype:
-            r = buffer(recvbuf, "meshmem.allreduce", "recvbuf", writable=True)
+        # the common case in C (fast.c); anything else, and errors, on the path below
+        if _fast_allreduce(self._addr, sendbuf, recvbuf, op, algo):
+            self._allreduce(sendbuf, recvbuf, op, algo)
+
+    def _allreduce(self, sendbuf, recvbuf, op, algo) -> None:
+        call = "meshmem.allreduce"
+        r = buffer(recvbuf, call, "recvbuf", writable=True)
         if sendbuf is IN_PLACE:
             saddr = _IN_PLACE_ADDR
         else:
-            s = _buffers.get(id(sendbuf))
-            if s is None or s[0]() is not sendbuf or s[DTYPE] is not sendbuf.dtype:
-                s = buffer(sendbuf, "meshmem.allreduce", "sendbuf")
-            if s[DTYPE] is not r[DTYPE] or s[NBYTES] != r[NBYTES]:
-                _check_pair(s, r, "meshmem.allreduce")
+            s = buffer(sendbuf, call, "sendbuf")
+            _check_pair(s, r, call)
             saddr = s[ADDR]
-        code = r[CODE]
-        if code is None:
-            _reduction_code(r, "meshmem.allreduce")
-        if op.__class__ is not int:
-            op = _named(OPS, op, "meshmem.allreduce", "op")
-        if algo.__class__ is not int:
-            algo = _named(ALGOS, algo, "meshmem.allreduce", "algo")
-        st = _allreduce(self._h, saddr, r[ADDR], r[COUNT], code, op, algo)
+        code = _reduction_code(r, call)
+        op = _named(OPS, op, call, "op")
+        algo = _named(ALGOS, algo, call, "algo")
+        st = lib.mmpy_allreduce(self._valid(call), saddr, r[ADDR], r[COUNT], code, op, algo)
         if st != 0:
-            raise status_error("meshmem.allreduce", st,
-                               self._what(reduction=(r[DTYPE], op), algo=algo))
+            raise status_error(call, st, self._what(reduction=(r[DTYPE], op), algo=algo))
 
-    def reduce(self, sendbuf, recvbuf, op="sum", root: int = 0, algo="auto") -> None:
+    def reduce(self, sendbuf, recvbuf, op=_SUM, root: int = 0, algo=_AUTO) -> None:
         """recvbuf at member @p root = op over every member's sendbuf (recvbuf may be None
         elsewhere; IN_PLACE at the root: over recvbuf)."""
         call = "meshmem.reduce"
@@ -249,7 +242,7 @@ class Team:
         if st != 0:
             raise status_error(call, st, self._what(root=root, reduction=(ref[DTYPE], op)))
 
-    def reduce_scatter(self, sendbuf, recvbuf, op="sum", algo="auto") -> None:
+    def reduce_scatter(self, sendbuf, recvbuf, op=_SUM, algo=_AUTO) -> None:
         """Block r (recvbuf's size) of op over every member's sendbuf (size x that) lands in
         member r's recvbuf."""
         call = "meshmem.reduce_scatter"
@@ -265,7 +258,7 @@ class Team:
         if st != 0:
             raise status_error(call, st, self._what(reduction=(r[DTYPE], op)))
 
-    def bcast(self, buf, root: int = 0, algo="auto") -> None:
+    def bcast(self, buf, root: int = 0, algo=_AUTO) -> None:
         """buf of member @p root to buf of every member."""
         call = "meshmem.bcast"
         b = _recv(buf, call, "buf")
@@ -275,7 +268,7 @@ class Team:
         if st != 0:
             raise status_error(call, st, self._what(root=root))
 
-    def scatter(self, sendbuf, recvbuf, root: int = 0, algo="auto") -> None:
+    def scatter(self, sendbuf, recvbuf, root: int = 0, algo=_AUTO) -> None:
         """Block r (recvbuf's size) of sendbuf at @p root to member r's recvbuf (sendbuf
         may be None elsewhere)."""
         call = "meshmem.scatter"
@@ -292,7 +285,7 @@ class Team:
         if st != 0:
             raise status_error(call, st, self._what(root=root))
 
-    def gather(self, sendbuf, recvbuf, root: int = 0, algo="auto") -> None:
+    def gather(self, sendbuf, recvbuf, root: int = 0, algo=_AUTO) -> None:
         """Every member's sendbuf as block r of recvbuf at @p root (recvbuf may be None
         elsewhere)."""
         call = "meshmem.gather"
@@ -309,7 +302,7 @@ class Team:
         if st != 0:
             raise status_error(call, st, self._what(root=root))
 
-    def allgather(self, sendbuf, recvbuf, algo="auto") -> None:
+    def allgather(self, sendbuf, recvbuf, algo=_AUTO) -> None:
         """Every member's sendbuf, in rank order, into every member's recvbuf (IN_PLACE:
         this member's block of recvbuf is already in place)."""
         call = "meshmem.allgather"
@@ -332,7 +325,7 @@ class Team:
         if st != 0:
             raise status_error(call, st, self._what())
 
-    def allgatherv(self, sendbuf, recvbuf, counts, displs=None, algo="auto") -> None:
+    def allgatherv(self, sendbuf, recvbuf, counts, displs=None, algo=_AUTO) -> None:
         """Member r's sendbuf (counts[r] elements) at recvbuf[displs[r]:] on every member
         (displs: packed in rank order when None)."""
         call = "meshmem.allgatherv"
@@ -354,7 +347,7 @@ class Team:
         if st != 0:
             raise status_error(call, st, self._what())
 
-    def alltoall(self, sendbuf, recvbuf, algo="auto") -> None:
+    def alltoall(self, sendbuf, recvbuf, algo=_AUTO) -> None:
         """Block j of sendbuf to block (this rank) of member j's recvbuf (IN_PLACE: recvbuf
         is the send buffer too)."""
         call = "meshmem.alltoall"
@@ -375,7 +368,7 @@ class Team:
             raise status_error(call, st, self._what())
 
     def alltoallv(self, sendbuf, sendcounts, recvbuf, recvcounts=None, sdispls=None,
-                  rdispls=None, algo="auto") -> np.ndarray:
+                  rdispls=None, algo=_AUTO) -> np.ndarray:
         """sendcounts[j] elements from sendbuf[sdispls[j]:] to member j, which receives them
         at recvbuf[rdispls[me]:]. recvcounts None: each receiver learns its counts from the
         messages (OPTWEB sort's end of packet); rdispls then must leave room (None: blocks of
@@ -468,7 +461,8 @@ class Team:
         return ", ".join(parts)
 
 
-_allreduce = lib.mmpy_allreduce
+_fast_allreduce = _fast.allreduce
+_fast.set_in_place(IN_PLACE)
 
 
 def _name_of(table: dict, code: int) -> str:
