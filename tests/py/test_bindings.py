@@ -34,7 +34,7 @@ def test_api_check(installed, launch, n):
 def test_launch_with_meshmem_run(installed, launch):
     r = job(installed, launch, 3, "fail.py", "clean", via_run=True)
     assert r.rc == 0, r.err
-    assert sorted(r.out.split("\n"))[-3:] == [f"fail.py: rank {k} started" for k in range(3)]
+    assert all(f"fail.py: rank {k} started" in r.out for k in range(3)), r.out
 
 
 def test_meshmem_run_usage(installed):
@@ -94,8 +94,7 @@ def test_console_scripts(installed, tmp_path):
     assert cc.returncode == 0, cc.stderr
     run = subprocess.run([str(installed / "meshrun"), "-n", "2", str(tmp_path / "hello")],
                          capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0 and sorted(run.stdout.split("\n"))[-2:] == ["pe 0 of 2",
-                                                                          "pe 1 of 2"]
+    assert run.returncode == 0 and "pe 0 of 2" in run.stdout and "pe 1 of 2" in run.stdout
     show = subprocess.run([str(installed / "meshcc"), "--showme:compile"], capture_output=True,
                           text=True, timeout=30)
     assert show.stdout.strip().endswith("_runtime/include")
