@@ -75,4 +75,24 @@ sys.exit(not (sys.prefix == sys.base_prefix and os.path.exists(marker)))' 2>/dev
   echo "install-deps: pip install ${need_pip[*]}"
   python3 -m pip install "${pip_args[@]}" "${need_pip[@]}"
 fi
+
+# shmem4py's source release and its build requirements, for tests/py/test_shmem4py.py, into a
+# wheelhouse outside the build tree (it survives `make clean`); without the package registry the
+# test skips, saying so in one line
+wheelhouse=${MESHMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/meshmem}/shmem4py
+requirements=$(dirname "$0")/../tests/py/shmem4py-requirements.txt
+if ! cmp -s "$requirements" "$wheelhouse/complete" 2>/dev/null; then
+  if [ "$no_install" = 1 ]; then
+    echo "install-deps: MESHMEM_NO_INSTALL=1: not downloading shmem4py into $wheelhouse"
+  else
+    echo "install-deps: pip download shmem4py and its build requirements into $wheelhouse"
+    mkdir -p "$wheelhouse"
+    if python3 -m pip download -q --disable-pip-version-check -d "$wheelhouse" \
+         -r "$requirements"; then
+      cp "$requirements" "$wheelhouse/complete"
+    else
+      echo "install-deps: shmem4py could not be downloaded (tests/py/test_shmem4py.py will skip)"
+    fi
+  fi
+fi
 exit 0

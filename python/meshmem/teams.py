@@ -237,7 +237,7 @@ class Team:
                 _check_pair(s, r, call)
         op = _named(OPS, op, call, "op")
         st = lib.mmpy_reduce(self._valid(call), saddr, r[ADDR] if r else 0, ref[COUNT],
-                             _reduction_code(ref, call), op, int(root),
+                             _reduction_code(ref, call), op, self._root(call, root),
                              _named(ALGOS, algo, call, "algo"))
         if st != 0:
             raise status_error(call, st, self._what(root=root, reduction=(ref[DTYPE], op)))
@@ -263,7 +263,7 @@ class Team:
         call = "meshmem.bcast"
         b = _recv(buf, call, "buf")
         count, code = _elements(b)
-        st = lib.mmpy_bcast(self._valid(call), b[ADDR], count, code, int(root),
+        st = lib.mmpy_bcast(self._valid(call), b[ADDR], count, code, self._root(call, root),
                             _named(ALGOS, algo, call, "algo"))
         if st != 0:
             raise status_error(call, st, self._what(root=root))
@@ -281,7 +281,7 @@ class Team:
                                  f"recvbuf = {self.size} x {r[COUNT]}")
         count, code = _elements(r)
         st = lib.mmpy_scatter(self._valid(call), s[ADDR] if s else 0, r[ADDR], count, code,
-                              int(root), _named(ALGOS, algo, call, "algo"))
+                              self._root(call, root), _named(ALGOS, algo, call, "algo"))
         if st != 0:
             raise status_error(call, st, self._what(root=root))
 
@@ -298,7 +298,7 @@ class Team:
                                  f"sendbuf = {self.size} x {s[COUNT]}")
         count, code = _elements(s)
         st = lib.mmpy_gather(self._valid(call), s[ADDR], r[ADDR] if r else 0, count, code,
-                             int(root), _named(ALGOS, algo, call, "algo"))
+                             self._root(call, root), _named(ALGOS, algo, call, "algo"))
         if st != 0:
             raise status_error(call, st, self._what(root=root))
 
@@ -411,7 +411,7 @@ class Team:
         call = "meshmem.broadcast"
         d, s = _recv(dest, call, "dest"), _send(source, call, "source")
         _check_pair(s, d, call)
-        st = lib.mmpy_broadcast(self._valid(call), d[ADDR], s[ADDR], d[NBYTES], int(root))
+        st = lib.mmpy_broadcast(self._valid(call), d[ADDR], s[ADDR], d[NBYTES], self._root(call, root))
         if st != 0:
             raise status_error(call, st, self._what(root=root, dest=True))
 
@@ -443,6 +443,14 @@ class Team:
         if st != 0:
             raise status_error(call, st, self._what(dest=True))
         return int(sizes.sum()) // s[DTYPE].itemsize
+
+    def _root(self, call: str, root) -> int:
+        """@p root as an int in 0..size-1 (the same on every member: each raises alike), or an
+        Error naming @p call and the argument."""
+        if not isinstance(root, (int, np.integer)) or not 0 <= root < self.size:
+            raise Error(call, f"root={root!r}: not a member of team {self._name} "
+                              f"(0..{self.size - 1})", lib.MESHMEM_ERR_RANK)
+        return int(root)
 
     def _what(self, root=None, dest=False, reduction=None, algo=None) -> str:
         """What a failed call was asked to do, for its error message."""

@@ -24,7 +24,7 @@ def job(installed, launch, n, prog, *args, guard=120.0, via_run=False):
     return launch.run(cmd, guard=guard, direct=True)
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 4, 8])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8])
 def test_api_check(installed, launch, n):
     r = job(installed, launch, n, "api_check.py", guard=240)
     assert r.rc == 0, r.err[-3000:]

@@ -213,6 +213,9 @@ def check_collectives(team, label, sym):
     expect(ValueError, "algo=", team.allreduce, np.zeros(2), np.zeros(2), algo="fast")
     expect(ValueError, "not contiguous", team.allreduce, np.zeros(4)[::2], np.zeros(2))
     expect(TypeError, "reduces", team.allreduce, np.zeros(2, bool), np.zeros(2, bool))
+    expect(meshmem.Error, f"root={tn}: not a member", team.bcast, np.zeros(2), tn)
+    expect(meshmem.Error, "root=-1: not a member", team.reduce, np.zeros(2), np.zeros(2),
+           "sum", -1)
 
 
 def check_teams():
