@@ -79,8 +79,9 @@ fi
 # shmem4py's source release and its build requirements, for tests/py/test_shmem4py.py, into a
 # wheelhouse outside the build tree (it survives `make clean`); without the package registry the
 # test skips, saying so in one line
-wheelhouse=${MESHMEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/meshmem}/shmem4py
-requirements=$(dirname "$0")/../tests/py/shmem4py-requirements.txt
+wheelhouse=${MESHMEM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/meshmem}/shmem4py
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac  # no dirname: the script needs no coreutils
+requirements=$here/../tests/py/shmem4py-requirements.txt
 if ! cmp -s "$requirements" "$wheelhouse/complete" 2>/dev/null; then
   if [ "$no_install" = 1 ]; then
     echo "install-deps: MESHMEM_NO_INSTALL=1: not downloading shmem4py into $wheelhouse"

@@ -218,8 +218,6 @@ def add_arguments(p):
                    help="instead: the cost of calling meshmem from Python (8-byte and 1 MiB "
                         "allreduce, 8-byte put) against C and mpi4py on OpenMPI "
                         "(meshmem/pybench.py)")
-    p.add_argument("ops", nargs="+", metavar="OP", choices=list(OPS) + list(GROUPS),
-                   help="what to measure: an operation or a group (listed below)")
     options.add_ranks(p)
     p.add_argument("--sizes", metavar="LIST",
                    help="message sizes, comma-separated, e.g. 8,1K,64K,1M (default: per "

@@ -19,7 +19,8 @@ import pytest
 REQUIREMENTS = Path(__file__).with_name("shmem4py-requirements.txt")
 # where scripts/install-deps.sh puts them
 WHEELHOUSE = Path(os.environ.get("MESHMEM_CACHE") or
-                  Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "meshmem"
+                  Path(os.environ.get("XDG_CACHE_HOME") or
+                       Path(os.environ.get("HOME") or "/tmp") / ".cache") / "meshmem"
                   ) / "shmem4py"
 
 
