@@ -1,6 +1,7 @@
 # meshmem top-level Makefile: the two commands of the README.
 #   make        configure (CMake) and build everything into build/
-#   make test   install what is missing, build, run every test (ctest + pytest)
+#   make test   install what is missing, build, install the Python package into build/venv,
+#               run every test (ctest, then pytest on the installed package)
 #   make demo   install what is missing, build, run the main demonstration on this machine
 #   make sanitize   the test suite built with ASan+UBSan (build-asan/) and TSan (build-tsan/)
 BUILD      ?= build
@@ -8,7 +9,7 @@ BUILD_TYPE ?= Release
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps test test-c test-py demo sanitize asan tsan clean
+.PHONY: all build deps python test test-c test-py demo sanitize asan tsan clean
 
 all: build
 
@@ -21,10 +22,23 @@ $(BUILD)/build.ninja:
 build: $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# --no-tests=error: a label or a configuration that selects no test fails instead of passing
-test: deps build
+# The Python package, installed as a user would (pip install .) into a venv of the build tree
+# that sees the system's packages (numpy, pytest, cffi, scikit-build-core: install-deps.sh);
+# its CMake build stays in $(BUILD)/wheel, so that a second install rebuilds only what changed.
+VENV = $(BUILD)/venv
+$(VENV)/bin/python:
+	python3 -m venv --system-site-packages $(VENV)
+
+python: $(VENV)/bin/python
+	PIP_ROOT_USER_ACTION=ignore $(VENV)/bin/python -m pip install -q --disable-pip-version-check \
+	  --no-build-isolation --no-deps -C build-dir=$(abspath $(BUILD))/wheel .
+
+# --no-tests=error: a label or a configuration that selects no test fails instead of passing.
+# pytest runs with the venv's interpreter: the Python tests test the installed package
+# (MESHMEM_TEST_INSTALLED=1 makes a missing one an error, tests/py/conftest.py).
+test: deps build python
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS) --timeout 300
-	MESHMEM_BUILD=$(abspath $(BUILD)) python3 -m pytest -q tests/py
+	MESHMEM_BUILD=$(abspath $(BUILD)) MESHMEM_TEST_INSTALLED=1 $(VENV)/bin/python -m pytest -q tests/py
 
 demo: deps build
 	$(BUILD)/bin/meshmem demo

@@ -37,6 +37,16 @@ have python3 || need_apt+=(python3)
 if ! have python3 || ! python3 -m pip --version >/dev/null 2>&1; then
   need_apt+=(python3-pip)
 fi
+# the Python package (`make test` installs it into build/venv): venv, and Python.h for its
+# extension module; a python3 of Debian's has them in python3-venv and python3-dev
+if ! have python3 || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+  need_apt+=(python3-venv)
+fi
+if ! have python3 || ! python3 -c 'import os, sysconfig, sys
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    >/dev/null 2>&1; then
+  need_apt+=(python3-dev)
+fi
 
 if [ ${#need_apt[@]} -gt 0 ] && [ "$no_install" = 1 ]; then
   echo "install-deps: MESHMEM_NO_INSTALL=1: not installing the Debian packages ${need_apt[*]}"
@@ -52,6 +62,13 @@ need_pip=()
 python3 -c 'import numpy' 2>/dev/null      || need_pip+=(numpy)
 python3 -c 'import matplotlib' 2>/dev/null || need_pip+=(matplotlib)
 python3 -c 'import pytest' 2>/dev/null     || need_pip+=(pytest)
+# building the package without network (pip install --no-build-isolation): its build backend
+# and cffi; bfloat16 arrays (ml_dtypes); the mpi4py baseline of `meshmem bench --python` (its
+# wheel loads the system's Open MPI, libmpi.so.40)
+python3 -c 'import cffi' 2>/dev/null       || need_pip+=(cffi)
+python3 -c 'import scikit_build_core' 2>/dev/null || need_pip+=(scikit-build-core)
+python3 -c 'import ml_dtypes' 2>/dev/null  || need_pip+=(ml_dtypes)
+python3 -c 'import mpi4py' 2>/dev/null     || need_pip+=(mpi4py)
 if [ ${#need_pip[@]} -gt 0 ] && [ "$no_install" = 1 ]; then
   echo "install-deps: MESHMEM_NO_INSTALL=1: not installing the Python packages ${need_pip[*]}"
 elif [ ${#need_pip[@]} -gt 0 ]; then
@@ -65,5 +82,26 @@ sys.exit(not (sys.prefix == sys.base_prefix and os.path.exists(marker)))' 2>/dev
   fi
   echo "install-deps: pip install ${need_pip[*]}"
   python3 -m pip install "${pip_args[@]}" "${need_pip[@]}"
+fi
+
+# shmem4py's source release and its build requirements, for tests/py/test_shmem4py.py, into a
+# wheelhouse outside the build tree (it survives `make clean`); without the package registry the
+# test skips, saying so in one line
+wheelhouse=${MESHMEM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/meshmem}/shmem4py
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac  # no dirname: the script needs no coreutils
+requirements=$here/../tests/py/shmem4py-requirements.txt
+if ! cmp -s "$requirements" "$wheelhouse/complete" 2>/dev/null; then
+  if [ "$no_install" = 1 ]; then
+    echo "install-deps: MESHMEM_NO_INSTALL=1: not downloading shmem4py into $wheelhouse"
+  else
+    echo "install-deps: pip download shmem4py and its build requirements into $wheelhouse"
+    mkdir -p "$wheelhouse"
+    if python3 -m pip download -q --disable-pip-version-check -d "$wheelhouse" \
+         -r "$requirements"; then
+      cp "$requirements" "$wheelhouse/complete"
+    else
+      echo "install-deps: shmem4py could not be downloaded (tests/py/test_shmem4py.py will skip)"
+    fi
+  fi
 fi
 exit 0

@@ -209,9 +209,16 @@ def add_arguments(p):
                   "  meshmem bench core --ranks 2 --json r.json --plot r.png\n"
                   "  meshmem bench alltoall allreduce --ranks 8 --sizes 8,1K,1M\n"
                   "  meshmem bench allreduce --algo naive,aggressive,onestep,ring,recdbl\n"
-                  "  meshmem bench coll --ranks 8 --topology ghc:4x2")
-    p.add_argument("ops", nargs="+", metavar="OP", choices=list(OPS) + list(GROUPS),
+                  "  meshmem bench coll --ranks 8 --topology ghc:4x2\n"
+                  "  meshmem bench --python --ranks 2")
+    # no choices=: argparse checks an empty list against them (--python takes no OP); check()
+    # names an unknown one
+    p.add_argument("ops", nargs="*", metavar="OP",
                    help="what to measure: an operation or a group (listed below)")
+    p.add_argument("--python", action="store_true",
+                   help="instead: the cost of calling meshmem from Python (8-byte and 1 MiB "
+                        "allreduce, 8-byte put) against C and mpi4py on OpenMPI "
+                        "(meshmem/pybench.py)")
     options.add_ranks(p)
     p.add_argument("--sizes", metavar="LIST",
                    help="message sizes, comma-separated, e.g. 8,1K,64K,1M (default: per "
@@ -491,6 +498,12 @@ def check(args) -> tuple[list, list, list | None, dict]:
     for opt in ("iters", "iters_large"):
         options.at_least(f"--{opt.replace('_', '-')}", getattr(args, opt), 1)
     options.at_least("--warmup", args.warmup, 0)
+    if not args.ops:
+        raise UserError("name at least one operation OP (or --python)")
+    unknown = [o for o in args.ops if o not in OPS and o not in GROUPS]
+    if unknown:
+        raise UserError(f"OP {unknown[0]}: unknown operation (choose from "
+                        f"{', '.join([*OPS, *GROUPS])})")
     algos = options.comma_list(args.algo) or ["auto"]
     bad = [a for a in algos if a not in ALGOS]
     if bad:
@@ -515,6 +528,9 @@ def check(args) -> tuple[list, list, list | None, dict]:
 
 def run(args) -> int:
     """Entry point of `meshmem bench`."""
+    if args.python:
+        from meshmem import pybench
+        return pybench.run(args)
     args.notes = notes = []
     selected, algos, user_sizes, mesh_env = check(args)
     ncpu = osu.cores()

@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,3 +141,35 @@ class Launcher:
 @pytest.fixture
 def launch(build_dir, shm_snapshot) -> Launcher:
     return Launcher(build_dir, shm_snapshot)
+
+
+# ---- the installed Python package (bindings, console scripts) -----------------------------
+# `make test` installs the package into build/venv and runs pytest with that interpreter and
+# MESHMEM_TEST_INSTALLED=1: the tests then import the installed package, and fail (instead of
+# skipping) when it is missing. Elsewhere the tests of the bindings skip without it.
+
+def _import_installed():
+    try:
+        import meshmem._ffi  # noqa: F401  only an installed (built) package has it
+        import meshmem
+        return meshmem
+    except ImportError:
+        return None
+
+
+INSTALLED = _import_installed()
+if os.environ.get("MESHMEM_TEST_INSTALLED") == "1":
+    src = Path(__file__).resolve().parents[2] / "python"
+    if INSTALLED is None or src in Path(INSTALLED.__file__).resolve().parents:
+        raise RuntimeError("MESHMEM_TEST_INSTALLED=1 but meshmem is not installed for "
+                           f"{sys.executable} (make test installs it into build/venv)")
+
+
+@pytest.fixture(scope="session")
+def installed() -> Path:
+    """The bin/ directory of the environment holding the installed package (its python,
+    meshrun, meshcc, meshmem); skips without it (fails under make test, see above)."""
+    if INSTALLED is None:
+        pytest.skip("the meshmem package is not installed for this python (pip install ., "
+                    "or run make test)")
+    return Path(sys.executable).parent

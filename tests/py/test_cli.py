@@ -63,6 +63,9 @@ def test_bad_output_path_is_one_line_before_running(build_dir, args):
 @pytest.mark.parametrize("args", [
     ("bench", "put", "--ranks", "two"),
     ("bench", "nosuchop"),
+    ("bench",),
+    ("bench", "put", "--python"),
+    ("bench", "--python", "--ranks", "1"),
     ("bench", "allreduce", "--algo", "bogus"),
     ("bench", "alltoall", "--topology", "torus"),
     ("sort", "--variant", "quick"),

@@ -481,8 +481,9 @@ def load_fabric(path: str | Path, overrides: list[str] | tuple[str, ...] = (), m
 
 
 def fabrics_dir() -> Path:
-    """The repository's fabrics/ directory."""
-    return Path(__file__).resolve().parents[3] / "fabrics"
+    """The fabrics/ directory (the checkout's, or the installed package's copy)."""
+    from meshmem.paths import fabrics_dir as where
+    return where()
 
 
 def resolve_fabric_path(name: str) -> Path:
