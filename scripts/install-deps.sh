@@ -24,6 +24,9 @@ have oshcc  || need_apt+=(openmpi-bin libopenmpi-dev)
 # FFTW 3 for `meshmem fft` (serial and float libraries) and its FFTW-MPI baseline
 [ -e /usr/include/fftw3.h ] || need_apt+=(libfftw3-dev)
 [ -e /usr/include/fftw3-mpi.h ] || need_apt+=(libfftw3-mpi-dev)
+# OpenBLAS for the local multiplies of `meshmem gemm` (cblas.h under the multiarch directory)
+compgen -G "/usr/include/*/cblas.h" >/dev/null || [ -e /usr/include/cblas.h ] ||
+  need_apt+=(libopenblas-dev)
 have python3 || need_apt+=(python3)
 # the Python packages below are installed with pip: a python3 without pip needs Debian's
 if ! have python3 || ! python3 -m pip --version >/dev/null 2>&1; then
