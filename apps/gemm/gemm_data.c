@@ -163,3 +163,18 @@ void gemm_sum_partials(double *c, const double *slots, int P, size_t stride, siz
             c[i] += part[i];
     }
 }
+
+void gemm_verify_report(app_t *h, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
+                        double *c)
+{
+    if (h->corrupt && h->me == h->nranks - 1 && nr > 0 && nc > 0)
+        c[0] += 1.0;
+    uint64_t bad;
+    double err = gemm_block_error(h->seed, o, r0, nr, c0, nc, c, nc, &bad);
+    if (err < 0)
+        app_fatal(h, "out of memory for the reference of a %dx%d block", nr, nc);
+    app_verdict(h, bad, err, "C differs from the one-rank product by more than 1e-12");
+    double gops = h->t.median > 0 ? gemm_ops(o) / h->t.median * 1e-9 : 0;
+    app_report(h, "variant=%s n=%dx%dx%d chunk=%d GOPS=%.4f", o->variant, o->M, o->N, o->K,
+               o->chunk, gops);
+}

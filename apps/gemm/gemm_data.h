@@ -96,6 +96,12 @@ void gemm_stream_inputs(app_t *h, const gemm_opts_t *o, int P, int me, int *kp, 
  * rank order: the same result whatever order they arrived in. */
 void gemm_sum_partials(double *c, const double *slots, int P, size_t stride, size_t n);
 
+/** @brief After the timed runs (collective): -C damages this block on the last rank, the
+ * verdict of block C[r0 .. r0+nr, c0 .. c0+nc) (@p c, nc wide) against the one-rank product,
+ * and the result line with GOPS. */
+void gemm_verify_report(app_t *h, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
+                        double *c);
+
 /** @return the operations of the product: 2 M N K. */
 double gemm_ops(const gemm_opts_t *o);
 
