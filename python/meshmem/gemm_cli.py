@@ -155,7 +155,7 @@ class GemmCommand(AppCommand):
     plot_what = "GOPS against ranks"
     examples = ("meshmem gemm --ranks 2 --size 2048",
                 "meshmem gemm --scale 1,2,4 --size 1024 --plot gemm.png",
-                "meshmem gemm --ranks 2 --size 1024 --fabric fshmem-dla-2node --vs none")
+                "meshmem gemm --ranks 2 --size 1024 --fabric datavortex-8node --vs none")
 
     def add_app_arguments(self, p):
         p.add_argument("--size", default="512", metavar="N|MxNxK",
