@@ -32,6 +32,9 @@ have pkg-config || need_apt+=(pkg-config)
 pkg-config --exists pmix 2>/dev/null || need_apt+=(libpmix-dev)
 have ip     || need_apt+=(iproute2)
 have nsenter || need_apt+=(util-linux)
+# OpenBLAS for the local multiplies of `meshmem gemm` (cblas.h under the multiarch directory)
+compgen -G "/usr/include/*/cblas.h" >/dev/null || [ -e /usr/include/cblas.h ] ||
+  need_apt+=(libopenblas-dev)
 have python3 || need_apt+=(python3)
 # the Python packages below are installed with pip: a python3 without pip needs Debian's
 if ! have python3 || ! python3 -m pip --version >/dev/null 2>&1; then

@@ -145,6 +145,14 @@ def add_prediction(row: dict, pred: dict, fabric_rows: list, phase: str | None =
     row["verified"] = int(row.get("verified", 1) and row["fabric_verified"])
 
 
+def once(args: list) -> list:
+    """A program's @p args with one timed run (-i 1) and no warm-up (-w 0): the traced run of
+    --fabric."""
+    out = list(args)
+    out[out.index("-i") + 1] = 1
+    return out + ["-w", 0]
+
+
 class AppCommand(abc.ABC):
     """The shared part of `meshmem APP` (see the module comment)."""
     name = "app"                   # the command's name

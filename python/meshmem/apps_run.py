@@ -27,9 +27,13 @@ TWIN_SOURCES = {
     "average_mpi": ["apps/average/average_mpi.c", *TWIN_HARNESS],
     "fft_mpi": ["apps/fft/fft_mpi.c", "apps/fft/fft_data.c", *TWIN_HARNESS],
     "amt_mpi": ["apps/amt/amt_mpi.c", *TWIN_HARNESS],
+    "gemm_mpi": ["apps/gemm/gemm_mpi.c", "apps/gemm/gemm_data.c", *TWIN_HARNESS],
+    "shallow_mpi": ["apps/shallow/shallow_mpi.c", "apps/shallow/sw_scheme.c",
+                    "apps/shallow/sw_halo.c", "apps/shallow/sw_app.c", *TWIN_HARNESS],
 }
-# libraries a twin links beyond libm
-TWIN_LIBS = {"fft_mpi": ["-lfftw3_mpi", "-lfftw3f_mpi", "-lfftw3", "-lfftw3f"]}
+# libraries (and compiler flags) a twin needs beyond libm
+TWIN_LIBS = {"fft_mpi": ["-lfftw3_mpi", "-lfftw3f_mpi", "-lfftw3", "-lfftw3f"],
+             "shallow_mpi": ["-ffp-contract=off"], "gemm_mpi": ["-lopenblas"]}
 
 
 def app_path(name: str) -> Path:

@@ -42,6 +42,10 @@ COMMANDS = {
                                "FFTW"),
     "amt": ("meshmem.amt_cli", "8-byte all-to-all and a message-driven kernel (DataVortex) "
                                "against MPI"),
+    "shallow": ("meshmem.shallow_cli", "the shallow-water simulation of ACCL, buffered and "
+                                       "streaming halo exchange, against MPI"),
+    "gemm": ("meshmem.gemm_cli", "FSHMEM's distributed GEMM (streamed row blocks, SUMMA) against "
+                                 "MPI and one rank"),
     "demo": ("meshmem.demo", "the OPTWEB case studies on this machine, verified, with plots"),
     "model": ("meshmem.model_cli", "the fabric model: validate it against the papers, predict, "
                                    "sweep designs, replay a traced run"),

@@ -81,6 +81,36 @@ def comma_list(text: str) -> list[str]:
     return list(dict.fromkeys(t.strip() for t in str(text).split(",") if t.strip()))
 
 
+def choices_list(option: str, text: str, allowed: tuple) -> list[str]:
+    """The comma list @p text, every entry one of @p allowed (UserError naming @p option)."""
+    got = comma_list(text)
+    if not got or any(v not in allowed for v in got):
+        raise UserError(f"{option} {text}: choose {', '.join(allowed[:-1])} or {allowed[-1]} "
+                        "(comma-separated)")
+    return got
+
+
+def rank_counts(option: str, text: str | None, ranks: int) -> list[int]:
+    """The rank counts of a strong-scaling list ('1,2,4,8'), or [@p ranks] when @p text is
+    empty (UserError naming @p option)."""
+    if not text:
+        return [ranks]
+    try:
+        counts = [int(t) for t in comma_list(text)]
+    except ValueError:
+        raise UserError(f"{option} {text}: rank counts, e.g. 1,2,4,8") from None
+    if not counts or min(counts) < 1:
+        raise UserError(f"{option} {text}: rank counts of at least 1")
+    return counts
+
+
+def add_scale(p) -> None:
+    """--scale LIST: strong scaling over these rank counts (instead of --ranks)."""
+    p.add_argument("--scale", metavar="LIST",
+                   help="strong scaling: the rank counts to run, e.g. 1,2,4,8 (instead of "
+                        "--ranks)")
+
+
 def at_least(option: str, value, low) -> None:
     """UserError unless @p value >= @p low."""
     if value is not None and not value >= low:

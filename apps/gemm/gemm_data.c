@@ -1,0 +1,180 @@
+/*
+ * The runtime-independent part of the distributed GEMM (gemm_data.h).
+ */
+#include "gemm_data.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gemm_parse(app_t *h, gemm_opts_t *o, const char *synopsis, const char *variants, int argc,
+                char **argv)
+{
+    static char vhelp[128], vdefault[32];
+    snprintf(vdefault, sizeof(vdefault), "%.*s", (int)strcspn(variants, ","), variants);
+    snprintf(vhelp, sizeof(vhelp), "%s (default %s)", variants, vdefault);
+    *o = (gemm_opts_t){.size = "256", .variant = vdefault, .chunk = 64};
+    const app_opt_t opts[] = {
+        {'N', APP_STR, &o->size, 0, "SIZE", "n (square) or MxNxK: C is MxN, A MxK, B KxN (default 256)"},
+        {'v', APP_STR, &o->variant, 0, "VARIANT", vhelp},
+        {'b', APP_INT, &o->chunk, 1, "ROWS", "stream: rows of C per streamed chunk (default 64)"},
+        {'k', APP_INT, &o->panel, 0, "COLS", "summa: panel width; 0: K in one panel per rank (default 0)"},
+        {'H', APP_INT, &o->heap_ranks, 1, "RANKS", "print the symmetric heap bytes a run on RANKS ranks needs, and exit"},
+        {0, APP_FLAG, NULL, 0, NULL, NULL},
+    };
+    app_parse(h, synopsis, opts, argc, argv);
+    char tail;
+    int n = sscanf(o->size, "%dx%dx%d%c", &o->M, &o->N, &o->K, &tail);
+    if (n == 1)
+        o->N = o->K = o->M;
+    if ((n != 1 && n != 3) || o->M < 1 || o->N < 1 || o->K < 1 || o->M > 1 << 15 ||
+        o->N > 1 << 15 || o->K > 1 << 15)
+        app_bad_option(h, "-N %s: a size n or MxNxK, each 1 to 32768", o->size);
+    char list[160], want[64];
+    snprintf(list, sizeof(list), ",%s,", variants);
+    snprintf(want, sizeof(want), ",%s,", o->variant);
+    if (strstr(list, want) == NULL)
+        app_bad_option(h, "-v %s: one of %s", o->variant, variants);
+}
+
+void gemm_one_thread(void)
+{
+    openblas_set_num_threads(1);
+}
+
+static double value(uint64_t seed, uint64_t i)
+{
+    return app_unit(app_rand_at(seed, i)) - 0.5;
+}
+
+void gemm_fill_a(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
+                 double *out, int ld)
+{
+    for (int i = 0; i < nr; i++)
+        for (int j = 0; j < nc; j++)
+            out[(size_t)i * ld + j] = value(seed, (uint64_t)(r0 + i) * o->K + (c0 + j));
+}
+
+void gemm_fill_b(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
+                 double *out, int ld)
+{
+    uint64_t s = seed ^ UINT64_C(0xb0b0b0b0b0b0b0b0);
+    for (int i = 0; i < nr; i++)
+        for (int j = 0; j < nc; j++)
+            out[(size_t)i * ld + j] = value(s, (uint64_t)(r0 + i) * o->N + (c0 + j));
+}
+
+void gemm_multiply(int m, int n, int k, const double *a, int lda, const double *b, int ldb,
+                   double beta, double *c, int ldc)
+{
+    if (m == 0 || n == 0)
+        return;
+    if (k == 0) { /* an empty sum (more ranks than K) */
+        for (int i = 0; beta == 0.0 && i < m; i++)
+            memset(c + (size_t)i * ldc, 0, (size_t)n * sizeof(double));
+        return;
+    }
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb, beta,
+                c, ldc);
+}
+
+double gemm_block_error(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
+                        const double *c, int ldc, uint64_t *bad)
+{
+    *bad = 0;
+    if (nr == 0 || nc == 0)
+        return 0;
+    double *a = malloc((size_t)nr * o->K * sizeof(double));
+    double *b = malloc((size_t)o->K * nc * sizeof(double));
+    double *ref = malloc((size_t)nr * nc * sizeof(double));
+    if (!a || !b || !ref) {
+        free(a), free(b), free(ref);
+        return -1;
+    }
+    gemm_fill_a(seed, o, r0, nr, 0, o->K, a, o->K);
+    gemm_fill_b(seed, o, 0, o->K, c0, nc, b, nc);
+    gemm_multiply(nr, nc, o->K, a, o->K, b, nc, 0.0, ref, nc);
+    double big = 0, diff = 0;
+    for (size_t i = 0; i < (size_t)nr * nc; i++)
+        big = fmax(big, fabs(ref[i]));
+    for (int i = 0; i < nr; i++)
+        for (int j = 0; j < nc; j++) {
+            double d = fabs(c[(size_t)i * ldc + j] - ref[(size_t)i * nc + j]);
+            if (!(d <= 1e-12 * big))
+                (*bad)++;
+            diff = isnan(d) || d > diff ? d : diff;
+        }
+    free(a), free(b), free(ref);
+    return big > 0 ? diff / big : diff;
+}
+
+double gemm_ops(const gemm_opts_t *o)
+{
+    return 2.0 * o->M * o->N * o->K;
+}
+
+void gemm_summa_setup(app_t *h, const gemm_opts_t *o, int P, int me, gemm_summa_t *s)
+{
+    int c = 1;
+    for (int i = 1; i * i <= P; i++) /* most square, pc <= pr (meshmem_topology_square) */
+        if (P % i == 0)
+            c = i;
+    *s = (gemm_summa_t){.pc = c, .pr = P / c, .x = me % c, .y = me / c};
+    s->r0 = gemm_lo(o->M, s->pr, s->y), s->nr = gemm_len(o->M, s->pr, s->y);
+    s->c0 = gemm_lo(o->N, s->pc, s->x), s->nc = gemm_len(o->N, s->pc, s->x);
+    s->T = o->panel > 0 ? (o->K + o->panel - 1) / o->panel : P;
+    s->T = s->T > o->K ? o->K : s->T;
+    s->maxkt = (o->K + s->T - 1) / s->T;
+    s->apan = app_alloc(h, (size_t)s->T * sizeof(double *), "panel list");
+    s->bpan = app_alloc(h, (size_t)s->T * sizeof(double *), "panel list");
+    for (int t = 0; t < s->T; t++) {
+        int k0 = gemm_lo(o->K, s->T, t), kt = gemm_len(o->K, s->T, t);
+        s->apan[t] = s->bpan[t] = NULL;
+        if (t % s->pc == s->x) {
+            s->apan[t] = app_alloc(h, (size_t)s->nr * kt * sizeof(double), "an A panel");
+            gemm_fill_a(h->seed, o, s->r0, s->nr, k0, kt, s->apan[t], kt);
+        }
+        if (t % s->pr == s->y) {
+            s->bpan[t] = app_alloc(h, (size_t)kt * s->nc * sizeof(double), "a B panel");
+            gemm_fill_b(h->seed, o, k0, kt, s->c0, s->nc, s->bpan[t], s->nc);
+        }
+    }
+}
+
+void gemm_stream_inputs(app_t *h, const gemm_opts_t *o, int P, int me, int *kp, double **a,
+                        double **b)
+{
+    int k0 = gemm_lo(o->K, P, me);
+    *kp = gemm_len(o->K, P, me);
+    *a = app_alloc(h, (size_t)o->M * *kp * sizeof(double), "A's columns");
+    *b = app_alloc(h, (size_t)*kp * o->N * sizeof(double), "B's rows");
+    gemm_fill_a(h->seed, o, 0, o->M, k0, *kp, *a, *kp > 0 ? *kp : 1);
+    gemm_fill_b(h->seed, o, k0, *kp, 0, o->N, *b, o->N);
+}
+
+void gemm_sum_partials(double *c, const double *slots, int P, size_t stride, size_t n)
+{
+    memcpy(c, slots, n * sizeof(double));
+    for (int s = 1; s < P; s++) {
+        const double *part = slots + (size_t)s * stride;
+        for (size_t i = 0; i < n; i++)
+            c[i] += part[i];
+    }
+}
+
+void gemm_verify_report(app_t *h, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
+                        double *c)
+{
+    if (h->corrupt && h->me == h->nranks - 1 && nr > 0 && nc > 0)
+        c[0] += 1.0;
+    uint64_t bad;
+    double err = gemm_block_error(h->seed, o, r0, nr, c0, nc, c, nc, &bad);
+    if (err < 0)
+        app_fatal(h, "out of memory for the reference of a %dx%d block", nr, nc);
+    app_verdict(h, bad, err, "C differs from the one-rank product by more than 1e-12");
+    double gops = h->t.median > 0 ? gemm_ops(o) / h->t.median * 1e-9 : 0;
+    app_report(h, "variant=%s n=%dx%dx%d chunk=%d GOPS=%.4f", o->variant, o->M, o->N, o->K,
+               o->chunk, gops);
+}

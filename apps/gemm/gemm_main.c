@@ -1,0 +1,203 @@
+/**
+ * @file gemm_main.c
+ * @brief `gemm`: the distributed matrix multiply of FSHMEM §V on meshmem (gemm_data.h for the
+ * variants and the verification).
+ *
+ * stream (FSHMEM Fig. 6, automatic result transfer): rank p computes the partial product of
+ * row block r of C (owner r) chunk by chunk, starting with the next rank's block and ending
+ * with its own. A chunk for a peer in load/store reach is written by dgemm straight into the
+ * owner's receive slot for p (meshmem_ptr: no copy, the transfer is the multiply's own
+ * stores), then a fence and a signal (ADD 1); for a peer on another host it is multiplied
+ * into a private buffer and put with the signal. The owner waits for every sender's chunk
+ * count and sums the P partials in rank order (the same order whatever the timing).
+ *   Symmetric: slots[P][rows of the largest block][N] (slot s written by sender s only),
+ *   sig[P] (sig[s] by sender s only, growing over the whole job). A sender cannot overwrite a
+ *   slot the owner is still summing: every timed run starts from a barrier, and the owner
+ *   sums before it reaches the next.
+ * summa: per panel of K, meshmem_broadcast of the A panel over the grid row's team and of the
+ * B panel over the grid column's team, then a local dgemm accumulating C.
+ * serial: one dgemm of the whole product on one rank.
+ */
+#include "gemm_data.h"
+
+#include <meshmem.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    app_t *h;
+    const gemm_opts_t *o;
+    int P, me;
+    /* stream */
+    int kp, maxrows;
+    double *a, *b, *slots, *tmp;
+    uint64_t *sig, *expect;
+    /* summa */
+    meshmem_team_t row, col;
+    gemm_summa_t s;
+    double *abuf, *bbuf;
+    /* result: this rank's block of C (rows x its columns) */
+    double *c;
+    int crow0, crows, ccol0, ccols;
+} gemm_job_t;
+
+/* --- stream -------------------------------------------------------------------------------- */
+
+static int chunks_of(const gemm_job_t *j, int rows)
+{
+    return (rows + j->o->chunk - 1) / j->o->chunk;
+}
+
+static void stream_setup(gemm_job_t *j)
+{
+    const gemm_opts_t *o = j->o;
+    gemm_stream_inputs(j->h, o, j->P, j->me, &j->kp, &j->a, &j->b);
+    j->maxrows = (o->M + j->P - 1) / j->P;
+    j->tmp = app_alloc(j->h, (size_t)o->chunk * o->N * sizeof(double), "a chunk");
+    j->slots = meshmem_malloc((size_t)j->P * j->maxrows * o->N * sizeof(double));
+    j->sig = meshmem_calloc((size_t)j->P, sizeof(uint64_t));
+    j->expect = calloc((size_t)j->P, sizeof(uint64_t));
+    if (!j->slots || !j->sig || !j->expect)
+        app_fatal(j->h, "out of symmetric memory (gemm -N %s -H %d prints what it needs)",
+                  o->size, j->P);
+    j->crow0 = gemm_lo(o->M, j->P, j->me), j->crows = gemm_len(o->M, j->P, j->me);
+    j->ccol0 = 0, j->ccols = o->N;
+    j->c = app_alloc(j->h, (size_t)j->crows * o->N * sizeof(double), "C's rows");
+}
+
+static void stream_run(void *ctx, int run)
+{
+    (void)run;
+    gemm_job_t *j = ctx;
+    const gemm_opts_t *o = j->o;
+    const int N = o->N, lda = j->kp > 0 ? j->kp : 1;
+    for (int t = 1; t <= j->P; t++) {
+        int r = (j->me + t) % j->P, m0 = gemm_lo(o->M, j->P, r), mr = gemm_len(o->M, j->P, r);
+        for (int c0 = 0; c0 < mr; c0 += o->chunk) {
+            int rows = mr - c0 < o->chunk ? mr - c0 : o->chunk;
+            size_t bytes = (size_t)rows * N * sizeof(double);
+            double *dst = j->slots + ((size_t)j->me * j->maxrows + c0) * N;
+            const double *a = j->a + (size_t)(m0 + c0) * j->kp;
+            double *direct = r == j->me ? dst : meshmem_ptr(dst, r);
+            meshmem_model_compute((size_t)rows * j->kp * 8 + (size_t)j->kp * N * 8, bytes,
+                                  2ull * rows * N * j->kp);
+            if (direct != NULL && r != j->me)
+                meshmem_model_transfer(r, bytes, 0);
+            gemm_multiply(rows, N, j->kp, a, lda, j->b, N, 0.0, direct ? direct : j->tmp, N);
+            if (r == j->me)
+                continue;
+            if (direct != NULL)
+                meshmem_fence(); /* the multiply's stores before the signal */
+            meshmem_put_signal(dst, j->tmp, direct ? 0 : bytes, &j->sig[j->me], 1,
+                               MESHMEM_SIGNAL_ADD, r);
+        }
+    }
+    for (int s = 0; s < j->P; s++) {
+        if (s == j->me)
+            continue;
+        j->expect[s] += (uint64_t)chunks_of(j, j->crows);
+        meshmem_wait_until(&j->sig[s], MESHMEM_UINT64, MESHMEM_CMP_GE, &j->expect[s]);
+    }
+    size_t n = (size_t)j->crows * N;
+    gemm_sum_partials(j->c, j->slots, j->P, (size_t)j->maxrows * N, n);
+    meshmem_model_compute(n * 8 * (size_t)j->P, n * 8, n * (size_t)(j->P - 1));
+}
+
+/* --- summa --------------------------------------------------------------------------------- */
+
+static void summa_setup(gemm_job_t *j)
+{
+    const gemm_opts_t *o = j->o;
+    gemm_summa_t *s = &j->s;
+    gemm_summa_setup(j->h, o, j->P, j->me, s);
+    if (meshmem_team_split_2d(MESHMEM_TEAM_WORLD, s->pc, &j->row, &j->col) != MESHMEM_OK)
+        app_fatal(j->h, "meshmem_team_split_2d of a %dx%d grid failed", s->pr, s->pc);
+    int maxr = (o->M + s->pr - 1) / s->pr, maxc = (o->N + s->pc - 1) / s->pc;
+    j->abuf = meshmem_malloc((size_t)maxr * s->maxkt * sizeof(double));
+    j->bbuf = meshmem_malloc((size_t)s->maxkt * maxc * sizeof(double));
+    if (!j->abuf || !j->bbuf)
+        app_fatal(j->h, "out of symmetric memory (gemm -N %s -H %d prints what it needs)",
+                  o->size, j->P);
+    j->crow0 = s->r0, j->crows = s->nr, j->ccol0 = s->c0, j->ccols = s->nc;
+    j->c = app_alloc(j->h, (size_t)s->nr * s->nc * sizeof(double), "C's block");
+}
+
+static void summa_run(void *ctx, int run)
+{
+    (void)run;
+    gemm_job_t *j = ctx;
+    const gemm_summa_t *s = &j->s;
+    for (int t = 0; t < s->T; t++) {
+        int kt = gemm_len(j->o->K, s->T, t);
+        size_t abytes = (size_t)s->nr * kt * sizeof(double);
+        size_t bbytes = (size_t)kt * s->nc * sizeof(double);
+        meshmem_broadcast(j->row, j->abuf, s->apan[t] ? s->apan[t] : j->abuf, abytes, t % s->pc);
+        meshmem_broadcast(j->col, j->bbuf, s->bpan[t] ? s->bpan[t] : j->bbuf, bbytes, t % s->pr);
+        meshmem_model_compute(abytes + bbytes, (size_t)s->nr * s->nc * 8,
+                              2ull * s->nr * s->nc * kt);
+        gemm_multiply(s->nr, s->nc, kt, j->abuf, kt, j->bbuf, s->nc, t ? 1.0 : 0.0, j->c,
+                      s->nc);
+    }
+}
+
+/* --- serial -------------------------------------------------------------------------------- */
+
+static void serial_setup(gemm_job_t *j)
+{
+    const gemm_opts_t *o = j->o;
+    j->a = app_alloc(j->h, (size_t)o->M * o->K * sizeof(double), "A");
+    j->b = app_alloc(j->h, (size_t)o->K * o->N * sizeof(double), "B");
+    j->c = app_alloc(j->h, (size_t)o->M * o->N * sizeof(double), "C");
+    gemm_fill_a(j->h->seed, o, 0, o->M, 0, o->K, j->a, o->K);
+    gemm_fill_b(j->h->seed, o, 0, o->K, 0, o->N, j->b, o->N);
+    j->crow0 = 0, j->crows = o->M, j->ccol0 = 0, j->ccols = o->N;
+}
+
+static void serial_run(void *ctx, int run)
+{
+    (void)run;
+    gemm_job_t *j = ctx;
+    gemm_multiply(j->o->M, j->o->N, j->o->K, j->a, j->o->K, j->b, j->o->N, 0.0, j->c, j->o->N);
+}
+
+/* symmetric bytes a run on @p P ranks needs (the largest of the variants) and the runtime's */
+static size_t heap_bytes(const gemm_opts_t *o, int P)
+{
+    size_t slots = (size_t)P * ((o->M + P - 1) / P) * o->N * sizeof(double);
+    size_t panels = (size_t)(o->M + o->N) * o->K * sizeof(double); /* at most: one panel */
+    return (slots > panels ? slots : panels) + (8u << 20);
+}
+
+int main(int argc, char **argv)
+{
+    app_t h = APP_INIT("gemm", "gemm");
+    h.iters = 3;
+    gemm_opts_t o;
+    gemm_parse(&h, &o, "gemm [options]   (start with meshrun -n RANKS --heap SIZE)",
+               "stream,summa,serial", argc, argv);
+    if (o.heap_ranks > 0) {
+        printf("%zu\n", heap_bytes(&o, o.heap_ranks));
+        return 0;
+    }
+    gemm_one_thread();
+    app_start(&h, &app_rt_meshmem);
+    gemm_job_t j = {.h = &h, .o = &o, .P = h.nranks, .me = h.me};
+    app_runs_t runs = {.ctx = &j, .phase = "gemm", .timing = APP_TIME_EACH, .warmup = -1};
+    if (!strcmp(o.variant, "serial")) {
+        if (h.nranks != 1)
+            app_arg_error(&h, "-v serial: the one-rank baseline runs on one rank (not %d)",
+                          h.nranks);
+        serial_setup(&j);
+        runs.run = serial_run;
+    } else if (!strcmp(o.variant, "summa")) {
+        summa_setup(&j);
+        runs.run = summa_run;
+    } else {
+        stream_setup(&j);
+        runs.run = stream_run;
+    }
+    app_time_runs(&h, &runs);
+    gemm_verify_report(&h, &o, j.crow0, j.crows, j.ccol0, j.ccols, j.c);
+    return app_finish(&h);
+}
