@@ -409,7 +409,10 @@ static void *mm_ucx_thread_main(void *arg)
             continue;
         struct pollfd pfd = {U.efd, POLLIN, 0};
         poll(&pfd, 1, (int)(us / 1000 > 0 ? us / 1000 : 1));
-        seen = atomic_load_explicit(&U.app_polls, memory_order_relaxed);
+        /* seen stays what it was before the poll: if the application progressed meanwhile,
+         * the check above sends this thread back to sleep rather than into the worker's lock
+         * (on the application's core, every message would otherwise cost two context
+         * switches) */
     }
     return NULL;
 }
