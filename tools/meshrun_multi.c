@@ -637,7 +637,8 @@ int meshrun_multi_run(const meshrun_multi_t *m)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
-    char dir[PATH_MAX] = "", seqfile[PATH_MAX] = "", rankfile[PATH_MAX] = "";
+    /* room for the cluster's directory and a file name in it (the compiler proves no truncation) */
+    char dir[PATH_MAX] = "", seqfile[PATH_MAX + 32] = "", rankfile[PATH_MAX + 32] = "";
     int status = 1;
     if (m->vhosts > 0) {
         if (meshrun_vhosts_up(m->vhosts, hosts.hosts[0].slots, dir, sizeof(dir)) != 0) {
