@@ -29,6 +29,10 @@
 extern "C" {
 #endif
 
+/* what this header declares is libmeshmem's API: exported, while everything else in the
+ * library is hidden (built with -fvisibility=hidden) */
+#pragma GCC visibility push(default)
+
 /* ------------------------------------------------------------------------------------------ */
 /* Library constants (OpenSHMEM 1.5 section 9.1)                                               */
 /* ------------------------------------------------------------------------------------------ */
@@ -865,6 +869,8 @@ void shmem_c11_type_not_supported(void);
 #define shmem_wait(...) SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait, __VA_ARGS__)
 
 #endif /* C11 */
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,10 @@
 extern "C" {
 #endif
 
+/* what this header declares is libmeshmem's API: exported, while everything else in the
+ * library is hidden (built with -fvisibility=hidden) */
+#pragma GCC visibility push(default)
+
 /* ------------------------------------------------------------------------------------------ */
 /* Constants (shmem.h defines them; these are fall-backs with the same values)                 */
 /* ------------------------------------------------------------------------------------------ */
@@ -336,6 +340,8 @@ struct shmem_generic_no_match_ {
     SHMEM_GENERIC_SELECT(SHMEM_GENERIC_REDUCE_ARITH_TYPES, prod, dest)(team, dest, __VA_ARGS__)
 
 #endif /* C11 */
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

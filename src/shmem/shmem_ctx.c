@@ -49,12 +49,14 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     *ctx = c;
     return 0;
 }
+SHMEMI_PROFILED(shmem_team_create_ctx)
 
 int shmem_ctx_create(long options, shmem_ctx_t *ctx)
 {
     MM_CHECK_INIT("shmem_ctx_create");
     return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
 }
+SHMEMI_PROFILED(shmem_ctx_create)
 
 void shmem_ctx_destroy(shmem_ctx_t ctx)
 {
@@ -66,6 +68,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
     meshmem_quiet();
     free(ctx);
 }
+SHMEMI_PROFILED(shmem_ctx_destroy)
 
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 {
@@ -78,6 +81,7 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
     *team = ctx->team;
     return 0;
 }
+SHMEMI_PROFILED(shmem_ctx_get_team)
 
 /* fence and quiet: operations to a PE of the node are complete on return, so for them both
  * only order this PE's stores (copies, rep movsb included) before its later ones, one full
@@ -88,11 +92,13 @@ void shmem_fence(void)
 {
     mm_tp_fence();
 }
+SHMEMI_PROFILED(shmem_fence)
 
 void shmem_quiet(void)
 {
     mm_tp_quiet();
 }
+SHMEMI_PROFILED(shmem_quiet)
 
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
@@ -100,6 +106,7 @@ void shmem_ctx_fence(shmem_ctx_t ctx)
         shmemi_ctx_fatal("shmem_ctx_fence", ctx, 0);
     mm_tp_fence();
 }
+SHMEMI_PROFILED(shmem_ctx_fence)
 
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
@@ -107,3 +114,4 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
         shmemi_ctx_fatal("shmem_ctx_quiet", ctx, 0);
     mm_tp_quiet();
 }
+SHMEMI_PROFILED(shmem_ctx_quiet)

@@ -153,75 +153,90 @@ static size_t shmemi_wait_some(const shmemi_p2p_t *a, size_t *indices)
         SHMEMI_WAIT_CMP(seen_, __atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, cmp_value);           \
         (void)seen_;                                                                               \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until)                                                        \
     void shmem_##N##_wait(T *ivar, T cmp_value)                                                    \
     {                                                                                              \
         MM_CHECK_INIT("shmem_" #N "_wait");                                                        \
         MM_WAIT_UNTIL(__atomic_load_n(ivar, __ATOMIC_ACQUIRE) != cmp_value);                       \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait)                                                              \
     int shmem_##N##_test(T *ivar, int cmp, T cmp_value)                                            \
     {                                                                                              \
         MM_CHECK_INIT("shmem_" #N "_test");                                                        \
         shmemi_check_cmp("shmem_" #N "_test", cmp);                                                \
         return mm_trace_test(shmemi_reached_##N(ivar, cmp, cmp_value));                            \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test)                                                              \
     void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,           \
                                     T cmp_value)                                                   \
     {                                                                                              \
         shmemi_wait_all(SHMEMI_P2P_ARGS(N, wait_until_all, &cmp_value, 0));                        \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until_all)                                                    \
     size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,         \
                                       T cmp_value)                                                 \
     {                                                                                              \
         return shmemi_wait_any(SHMEMI_P2P_ARGS(N, wait_until_any, &cmp_value, 0));                 \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until_any)                                                    \
     size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,                   \
                                        const int *status, int cmp, T cmp_value)                    \
     {                                                                                              \
         return shmemi_wait_some(SHMEMI_P2P_ARGS(N, wait_until_some, &cmp_value, 0), indices);      \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until_some)                                                   \
     void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp,    \
                                            T *cmp_values)                                          \
     {                                                                                              \
         shmemi_wait_all(SHMEMI_P2P_ARGS(N, wait_until_all_vector, cmp_values, 1));                 \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until_all_vector)                                             \
     size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp,  \
                                              T *cmp_values)                                        \
     {                                                                                              \
         return shmemi_wait_any(SHMEMI_P2P_ARGS(N, wait_until_any_vector, cmp_values, 1));          \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until_any_vector)                                             \
     size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,            \
                                               const int *status, int cmp, T *cmp_values)           \
     {                                                                                              \
         return shmemi_wait_some(SHMEMI_P2P_ARGS(N, wait_until_some_vector, cmp_values, 1),         \
                                 indices);                                                          \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until_some_vector)                                            \
     int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)     \
     {                                                                                              \
         return shmemi_test_all_api(SHMEMI_P2P_ARGS(N, test_all, &cmp_value, 0));                   \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test_all)                                                          \
     size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)  \
     {                                                                                              \
         return shmemi_test_any_api(SHMEMI_P2P_ARGS(N, test_any, &cmp_value, 0));                   \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test_any)                                                          \
     size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status,      \
                                  int cmp, T cmp_value)                                             \
     {                                                                                              \
         return shmemi_test_some_api(SHMEMI_P2P_ARGS(N, test_some, &cmp_value, 0), indices);        \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test_some)                                                         \
     int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,           \
                                     T *cmp_values)                                                 \
     {                                                                                              \
         return shmemi_test_all_api(SHMEMI_P2P_ARGS(N, test_all_vector, cmp_values, 1));            \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test_all_vector)                                                   \
     size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,        \
                                        T *cmp_values)                                              \
     {                                                                                              \
         return shmemi_test_any_api(SHMEMI_P2P_ARGS(N, test_any_vector, cmp_values, 1));            \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test_any_vector)                                                   \
     size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,                  \
                                         const int *status, int cmp, T *cmp_values)                 \
     {                                                                                              \
         return shmemi_test_some_api(SHMEMI_P2P_ARGS(N, test_some_vector, cmp_values, 1),           \
                                     indices);                                                      \
-    }
+    }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test_some_vector)
 SHMEM_P2P_TYPES(SHMEMI_P2P_)

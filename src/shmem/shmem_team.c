@@ -12,16 +12,19 @@ int shmem_team_my_pe(shmem_team_t team)
 {
     return meshmem_team_rank(team);
 }
+SHMEMI_PROFILED(shmem_team_my_pe)
 
 int shmem_team_n_pes(shmem_team_t team)
 {
     return meshmem_team_size(team);
 }
+SHMEMI_PROFILED(shmem_team_n_pes)
 
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
     return meshmem_team_translate(src_team, src_pe, dest_team);
 }
+SHMEMI_PROFILED(shmem_team_translate_pe)
 
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
@@ -40,6 +43,7 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
         config->num_contexts = team->num_contexts;
     return 0;
 }
+SHMEMI_PROFILED(shmem_team_get_config)
 
 /* the number of contexts that @p config / @p mask ask for (0 by default); -1 when invalid */
 static int shmem_team_config_contexts(const char *call, const shmem_team_config_t *config,
@@ -76,6 +80,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
         (*new_team)->num_contexts = contexts;
     return 0;
 }
+SHMEMI_PROFILED(shmem_team_split_strided)
 
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         const shmem_team_config_t *xaxis_config, long xaxis_mask,
@@ -97,6 +102,7 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
     (*yaxis_team)->num_contexts = ycontexts;
     return 0;
 }
+SHMEMI_PROFILED(shmem_team_split_2d)
 
 void shmem_team_destroy(shmem_team_t team)
 {
@@ -106,6 +112,7 @@ void shmem_team_destroy(shmem_team_t team)
     }
     meshmem_team_destroy(team);
 }
+SHMEMI_PROFILED(shmem_team_destroy)
 
 /* ---- synchronisation ---- */
 
@@ -113,11 +120,13 @@ void shmem_barrier_all(void)
 {
     meshmem_barrier(SHMEM_TEAM_WORLD); /* quiet, then the barrier */
 }
+SHMEMI_PROFILED(shmem_barrier_all)
 
 void shmem_sync_all(void)
 {
     meshmem_team_sync(SHMEM_TEAM_WORLD);
 }
+SHMEMI_PROFILED(shmem_sync_all)
 
 int shmem_team_sync(shmem_team_t team)
 {
@@ -125,13 +134,16 @@ int shmem_team_sync(shmem_team_t team)
     mm_team_checked("shmem_team_sync", team);
     return meshmem_team_sync(team);
 }
+SHMEMI_PROFILED(shmem_team_sync)
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     meshmem_barrier(shmem_aset_team("shmem_barrier", PE_start, logPE_stride, PE_size, pSync));
 }
+SHMEMI_PROFILED(shmem_barrier)
 
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     meshmem_team_sync(shmem_aset_team("shmem_sync", PE_start, logPE_stride, PE_size, pSync));
 }
+SHMEMI_PROFILED(shmem_sync)
