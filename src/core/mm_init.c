@@ -118,10 +118,11 @@ static int mm_segments_create(void)
     mm_segment_layout();
     if (mm_heap_fits(mm_g.stage_offset, mm_g.local_size) != 0) /* staging: touched when used */
         return -1;
-    /* the heap starts on an MM_HEAP_ALIGN boundary, so shmem_align can honour up to that */
+    /* the heap starts on a boundary of the largest alignment it can hold (mm_heap_base_align) */
     char *seg = mm_shm_create("meshmem-heap", mm_g.seg_bytes, mm_config.hugepages,
                               mm_config.prefault ? mm_g.stage_offset : mm_g.sync_offset,
-                              MM_HEAP_ALIGN, mm_g.heap_offset, &mm_seg_fd);
+                              mm_heap_base_align(mm_g.heap_size), mm_g.heap_offset,
+                              &mm_seg_fd);
     if (seg == NULL) {
         mm_error("meshmem_init: cannot create the symmetric heap (%zu bytes; set "
                  "SHMEM_SYMMETRIC_SIZE lower?)",

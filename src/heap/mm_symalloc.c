@@ -66,13 +66,15 @@ static void *mm_symalloc(const char *call, size_t size, size_t align)
     MM_CHECK_INIT(call);
     if (align == 0 || (align & (align - 1)) != 0)
         mm_fatal("%s: alignment argument (%zu) is not a power of two", call, align);
-    if (align > MM_HEAP_ALIGN)
-        mm_fatal("%s: alignment argument (%zu) exceeds the largest supported (%zu: the heap "
-                 "base alignment)",
-                 call, align, MM_HEAP_ALIGN);
     mm_symalloc_agree(call, MM_ALLOC_MALLOC, size, align, 0);
     if (size == 0)
         return NULL;
+    if (align > mm_heap_base_align(mm_g.heap_size)) { /* larger than the heap: no such block */
+        mm_warn("%s: alignment argument (%zu) is larger than the symmetric heap (%zu bytes; "
+                "raise SHMEM_SYMMETRIC_SIZE)",
+                call, align, mm_g.heap_size);
+        return NULL;
+    }
     void *p = mm_heap_alloc(mm_symheap, size, align);
     static bool told; /* once per job: every PE fails alike, the heap being symmetric */
     if (p == NULL && !told && mm_g.rank == 0) {

@@ -55,11 +55,25 @@ static bool shmemi_test_all(const shmemi_p2p_t *a)
     return true;
 }
 
+/*
+ * Where this thread's next _any test starts: one past the index it returned last. "If an entry
+ * i satisfies the test condition, a series of calls to shmem_test_any must eventually return i"
+ * (1.5 9.10.8): a search always starting at 0 would return a lower satisfied index forever, and
+ * a program that polls without masking what it has seen (the spec's examples do both) would
+ * never see the others.
+ */
+static _Thread_local size_t shmemi_any_next;
+
 static size_t shmemi_test_any(const shmemi_p2p_t *a)
 {
-    for (size_t i = 0; i < a->nelems; i++)
-        if (shmemi_included(a, i) && a->sat(a->ivars, i, a->cmp, a->values, a->vstride))
+    size_t n = a->nelems, start = n ? shmemi_any_next % n : 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = start + k < n ? start + k : start + k - n;
+        if (shmemi_included(a, i) && a->sat(a->ivars, i, a->cmp, a->values, a->vstride)) {
+            shmemi_any_next = i + 1;
             return i;
+        }
+    }
     return SIZE_MAX;
 }
 
@@ -240,3 +254,17 @@ static size_t shmemi_wait_some(const shmemi_p2p_t *a, size_t *indices)
     }                                                                                              \
     SHMEMI_PROFILED(shmem_##N##_test_some_vector)
 SHMEM_P2P_TYPES(SHMEMI_P2P_)
+
+/* the deprecated C forms on long (the parentheses: C11 programs see generic macros by these
+ * names, and so does this file) */
+void(shmem_wait_until)(long *ivar, int cmp, long cmp_value)
+{
+    shmem_long_wait_until(ivar, cmp, cmp_value);
+}
+SHMEMI_PROFILED(shmem_wait_until)
+
+void(shmem_wait)(long *ivar, long cmp_value)
+{
+    shmem_long_wait(ivar, cmp_value);
+}
+SHMEMI_PROFILED(shmem_wait)

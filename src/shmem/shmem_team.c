@@ -20,6 +20,17 @@ int shmem_team_n_pes(shmem_team_t team)
 }
 SHMEMI_PROFILED(shmem_team_n_pes)
 
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    MM_CHECK_INIT("shmem_team_ptr");
+    if (team == SHMEM_TEAM_INVALID)
+        return NULL;
+    mm_team_checked("shmem_team_ptr", team);
+    int world = meshmem_team_world_rank(team, pe);
+    return world < 0 ? NULL : meshmem_ptr(dest, world);
+}
+SHMEMI_PROFILED(shmem_team_ptr)
+
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
     return meshmem_team_translate(src_team, src_pe, dest_team);
@@ -142,7 +153,8 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 }
 SHMEMI_PROFILED(shmem_barrier)
 
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+/* (the parentheses: shmem_sync is also the macro that picks this or shmem_team_sync) */
+void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     meshmem_team_sync(shmem_aset_team("shmem_sync", PE_start, logPE_stride, PE_size, pSync));
 }
