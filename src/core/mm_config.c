@@ -57,6 +57,24 @@ int mm_parse_size(const char *text, int64_t *out)
     return 0;
 }
 
+char *mm_format_size(char *buf, size_t len, uint64_t bytes)
+{
+    static const char units[] = "KMGT";
+    int u = -1;
+    double v = (double)bytes;
+    while (u < 3 && v >= 1024.0) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, len, "%llu", (unsigned long long)bytes);
+    else if (v == (double)(uint64_t)v)
+        snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
+    else
+        snprintf(buf, len, "%.1f%c", v, units[u]);
+    return buf;
+}
+
 int mm_parse_topology(const char *text, int64_t *out)
 {
     if (!strcasecmp(text, "auto")) {

@@ -30,28 +30,102 @@ __attribute__((constructor)) static void mm_copy_detect(void)
 }
 
 /*
- * Fault the first @p bytes of a mapping in: write faults allocate (and zero) the pages.
- * @return 0, or -1 when the memory is not there: touching pages by hand would then end in
- * SIGBUS, so the loop is only the fallback for kernels without the madvise.
+ * Committing memory. A segment is a memfd: its size only reserves (shmem files are never charged
+ * at ftruncate), and a page exists once something writes it. Touching a page the machine cannot
+ * give is the wrong moment to learn it: the fault becomes the OOM killer's SIGKILL (or SIGBUS,
+ * where a size limit applies), far from the call that asked for the memory. So the runtime
+ * commits its pages at the calls that ask for them (init for its own areas, the symmetric
+ * allocation for a block: mm_symalloc.c), with MADV_POPULATE_WRITE, which allocates the pages
+ * and fails with ENOMEM instead of faulting; a page that is never allocated costs nothing.
+ * The alternatives: MAP_NORESERVE changes nothing for shared memory (never accounted up front);
+ * fallocate on the memfd commits too but leaves the page tables to fill at first touch, which
+ * the prefault is there to avoid; a SIGBUS handler cannot undo a fault, only explain it
+ * (mm_fault.c does, for the pages committed lazily, MESHMEM_PREFAULT=0).
  */
-static int mm_shm_populate(void *p, size_t bytes, bool write)
+int mm_shm_commit(void *p, size_t bytes, bool own)
 {
     if (bytes == 0)
         return 0;
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)(page - 1);
+    bytes += (uintptr_t)p - a;
+    p = (void *)a;
 #if defined(MADV_POPULATE_WRITE) && defined(MADV_POPULATE_READ)
-    if (madvise(p, bytes, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) == 0)
+    if (madvise(p, bytes, own ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) == 0)
         return 0;
     if (errno != EINVAL)
         return -1;
 #endif
-    long page = sysconf(_SC_PAGESIZE);
+    /* kernels before 5.14 have no populate: touch the pages, once the machine says it has them */
+    if (own && bytes > mm_shm_available()) {
+        errno = ENOMEM;
+        return -1;
+    }
     for (size_t off = 0; off < bytes; off += (size_t)page) {
-        if (write)
-            ((volatile char *)p)[off] = 0;
+        if (own)
+            ((volatile char *)p)[off] = ((volatile char *)p)[off];
         else
             (void)((volatile char *)p)[off];
     }
     return 0;
+}
+
+/* the first number in file @p path (SIZE_MAX for "max" or when it cannot be read) */
+static size_t mm_shm_read_bytes(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    unsigned long long v;
+    bool ok = f && fscanf(f, "%llu", &v) == 1;
+    if (f)
+        fclose(f);
+    return ok && v < SIZE_MAX ? (size_t)v : SIZE_MAX;
+}
+
+/* what this process's memory cgroup (v2, or v1's memory controller) still lets it allocate:
+ * past its limit the kernel's OOM killer ends a rank (a populate included), so the check has
+ * to happen before; SIZE_MAX without a limit */
+static size_t mm_shm_cgroup_room(void)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[512], dir[600] = "";
+    while (f && !dir[0] && fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *ctrl = strchr(line, ':'), *path = ctrl ? strchr(ctrl + 1, ':') : NULL;
+        if (!path)
+            continue;
+        *path++ = '\0';
+        if (!strcmp(ctrl + 1, "memory")) /* v1 */
+            snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory%s", path);
+        else if (!strcmp(ctrl + 1, "") && !strcmp(line, "0")) /* v2 */
+            snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", path);
+    }
+    if (f)
+        fclose(f);
+    if (!dir[0])
+        return SIZE_MAX;
+    char limit_path[640], used_path[640];
+    bool v1 = strncmp(dir, "/sys/fs/cgroup/memory/", 22) == 0 || !strcmp(dir, "/sys/fs/cgroup/memory");
+    snprintf(limit_path, sizeof(limit_path), "%s/%s", dir, v1 ? "memory.limit_in_bytes" : "memory.max");
+    snprintf(used_path, sizeof(used_path), "%s/%s", dir, v1 ? "memory.usage_in_bytes" : "memory.current");
+    size_t limit = mm_shm_read_bytes(limit_path), used = mm_shm_read_bytes(used_path);
+    if (limit == SIZE_MAX || used == SIZE_MAX)
+        return SIZE_MAX;
+    return used < limit ? limit - used : 0;
+}
+
+size_t mm_shm_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    unsigned long long kb = 0;
+    bool found = false;
+    while (f && !found && fgets(line, sizeof(line), f))
+        found = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
+    if (f)
+        fclose(f);
+    size_t machine = found && kb < SIZE_MAX / 1024 ? (size_t)kb * 1024 : SIZE_MAX;
+    size_t cgroup = mm_shm_cgroup_room();
+    return cgroup < machine ? cgroup : machine;
 }
 
 /* map at an address such that addr + @p offset is a multiple of @p align (a power of two):
@@ -101,7 +175,7 @@ void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t popul
         madvise(p, bytes, MADV_HUGEPAGE);
 #endif
     /* shared memory is allocated (and zeroed) on first touch: do it now, not when measured */
-    if (mm_shm_populate(p, populate < bytes ? populate : bytes, true) != 0) {
+    if (mm_shm_commit(p, populate < bytes ? populate : bytes, true) != 0) {
         mm_error("cannot allocate %zu bytes of shared memory for %s (memory full?): %s",
                  populate, name, strerror(errno));
         munmap(p, bytes);
@@ -120,7 +194,7 @@ void *mm_shm_map(int fd, size_t bytes, void *fixed_addr, size_t populate)
         mm_error("mmap of a peer's segment (%zu bytes): %s", bytes, strerror(errno));
         return NULL;
     }
-    if (mm_shm_populate(p, populate < bytes ? populate : bytes, false) != 0)
+    if (mm_shm_commit(p, populate < bytes ? populate : bytes, false) != 0)
         mm_warn("mapping a peer's segment: page tables not pre-filled: %s", strerror(errno));
     return p;
 }

@@ -41,6 +41,18 @@ void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t popul
 void *mm_shm_map(int fd, size_t bytes, void *fixed_addr, size_t populate);
 
 /**
+ * @brief Commit [@p p, @p p + @p bytes) of a segment mapping now: allocate (and zero) its pages
+ * when @p own, else only fill this rank's page tables for pages the owner has committed.
+ * @return 0, or -1 with errno set (ENOMEM: the machine, or the job's memory limit, has no
+ * room), having touched nothing that could raise SIGBUS.
+ */
+int mm_shm_commit(void *p, size_t bytes, bool own);
+
+/** @return the bytes this process can still be given: the machine's (MemAvailable of
+ * /proc/meminfo) or, when lower, what its memory cgroup's limit leaves; SIZE_MAX when unknown. */
+size_t mm_shm_available(void);
+
+/**
  * @brief Listen for this rank's node peers (before the bootstrap exchange that tells them to
  * connect). @return the listening socket, or -1 after logging why.
  */
