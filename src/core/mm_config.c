@@ -32,7 +32,7 @@ int mm_parse_size(const char *text, int64_t *out)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (end == text || errno != 0 || v < 0)
+    if (end == text || errno != 0 || !(v >= 0)) /* NaN too: converting it is undefined */
         return -1;
     while (isspace((unsigned char)*end))
         end++;
