@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -505,7 +506,8 @@ int main(int argc, char **argv)
     /* the job control block: a memfd, inherited, never in /dev/shm */
     uint64_t ctl_bytes = mm_ctl_bytes((uint32_t)nranks);
     int fd = memfd_create("meshmem-ctl", 0);
-    if (fd < 0 || ftruncate(fd, (off_t)ctl_bytes) != 0) {
+    /* the job's user only (a memfd is created 0777), as the ranks' segments (mm_shm.c) */
+    if (fd < 0 || fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)ctl_bytes) != 0) {
         fprintf(stderr, "meshrun: cannot create the job control block: %s\n", strerror(errno));
         return 1;
     }
@@ -517,8 +519,13 @@ int main(int argc, char **argv)
     ctl->magic = MM_CTL_MAGIC;
     ctl->nranks = (uint32_t)nranks;
     ctl->header_bytes = (uint32_t)sizeof(mm_ctl_t);
-    srand((unsigned)(getpid() ^ (unsigned)time(NULL)));
-    snprintf(ctl->job, sizeof(ctl->job), "meshmem.%d.%04x", (int)getpid(), rand() & 0xffff);
+    /* the job's name prefixes its sockets: unguessable, so that no other process can take
+       them first (mm_shm.c checks who it reaches anyway) */
+    uint64_t tag = 0;
+    if (getrandom(&tag, sizeof(tag), 0) != (ssize_t)sizeof(tag))
+        tag = (uint64_t)getpid() ^ (uint64_t)time(NULL) << 20 ^ (uint64_t)(uintptr_t)&tag;
+    snprintf(ctl->job, sizeof(ctl->job), "meshmem.%d.%016llx", (int)getpid(),
+             (unsigned long long)tag);
     remove_stale_jobs();
 
     char buf[64];

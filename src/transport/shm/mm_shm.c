@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -157,6 +158,13 @@ void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t popul
         mm_error("memfd_create(%s): %s", name, strerror(errno));
         return NULL;
     }
+    /* a memfd is created 0777: readable and writable by its user only, so that reopening it
+     * (/proc/PID/fd) is refused to anyone else even where the process itself is reachable */
+    if (fchmod(fd, 0600) != 0) {
+        mm_error("fchmod(%s, 0600): %s", name, strerror(errno));
+        close(fd);
+        return NULL;
+    }
     if (ftruncate(fd, (off_t)bytes) != 0) {
         mm_error("ftruncate(%s, %zu): %s", name, bytes, strerror(errno));
         close(fd);
@@ -234,7 +242,15 @@ typedef struct {
 } mm_shm_hello_t;
 #define MM_SHM_HELLO 0x6d6d6664u /* "mmfd" */
 
-static int mm_shm_send(const char *job, int peer, int me, const int fds[2])
+/*
+ * Send this rank's segment descriptors to @p peer, after checking that the socket reached is
+ * the peer's: abstract socket names have no owner, so another user's process could bind the
+ * name first (it can guess the job's name) and would then receive the job's memory. The
+ * listener's credentials (SO_PEERCRED on the connected socket: those at its listen) must be
+ * this user's and the pid the peer published.
+ */
+static int mm_shm_send(const char *job, int peer, int me, const int fds[2],
+                       const mm_boot_card_t *cards)
 {
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un a;
@@ -248,6 +264,16 @@ static int mm_shm_send(const char *job, int peer, int me, const int fds[2])
                  strerror(errno));
         if (s >= 0)
             close(s);
+        return -1;
+    }
+    struct ucred cred;
+    socklen_t clen = sizeof(cred);
+    if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 || cred.uid != getuid() ||
+        cred.pid != cards[peer].pid) {
+        mm_error("meshmem_init: the socket of rank %d of this node (@%s.%d) belongs to another "
+                 "process (pid %d, uid %d; rank %d is pid %d): its segments are not sent",
+                 peer, job, peer, (int)cred.pid, (int)cred.uid, peer, (int)cards[peer].pid);
+        close(s);
         return -1;
     }
     mm_shm_hello_t h = {MM_SHM_HELLO, me, fds[1] >= 0 ? 2 : 1};
@@ -314,10 +340,11 @@ static int mm_shm_receive(int listener, const int *peers, int npeers,
     bool ok = n == (ssize_t)sizeof(h) && h.magic == MM_SHM_HELLO && idx >= 0 && ngot == h.nfds &&
               cred_ok && cred.uid == getuid() && cred.pid == cards[h.rank].pid &&
               peer_fds[idx][0] < 0;
-    if (!ok) {
-        mm_warn("meshmem_init: refused a connection on this rank's socket (pid %d, uid %d): not "
-                "a rank of this job",
-                cred_ok ? (int)cred.pid : -1, cred_ok ? (int)cred.uid : -1);
+    if (!ok) { /* said always: another process tried to hand this rank its memory */
+        mm_log(MM_LOG_WARN | MM_LOG_ALWAYS,
+               "meshmem_init: refused a connection on this rank's socket (pid %d, uid %d): not "
+               "a rank of this job",
+               cred_ok ? (int)cred.pid : -1, cred_ok ? (int)cred.uid : -1);
         for (int i = 0; i < ngot && i < 2; i++)
             close(got[i]);
         return -2;
@@ -344,7 +371,7 @@ int mm_shm_exchange(int listener, const char *job, const int *peers, int npeers,
      * few bytes wait in the socket; so every rank can send to all before it receives */
     for (int i = 0; i < npeers && rc == 0; i++) {
         int k = (i + mm_g.rank) % npeers; /* not everyone at the first peer first */
-        rc = mm_shm_send(job, peers[k], mm_g.rank, fds);
+        rc = mm_shm_send(job, peers[k], mm_g.rank, fds, cards);
     }
     double deadline = mm_shm_now() + 60.0;
     for (int got = 0; got < npeers && rc == 0;) {

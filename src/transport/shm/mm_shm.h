@@ -7,9 +7,12 @@
  * process that maps them. The ranks of a node hand each other the file descriptors over Unix
  * sockets (SCM_RIGHTS): rank r listens on the abstract socket "<job>.<r>" (abstract names live
  * in the network namespace, so every virtual host has its own), each rank connects to each of
- * its node's peers and sends its descriptors. The receiver checks the sender's credentials
- * (SO_PEERCRED): the same user, and the pid that rank published through the bootstrap; no
- * other user's process can obtain a job's memory.
+ * its node's peers and sends its descriptors. Each end checks the other's credentials
+ * (SO_PEERCRED): the same user, and the pid that rank published through the bootstrap. The
+ * receiver so takes no other process's memory, and the sender gives its memory to no other
+ * process, even one that took a socket's name first (abstract names have no owner). The
+ * descriptors themselves are reachable only through the ranks' own processes (/proc/PID/fd
+ * needs the right to trace them): no other user's process can obtain a job's memory.
  */
 #ifndef MM_SHM_H
 #define MM_SHM_H
