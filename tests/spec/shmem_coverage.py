@@ -29,7 +29,7 @@ DATA = REPO / "tests" / "spec" / "openshmem-1.5.json"
 DOC = REPO / "docs" / "openshmem-1.5.md"
 TEST_SOURCES = ("tests/c/*.c", "tests/spec/examples/*.c", "tests/spec/*.c")
 INCLUDES = ["include", "tests/c"] + [str(p.relative_to(REPO)) for p in (REPO / "src").glob("*")
-                                      if p.is_dir()] + ["src/transport/shm"]
+                                      if p.is_dir()] + ["src/transport/shm", "tools"]
 # routines meshmem has beyond 1.5 that programs written for later versions use; listed in the
 # table too, with the version that brought them
 BEYOND = [
@@ -101,9 +101,13 @@ def preprocessed(f: Path) -> str:
     # a test written for C99 (NAME_c99.c) is built so, and sees no generic routine
     std = "-std=c99" if f.stem.endswith("_c99") else "-std=gnu11"
     # the MPI hybrids: their compiler knows where mpi.h is
-    cc = "mpicc" if "<mpi.h>" in f.read_text() else "cc"
+    text = f.read_text()
+    cc = "mpicc" if "<mpi.h>" in text else "cc"
+    # the PMIx probe: pkg-config knows where Debian puts pmix.h
+    extra = subprocess.run(["pkg-config", "--cflags", "pmix"], capture_output=True,
+                           text=True).stdout.split() if "<pmix.h>" in text else []
     res = subprocess.run([cc, std, "-E", "-D_GNU_SOURCE", *[f"-I{REPO / i}" for i in INCLUDES],
-                          f"-I{BUILD / 'include'}", str(f)],  # (pshmem.h is generated)
+                          *extra, f"-I{BUILD / 'include'}", str(f)],  # (pshmem.h is generated)
                          capture_output=True, text=True)
     if res.returncode != 0:
         sys.exit(f"shmem_coverage: cannot preprocess {f}:\n{res.stderr[-2000:]}")
