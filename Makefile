@@ -4,12 +4,16 @@
 #               run every test (ctest, then pytest on the installed package)
 #   make demo   install what is missing, build, run the main demonstration on this machine
 #   make sanitize   the test suite built with ASan+UBSan (build-asan/) and TSan (build-tsan/)
+#   make install [PREFIX=/usr/local] [DESTDIR=stage]   libraries, headers, meshrun, meshcc,
+#                   pkg-config file and CMake package under PREFIX (staged under DESTDIR)
 BUILD      ?= build
 BUILD_TYPE ?= Release
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
+PREFIX     ?= /usr/local
+DESTDIR    ?=
 
-.PHONY: all build deps python test test-c test-py demo sanitize asan tsan clean
+.PHONY: all build deps python test test-c test-py demo sanitize asan tsan clean install
 
 all: build
 
@@ -39,6 +43,10 @@ python: $(VENV)/bin/python
 test: deps build python
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS) --timeout 300
 	MESHMEM_BUILD=$(abspath $(BUILD)) MESHMEM_TEST_INSTALLED=1 $(VENV)/bin/python -m pytest -q tests/py
+
+# the installed tree is relocatable (cmake/MeshmemInstall.cmake): PREFIX needs no reconfiguration
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 demo: deps build
 	$(BUILD)/bin/meshmem demo

@@ -25,6 +25,10 @@
 extern "C" {
 #endif
 
+/* what this header declares is libmeshmem's API: exported, while everything else in the
+ * library is hidden (built with -fvisibility=hidden) */
+#pragma GCC visibility push(default)
+
 #define MESHMEM_VERSION_MAJOR 0
 #define MESHMEM_VERSION_MINOR 1
 
@@ -405,6 +409,8 @@ void meshmem_model_transfer(int pe, uint64_t bytes_to_pe, uint64_t bytes_from_pe
 
 /** @brief Print every tunable (name, value in force, default, documentation) to @p stream. */
 void meshmem_config_print(void *stream);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

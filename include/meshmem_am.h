@@ -35,6 +35,10 @@
 extern "C" {
 #endif
 
+/* what this header declares is libmeshmem's API: exported, while everything else in the
+ * library is hidden (built with -fvisibility=hidden) */
+#pragma GCC visibility push(default)
+
 /* ------------------------------------------------------------------------------------------ */
 /* Active messages                                                                             */
 /* ------------------------------------------------------------------------------------------ */
@@ -314,6 +318,8 @@ size_t meshmem_stream_pop(meshmem_stream_t *s, void *out, size_t max);
 
 /** @return consumer: non-zero when the producer has closed the stream (all data arrived). */
 int meshmem_stream_ended(const meshmem_stream_t *s);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

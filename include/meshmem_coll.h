@@ -28,6 +28,10 @@
 extern "C" {
 #endif
 
+/* what this header declares is libmeshmem's API: exported, while everything else in the
+ * library is hidden (built with -fvisibility=hidden) */
+#pragma GCC visibility push(default)
+
 /** Raw bytes. */
 #define MESHMEM_BYTE MESHMEM_UINT8
 
@@ -123,6 +127,8 @@ meshmem_status_t meshmem_coll_reduce_scatter(meshmem_team_t team, const void *se
                                              void *recvbuf, size_t recvcount,
                                              meshmem_dtype_t dtype, meshmem_op_t op,
                                              meshmem_algo_t algo);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,10 @@
 extern "C" {
 #endif
 
+/* what this header declares is libmeshmem's API: exported, while everything else in the
+ * library is hidden (built with -fvisibility=hidden) */
+#pragma GCC visibility push(default)
+
 /* ------------------------------------------------------------------------------------------ */
 /* Library constants (OpenSHMEM 1.5 section 9.1)                                               */
 /* ------------------------------------------------------------------------------------------ */
@@ -569,6 +573,11 @@ SHMEM_AMO_DEPRECATED_EXTENDED_TYPES(SHMEM_DECL_AMO_DEPRECATED_EXTENDED_)
 SHMEM_P2P_TYPES(SHMEM_DECL_P2P_)
 #undef SHMEM_DECL_P2P_
 
+/** @deprecated The C (not C11) forms on long of 1.5 9.10.1: shmem_long_wait_until, shmem_long_wait.
+ * A C11 program reaches the generic routines of the same names (below). */
+void shmem_wait_until(long *ivar, int cmp, long cmp_value);
+void shmem_wait(long *ivar, long cmp_value);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Memory ordering (9.11) and distributed locking (9.12)                                       */
 /* ------------------------------------------------------------------------------------------ */
@@ -865,6 +874,8 @@ void shmem_c11_type_not_supported(void);
 #define shmem_wait(...) SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait, __VA_ARGS__)
 
 #endif /* C11 */
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,10 @@
 extern "C" {
 #endif
 
+/* what this header declares is libmeshmem's API: exported, while everything else in the
+ * library is hidden (built with -fvisibility=hidden) */
+#pragma GCC visibility push(default)
+
 /* ------------------------------------------------------------------------------------------ */
 /* Constants (shmem.h defines them; these are fall-backs with the same values)                 */
 /* ------------------------------------------------------------------------------------------ */
@@ -110,6 +114,13 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
                         long yaxis_mask, shmem_team_t *yaxis_team);
 
+/**
+ * @brief shmem_ptr for the PE numbered @p pe in @p team (OpenSHMEM 1.6): a load/store address of
+ * symmetric @p dest on that PE, or NULL when it is not in reach of load/store, @p pe is not a
+ * member or @p team is SHMEM_TEAM_INVALID.
+ */
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
+
 /** @brief Destroy @p team (collective over it); its resources are reused by later splits. */
 void shmem_team_destroy(shmem_team_t team);
 
@@ -134,6 +145,19 @@ int shmem_team_sync(shmem_team_t team);
 
 /** @brief Deprecated active-set form of shmem_team_sync (pSync of SHMEM_SYNC_SIZE longs). */
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+
+#ifndef __cplusplus
+/*
+ * shmem_sync(team), the C11 binding of shmem_team_sync (1.5 9.9.6), beside the deprecated
+ * shmem_sync(PE_start, logPE_stride, PE_size, pSync): the number of arguments picks the routine
+ * (1: shmem_team_sync; 4: the function shmem_sync, which a macro does not expand again). Taking
+ * the address, &shmem_sync or (shmem_sync)(...), still names the function.
+ */
+#define SHMEM_SYNC_PICK_(a1, a2, a3, a4, routine, ...) routine
+#define shmem_sync(...)                                                                            \
+    SHMEM_SYNC_PICK_(__VA_ARGS__, shmem_sync, shmem_sync_takes_1_or_4_arguments,                   \
+                     shmem_sync_takes_1_or_4_arguments, shmem_team_sync, )(__VA_ARGS__)
+#endif
 
 /**
  * Operator classes of the reductions: X(CTYPE, TYPENAME, OP) for each operator of the class,
@@ -336,6 +360,8 @@ struct shmem_generic_no_match_ {
     SHMEM_GENERIC_SELECT(SHMEM_GENERIC_REDUCE_ARITH_TYPES, prod, dest)(team, dest, __VA_ARGS__)
 
 #endif /* C11 */
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

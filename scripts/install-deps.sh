@@ -18,6 +18,10 @@ have cc     || need_apt+=(gcc)
 have c++    || need_apt+=(g++)      # meshc++ and its test
 [ -e /usr/include/stdio.h ] || need_apt+=(libc6-dev)
 have cmake  || need_apt+=(cmake)
+# clang with libFuzzer (compiler-rt, only a recommendation of clang) for the fuzz targets
+have clang  || need_apt+=(clang)
+compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null ||
+  need_apt+=(libclang-rt-dev)
 have ninja  || need_apt+=(ninja-build)
 have mpicc  || need_apt+=(openmpi-bin libopenmpi-dev)
 have oshcc  || need_apt+=(openmpi-bin libopenmpi-dev)

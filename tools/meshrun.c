@@ -41,12 +41,17 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MESHRUN_GRACE_S 0.7 /* SIGTERM to SIGKILL */
+/* A peer's fatal error is often the echo of a rank that died (a transport saw the connection
+ * drop before meshrun reaped the dead rank): meshrun waits this long for such a rank before it
+ * names the peer as the cause */
+#define MESHRUN_CAUSE_WAIT_S 0.5
 #define MESHRUN_MAX_RANKS 4096
 
 static volatile sig_atomic_t meshrun_signal;
@@ -244,6 +249,15 @@ static const char *rank_state_name(int s)
     return "?";
 }
 
+/* true when a rank called shmem_global_exit (rather than ending on a fatal error) */
+static bool global_exit_called(const mm_ctl_t *ctl, int nranks)
+{
+    for (int r = 0; r < nranks; r++)
+        if (atomic_load(&ctl->ranks[r].state) == MM_RANK_GLOBAL_EXIT)
+            return true;
+    return false;
+}
+
 /*
  * A global_exit or a fatal error was raised (ctl->global_exit): the peers that noticed it exit
  * with its status too, in any order, so name the rank that raised it rather than the first
@@ -277,6 +291,8 @@ typedef struct {
     bool    stopping;
     double  stop_at;    /* when stopping began */
     bool    killed;     /* SIGKILL sent */
+    double  fatal_at;   /* when a peer's fatal error was seen (0: none), see MESHRUN_CAUSE_WAIT_S */
+    int     fatal_status;
 } job_t;
 
 static void job_stop(job_t *j)
@@ -490,7 +506,8 @@ int main(int argc, char **argv)
     /* the job control block: a memfd, inherited, never in /dev/shm */
     uint64_t ctl_bytes = mm_ctl_bytes((uint32_t)nranks);
     int fd = memfd_create("meshmem-ctl", 0);
-    if (fd < 0 || ftruncate(fd, (off_t)ctl_bytes) != 0) {
+    /* the job's user only (a memfd is created 0777), as the ranks' segments (mm_shm.c) */
+    if (fd < 0 || fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)ctl_bytes) != 0) {
         fprintf(stderr, "meshrun: cannot create the job control block: %s\n", strerror(errno));
         return 1;
     }
@@ -502,8 +519,13 @@ int main(int argc, char **argv)
     ctl->magic = MM_CTL_MAGIC;
     ctl->nranks = (uint32_t)nranks;
     ctl->header_bytes = (uint32_t)sizeof(mm_ctl_t);
-    srand((unsigned)(getpid() ^ (unsigned)time(NULL)));
-    snprintf(ctl->job, sizeof(ctl->job), "meshmem.%d.%04x", (int)getpid(), rand() & 0xffff);
+    /* the job's name prefixes its sockets: unguessable, so that no other process can take
+       them first (mm_shm.c checks who it reaches anyway) */
+    uint64_t tag = 0;
+    if (getrandom(&tag, sizeof(tag), 0) != (ssize_t)sizeof(tag))
+        tag = (uint64_t)getpid() ^ (uint64_t)time(NULL) << 20 ^ (uint64_t)(uintptr_t)&tag;
+    snprintf(ctl->job, sizeof(ctl->job), "meshmem.%d.%016llx", (int)getpid(),
+             (unsigned long long)tag);
     remove_stale_jobs();
 
     char buf[64];
@@ -627,13 +649,20 @@ int main(int argc, char **argv)
             status = 124;
             job_stop(&job);
         }
+        if (!job.stopping && job.fatal_at > 0 && now_s() >= job.fatal_at + MESHRUN_CAUSE_WAIT_S) {
+            status = job.fatal_status;
+            if (job.running > 0)
+                report_global_exit(ctl, nranks, status);
+            job_stop(&job);
+        }
         if (job.stopping && !job.killed && now_s() >= job.stop_at + MESHRUN_GRACE_S)
             job_kill(&job);
         int st;
         /* with --tag-output the wait is the pipes' poll: output flows while ranks run */
         if (tag_output)
             meshrun_output_pump(&out, job.stopping ? 10 : 50);
-        pid_t pid = job.stopping || tag_output ? waitpid(-1, &st, WNOHANG) : waitpid(-1, &st, 0);
+        bool poll = job.stopping || tag_output || job.fatal_at > 0;
+        pid_t pid = poll ? waitpid(-1, &st, WNOHANG) : waitpid(-1, &st, 0);
         if (pid == 0) {
             if (!tag_output)
                 usleep(10000);
@@ -668,13 +697,25 @@ int main(int argc, char **argv)
             snprintf(why, sizeof(why), "exited with status 0 after shmem_init without "
                                        "shmem_finalize");
         }
+        /* a rank that ends because the job is ending (it raised the fatal error or the
+           global_exit, or saw it and exited with its status) echoes the cause; a rank that
+           ends otherwise is a cause of its own, even after a peer noticed it first */
+        bool echo = gexit != 0 && !WIFSIGNALED(st) &&
+                    (rstate == MM_RANK_FAILED || rstate == MM_RANK_GLOBAL_EXIT ||
+                     (WIFEXITED(st) && WEXITSTATUS(st) == gexit - 1));
         /* once the job is stopping, the reason it stops (set below) is its status: the
            ranks killed by the stop itself do not change it */
         if (job.stopping) {
             continue;
-        } else if (gexit != 0 && !WIFSIGNALED(st)) {
+        } else if (echo && rstate == MM_RANK_FAILED && job.running > 0 &&
+                   !global_exit_called(ctl, nranks)) {
+            if (job.fatal_at == 0) { /* a fatal error: a dead rank may be its cause */
+                job.fatal_at = now_s();
+                job.fatal_status = gexit - 1;
+            }
+        } else if (echo) {
             status = gexit - 1;
-            if (job.running > 0)
+            if (job.running > 0 || job.fatal_at > 0)
                 report_global_exit(ctl, nranks, status);
             job_stop(&job);
         } else if (code != 0) {
@@ -683,6 +724,10 @@ int main(int argc, char **argv)
             status = code;
             job_stop(&job);
         }
+    }
+    if (job.fatal_at > 0 && !job.stopping) { /* the ranks all ended within the wait */
+        status = job.fatal_status;
+        report_global_exit(ctl, nranks, status);
     }
     /* what the ranks forked and left behind belongs to the job too */
     if (job.pgid > 0)

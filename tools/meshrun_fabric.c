@@ -14,6 +14,13 @@
 
 extern char **environ;
 
+/* "NAME=VALUE", allocated; NULL when memory is short */
+static char *option_value(const char *name, const char *value)
+{
+    char *out;
+    return asprintf(&out, "%s=%s", name, value) < 0 ? NULL : out;
+}
+
 /* run `meshmem model replay --fabric F` with @p extra arguments; the exit status */
 static int run_replay(const meshrun_fabric_t *f, const char **extra)
 {
@@ -22,23 +29,28 @@ static int run_replay(const meshrun_fabric_t *f, const char **extra)
         fprintf(stderr, "meshrun: --fabric needs the meshmem command next to meshrun: not found\n");
         return 2;
     }
-    /* 5 fixed, 2 for the scale, 2 per override, the caller's (at most 5), the NULL */
-    const char *argv[5 + 2 + 2 * MESHRUN_FABRIC_SETS + 5 + 1] = {tool, "model", "replay",
-                                                                 "--fabric", f->fabric};
-    int a = 5;
-    if (f->compute_scale) {
-        argv[a++] = "--compute-scale";
-        argv[a++] = f->compute_scale;
-    }
-    for (int i = 0; i < f->nsets; i++) {
-        argv[a++] = "--fabric-set";
-        argv[a++] = f->sets[i];
-    }
+    /* 4 fixed, the scale, one per override, the caller's (at most 5), the NULL. A value the
+       user gave travels as --option=VALUE, so that one beginning with '-' stays a value. */
+    const char *argv[4 + 1 + MESHRUN_FABRIC_SETS + 5 + 1] = {tool, "model", "replay"};
+    char *owned[1 + 1 + MESHRUN_FABRIC_SETS + 5] = {0};
+    int a = 3, o = 0;
+    argv[a++] = owned[o++] = option_value("--fabric", f->fabric);
+    if (f->compute_scale)
+        argv[a++] = owned[o++] = option_value("--compute-scale", f->compute_scale);
+    for (int i = 0; i < f->nsets; i++)
+        argv[a++] = owned[o++] = option_value("--fabric-set", f->sets[i]);
     for (int i = 0; extra[i] && a < (int)(sizeof(argv) / sizeof(argv[0])) - 1; i++)
         argv[a++] = extra[i];
     argv[a] = NULL;
+    for (int i = 0; i < o; i++)
+        if (owned[i] == NULL) {
+            fprintf(stderr, "meshrun: --fabric: out of memory\n");
+            return 2;
+        }
     pid_t pid;
     int err = posix_spawn(&pid, tool, NULL, NULL, (char *const *)argv, environ);
+    for (int i = 0; i < o; i++)
+        free(owned[i]);
     if (err != 0) {
         fprintf(stderr, "meshrun: cannot run %s: %s\n", tool, strerror(err));
         return 2;
@@ -104,8 +116,10 @@ int meshrun_fabric_finish(meshrun_fabric_t *f, int status)
         return status;
     if (status == 0) {
         fflush(stdout);
-        const char *replay[] = {"--trace", f->trace_dir, f->json ? "--json" : NULL, f->json, NULL};
+        char *json = f->json ? option_value("--json", f->json) : NULL;
+        const char *replay[] = {"--trace", f->trace_dir, json, NULL};
         int rs = run_replay(f, replay);
+        free(json);
         if (rs != 0) {
             fprintf(stderr, "meshrun: --fabric %s: the replay of the job's trace failed (see "
                             "above)\n", f->fabric);

@@ -42,11 +42,7 @@ bool mm_desc_of(const void *buf, size_t len, mm_desc_t *desc)
 void *mm_desc_sym(const mm_desc_t *d, size_t len, int owner)
 {
     /* the same bounds as mm_desc_of checked: a descriptor comes from another process */
-    size_t size = d->kind == MM_DESC_HEAP ? mm_g.heap_size
-                : d->kind == MM_DESC_DATA ? mm_g.data_size
-                : d->kind == MM_DESC_SEG  ? mm_g.seg_bytes
-                                          : 0;
-    if (d->offset > size || len > size - d->offset)
+    if (!mm_desc_valid(d, len, mm_g.heap_size, mm_g.data_size, mm_g.seg_bytes))
         mm_fatal("collective: corrupt buffer descriptor (kind %llu, offset %llu, %zu bytes) from "
                  "rank %d",
                  (unsigned long long)d->kind, (unsigned long long)d->offset, len, owner);
@@ -167,6 +163,10 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
     const mm_flag_t *f = mm_coll_wait(t, src, MM_FLAG_DATA, seq);
     uint64_t h = f->payload[0];
     mm_msg_t m = {.bytes = MM_MSG_BYTES(h), .by_desc = false};
+    if (MM_UNLIKELY(!mm_msg_hdr_valid(h, mm_g.eager_bytes)))
+        mm_fatal("collective: corrupt message header %#llx from team rank %d (protocol %d, %zu "
+                 "bytes)",
+                 (unsigned long long)h, src, MM_MSG_PROTO(h), m.bytes);
     switch (MM_MSG_PROTO(h)) {
     case MM_MSG_INLINED:
         m.data = &f->payload[1];

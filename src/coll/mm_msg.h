@@ -44,6 +44,37 @@ typedef struct {
     uint64_t offset; /* from the start of the region named by kind */
 } mm_desc_t;
 
+/*
+ * The receiver's checks of what a sender wrote (a DATA line is another process's word): pure,
+ * so that the fuzz target (tests/fuzz/coll_msg_fuzz.c) runs the very code the receiver runs.
+ */
+
+/** @return true when DATA header @p h names a protocol and a size it can carry: an inline
+ * message fits the line (MM_MSG_INLINE), an eager one the channel (@p eager_bytes). A
+ * rendezvous size is checked with its descriptor (mm_desc_valid). */
+static inline bool mm_msg_hdr_valid(uint64_t h, size_t eager_bytes)
+{
+    switch (MM_MSG_PROTO(h)) {
+    case MM_MSG_INLINED: return MM_MSG_BYTES(h) <= MM_MSG_INLINE;
+    case MM_MSG_EAGER: return MM_MSG_BYTES(h) <= eager_bytes;
+    case MM_MSG_RNDV: return true;
+    default: return false;
+    }
+}
+
+/** @return true when descriptor @p d of @p len bytes lies inside the region it names, of the
+ * sizes given (the owner's heap, static data and segment: the same on every rank). */
+static inline bool mm_desc_valid(const mm_desc_t *d, size_t len, size_t heap, size_t data,
+                                 size_t seg)
+{
+    size_t size = d->kind == MM_DESC_HEAP ? heap
+                : d->kind == MM_DESC_DATA ? data
+                : d->kind == MM_DESC_SEG  ? seg
+                                          : 0;
+    return d->kind != MM_DESC_NONE && d->kind <= MM_DESC_SEG && d->offset <= size &&
+           len <= size - d->offset;
+}
+
 /**
  * @brief Describe [buf, buf+len) for peers. @return true when peers can address it directly
  * (symmetric heap, static data or this rank's segment), false for private memory.

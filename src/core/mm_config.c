@@ -32,7 +32,7 @@ int mm_parse_size(const char *text, int64_t *out)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (end == text || errno != 0 || v < 0)
+    if (end == text || errno != 0 || !(v >= 0)) /* NaN too: converting it is undefined */
         return -1;
     while (isspace((unsigned char)*end))
         end++;
@@ -55,6 +55,24 @@ int mm_parse_size(const char *text, int64_t *out)
         return -1;
     *out = (int64_t)(v * mult);
     return 0;
+}
+
+char *mm_format_size(char *buf, size_t len, uint64_t bytes)
+{
+    static const char units[] = "KMGT";
+    int u = -1;
+    double v = (double)bytes;
+    while (u < 3 && v >= 1024.0) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, len, "%llu", (unsigned long long)bytes);
+    else if (v == (double)(uint64_t)v)
+        snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
+    else
+        snprintf(buf, len, "%.1f%c", v, units[u]);
+    return buf;
 }
 
 int mm_parse_topology(const char *text, int64_t *out)

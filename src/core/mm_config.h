@@ -23,7 +23,9 @@
       "Staging memory per rank, for collectives on buffers outside shared memory (touched only "   \
       "when used).")                                                                                \
     X(PREFAULT, prefault, BOOL, "1",                                                               \
-      "Touch the whole heap at init so first use is not measured as page faults.")                 \
+      "Allocate memory when it is asked for: the runtime's areas at init, a symmetric block's "   \
+      "pages at shmem_malloc (a shortage is then a NULL return), so that first use is not "       \
+      "measured as page faults; 0: pages come at first touch.")                                    \
     X(HUGEPAGES, hugepages, BOOL, "1",                                                             \
       "Ask for transparent huge pages on the heap (effective where shmem THP is enabled).")                          \
     X(SPIN_US, spin_us, INT, "-1",                                                                 \
@@ -87,6 +89,13 @@ int mm_config_load(void);
  * @return 0 and *out, or -1 when @p text is not a size.
  */
 int mm_parse_size(const char *text, int64_t *out);
+
+/**
+ * @brief Write @p bytes as a size mm_parse_size reads back (the project's spelling: 8, 1K, 64K,
+ * 1M, 40G; one decimal where it is not a whole number of the unit: 21.4G) into @p buf.
+ * @return @p buf.
+ */
+char *mm_format_size(char *buf, size_t len, uint64_t bytes);
 
 /** Topology values of MESHMEM_TOPOLOGY, as mm_parse_topology stores them. */
 #define MM_TOPO_FULLMESH 0

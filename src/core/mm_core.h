@@ -40,8 +40,21 @@
 #define MM_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define MM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/** Alignment of every rank's symmetric heap base: the largest shmem_align alignment. */
-#define MM_HEAP_ALIGN ((size_t)2 << 20)
+/**
+ * @return the alignment of every rank's symmetric heap base for a heap of @p heap_size bytes:
+ * the largest power of two the heap can hold (at least 2 MiB, a huge page). A block aligned to
+ * A in offset from the base is then aligned to A in every rank's address space, for any A up
+ * to this, so shmem_align honours every alignment the heap can hold with the same offset on
+ * every rank (what makes the block symmetric). It costs address space only: the mapping is
+ * placed inside a reserved range of heap + this many bytes (mm_shm_create).
+ */
+static inline size_t mm_heap_base_align(size_t heap_size)
+{
+    size_t a = (size_t)2 << 20;
+    while (a <= heap_size / 2)
+        a *= 2;
+    return a;
+}
 
 /** Team sync slots per rank: the most teams that can exist at once (world and shared included). */
 #define MM_TEAM_SLOTS 64

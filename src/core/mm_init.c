@@ -6,6 +6,7 @@
 #include "mm_am.h"
 #include "mm_core.h"
 #include "mm_dataseg.h"
+#include "mm_fault.h"
 #include "mm_heap.h"
 #include "mm_msg.h"
 #include "mm_shm.h"
@@ -72,27 +73,6 @@ static size_t mm_round_page(size_t v)
     return (v + page - 1) & ~(page - 1);
 }
 
-/*
- * A heap too large for the machine must be refused before it is created: the segments are
- * pre-faulted, so an oversized one would first take the node's memory from every process on it
- * and then fail. Each rank checks its own segment, and what the ranks of the node need
- * together (@p nlocal of them), against the machine's memory.
- */
-static int mm_heap_fits(size_t seg_bytes, int nlocal)
-{
-    unsigned long long need = (unsigned long long)seg_bytes * (unsigned long long)nlocal;
-    unsigned long long phys = (unsigned long long)sysconf(_SC_PHYS_PAGES) *
-                              (unsigned long long)sysconf(_SC_PAGESIZE);
-    if (need / (unsigned long long)nlocal != seg_bytes || need > phys) {
-        mm_error("meshmem_init: symmetric heap of %zu bytes per PE (SHMEM_SYMMETRIC_SIZE or "
-                 "meshrun --heap) x %d PEs on this host does not fit in memory (%llu bytes): "
-                 "choose a smaller size",
-                 seg_bytes, nlocal, phys);
-        return -1;
-    }
-    return 0;
-}
-
 /* the layout of a heap segment, identical on every rank (mm_core.h) */
 static void mm_segment_layout(void)
 {
@@ -104,7 +84,8 @@ static void mm_segment_layout(void)
     mm_g.slot_bytes = mm_team_slot_bytes(n, mm_g.eager_bytes);
     mm_g.sync_offset = mm_round_page(sizeof(mm_seg_hdr_t));
     /* active-message rings (src/am/mm_am.h) between the sync slots and the heap, so that
-     * they are pre-faulted with it; their size follows MESHMEM_AM_SLOTS / _AM_MEDIUM_SIZE */
+     * they are committed with the sync slots; their size follows MESHMEM_AM_SLOTS /
+     * _AM_MEDIUM_SIZE */
     mm_g.am_offset = mm_round_page(mm_g.sync_offset + MM_TEAM_SLOTS * mm_g.slot_bytes);
     mm_g.am_bytes = mm_am_region_bytes(n);
     mm_g.heap_offset = mm_round_page(mm_g.am_offset + mm_g.am_bytes);
@@ -113,19 +94,27 @@ static void mm_segment_layout(void)
     mm_g.seg_bytes = mm_g.stage_offset + mm_g.stage_size;
 }
 
+/*
+ * The segment reserves the heap (and staging) without committing it: SHMEM_SYMMETRIC_SIZE may
+ * exceed the machine's free memory, as long as the program does not use that much. The runtime's
+ * own areas (header, sync slots, active-message rings) are committed here, and each symmetric
+ * block when it is allocated (mm_symalloc.c; mm_shm_commit says why). Staging pages are touched
+ * when a collective needs them.
+ */
 static int mm_segments_create(void)
 {
     mm_segment_layout();
-    if (mm_heap_fits(mm_g.stage_offset, mm_g.local_size) != 0) /* staging: touched when used */
-        return -1;
-    /* the heap starts on an MM_HEAP_ALIGN boundary, so shmem_align can honour up to that */
+    /* the heap starts on a boundary of the largest alignment it can hold (mm_heap_base_align) */
     char *seg = mm_shm_create("meshmem-heap", mm_g.seg_bytes, mm_config.hugepages,
-                              mm_config.prefault ? mm_g.stage_offset : mm_g.sync_offset,
-                              MM_HEAP_ALIGN, mm_g.heap_offset, &mm_seg_fd);
+                              mm_config.prefault ? mm_g.heap_offset : mm_g.sync_offset,
+                              mm_heap_base_align(mm_g.heap_size), mm_g.heap_offset,
+                              &mm_seg_fd);
     if (seg == NULL) {
-        mm_error("meshmem_init: cannot create the symmetric heap (%zu bytes; set "
-                 "SHMEM_SYMMETRIC_SIZE lower?)",
-                 mm_g.seg_bytes);
+        char heap[24];
+        mm_error("meshmem_init: cannot reserve a symmetric heap of %s (SHMEM_SYMMETRIC_SIZE or "
+                 "meshrun --heap): the address space holds about 128T a process, and each PE "
+                 "maps the heaps of its host's PEs",
+                 mm_format_size(heap, sizeof(heap), mm_g.heap_size));
         return -1;
     }
     mm_g.seg = seg;
@@ -219,7 +208,7 @@ static int mm_node_map(int listener, const mm_boot_card_t *cards)
     for (int i = 0; i < npeers && rc == 0; i++) {
         int p = peers[i];
         char *seg = mm_shm_map(fds[i][0], mm_g.seg_bytes, NULL,
-                               mm_config.prefault ? mm_g.stage_offset : 0);
+                               mm_config.prefault ? mm_g.heap_offset : 0);
         if (seg == NULL) {
             rc = -1;
             break;
@@ -306,6 +295,7 @@ meshmem_status_t meshmem_init(int requested, int *provided)
     mm_set_state(MM_RANK_RUNNING);
     if (mm_peers_join() != 0)
         goto fail;
+    mm_fault_init(); /* every segment of the host is mapped: a SIGBUS in one is explained */
     mm_g.ncpus = mm_count_cpus();
     mm_g.oversubscribed = mm_g.machine_size > mm_g.ncpus;
     mm_wait_setup();

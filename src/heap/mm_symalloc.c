@@ -5,8 +5,10 @@
  * requires. The check rides on the barrier itself (the request travels in the flag line).
  */
 #include "mm_heap.h"
+#include "mm_shm.h"
 #include "mm_team.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,26 +63,85 @@ static void mm_symalloc_agree(const char *call, uint64_t kind, uint64_t size, ui
     free(all);
 }
 
+/*
+ * Commit a new block on every rank (collective, after the allocation every rank made at the same
+ * offset): each rank allocates its own copy's pages (mm_shm_commit: the heap is only reserved
+ * until then) and the ranks agree on the outcome, so that the block exists everywhere or
+ * nowhere. When memory runs out the lowest failing rank says so, once for the job, and the call
+ * returns NULL, as when the heap itself has no room. Then each rank fills its page tables for
+ * the copies of its host's peers, so that first accesses are not measured as faults. With
+ * MESHMEM_PREFAULT=0 pages come at first touch instead (mm_fault.c explains a failure then).
+ */
+static bool mm_symalloc_commit(const char *call, char *p, size_t bytes)
+{
+    if (!mm_config.prefault || bytes == 0)
+        return true;
+    /* the ranks of this host commit their copies at the same time */
+    size_t avail = mm_shm_available();
+    int err = 0;
+    if (avail != SIZE_MAX && bytes > avail / (size_t)mm_g.local_size)
+        err = ENOMEM;
+    else if (mm_shm_commit(p, bytes, true) != 0)
+        err = errno ? errno : ENOMEM;
+    struct meshmem_team *w = MESHMEM_TEAM_WORLD;
+    uint64_t mine[2] = {(uint64_t)err, (uint64_t)avail};
+    uint64_t *all = malloc(sizeof(mine) * (size_t)w->size);
+    if (all == NULL)
+        mm_fatal("%s: out of memory", call);
+    mm_coll_exchange(w, MM_FLAG_ARRIVE, mine, 2, all);
+    int failed = -1;
+    for (int r = 0; r < w->size && failed < 0; r++)
+        if (all[2 * r] != 0)
+            failed = r;
+    free(all);
+    if (failed == mm_g.rank) {
+        char want[24], have[24] = "?";
+        mm_format_size(want, sizeof(want), bytes);
+        if (avail != SIZE_MAX)
+            mm_format_size(have, sizeof(have), avail);
+        mm_error("%s: no memory for %s more of symmetric heap on PE %d's host (%s available "
+                 "for its %d PEs: %s): the call returns NULL",
+                 call, want, mm_g.rank, have, mm_g.local_size, strerror(err));
+    }
+    if (failed >= 0)
+        return false;
+    for (int q = 0; q < mm_g.nranks; q++) {
+        void *copy = q == mm_g.rank ? NULL : mm_xlate(p, q);
+        if (copy)
+            (void)mm_shm_commit(copy, bytes, false); /* page tables only: best effort */
+    }
+    return true;
+}
+
 static void *mm_symalloc(const char *call, size_t size, size_t align)
 {
     MM_CHECK_INIT(call);
     if (align == 0 || (align & (align - 1)) != 0)
         mm_fatal("%s: alignment argument (%zu) is not a power of two", call, align);
-    if (align > MM_HEAP_ALIGN)
-        mm_fatal("%s: alignment argument (%zu) exceeds the largest supported (%zu: the heap "
-                 "base alignment)",
-                 call, align, MM_HEAP_ALIGN);
     mm_symalloc_agree(call, MM_ALLOC_MALLOC, size, align, 0);
     if (size == 0)
         return NULL;
+    if (align > mm_heap_base_align(mm_g.heap_size)) { /* larger than the heap: no such block */
+        mm_warn("%s: alignment argument (%zu) is larger than the symmetric heap (%zu bytes; "
+                "raise SHMEM_SYMMETRIC_SIZE)",
+                call, align, mm_g.heap_size);
+        return NULL;
+    }
     void *p = mm_heap_alloc(mm_symheap, size, align);
     static bool told; /* once per job: every PE fails alike, the heap being symmetric */
-    if (p == NULL && !told && mm_g.rank == 0) {
-        told = true;
-        mm_log(MM_LOG_WARN | MM_LOG_ALWAYS,
-               "%s: %zu bytes do not fit in the symmetric heap (%zu free of %zu); raise "
-               "SHMEM_SYMMETRIC_SIZE (meshrun --heap)",
-               call, size, mm_heap_free_bytes(mm_symheap), mm_g.heap_size);
+    if (p == NULL) {
+        if (!told && mm_g.rank == 0) {
+            told = true;
+            mm_log(MM_LOG_WARN | MM_LOG_ALWAYS,
+                   "%s: %zu bytes do not fit in the symmetric heap (%zu free of %zu); raise "
+                   "SHMEM_SYMMETRIC_SIZE (meshrun --heap)",
+                   call, size, mm_heap_free_bytes(mm_symheap), mm_g.heap_size);
+        }
+        return NULL;
+    }
+    if (!mm_symalloc_commit(call, p, size)) {
+        mm_heap_free(mm_symheap, p);
+        return NULL;
     }
     return p;
 }
@@ -135,8 +196,18 @@ void *meshmem_realloc(void *ptr, size_t size)
     mm_symalloc_agree("shmem_realloc", MM_ALLOC_REALLOC, size, 0,
                       (uint64_t)((uintptr_t)ptr - mm_g.heap_base));
     void *p = ptr;
-    if (mm_heap_resize(mm_symheap, ptr, size) != 0) {
+    if (mm_heap_resize(mm_symheap, ptr, size) == 0) {
+        /* grown in place: commit the new tail; on failure the block shrinks back, as it was */
+        if (size > old && !mm_symalloc_commit("shmem_realloc", (char *)ptr + old, size - old)) {
+            mm_heap_resize(mm_symheap, ptr, old);
+            p = NULL;
+        }
+    } else {
         p = mm_heap_alloc(mm_symheap, size, 64);
+        if (p != NULL && !mm_symalloc_commit("shmem_realloc", p, size)) {
+            mm_heap_free(mm_symheap, p);
+            p = NULL;
+        }
         if (p != NULL) { /* else the old block stays valid, as realloc */
             memcpy(p, ptr, old < size ? old : size);
             mm_heap_free(mm_symheap, ptr);

@@ -122,7 +122,8 @@ int shmem_coll_reduce(const char *call, shmem_team_t team, void *dest, const voi
     {                                                                                              \
         return shmem_coll_broadcast("shmem_" #TYPENAME "_broadcast", team, dest, source, nelems,   \
                                     sizeof(CTYPE), PE_root);                                       \
-    }
+    }                                                                                              \
+    SHMEMI_PROFILED(shmem_##TYPENAME##_broadcast)
 SHMEM_RMA_TYPES(SHMEM_DEF_BROADCAST)
 
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
@@ -130,6 +131,7 @@ int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t
 {
     return shmem_coll_broadcast("shmem_broadcastmem", team, dest, source, nelems, 1, PE_root);
 }
+SHMEMI_PROFILED(shmem_broadcastmem)
 
 #define SHMEM_DEF_GATHER1(CTYPE, TYPENAME, NAME, KIND)                                             \
     int shmem_##TYPENAME##_##NAME(shmem_team_t team, CTYPE *dest, const CTYPE *source,             \
@@ -137,7 +139,8 @@ int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t
     {                                                                                              \
         return shmem_coll_gather("shmem_" #TYPENAME "_" #NAME, KIND, team, dest, source, nelems,   \
                                  sizeof(CTYPE));                                                   \
-    }
+    }                                                                                              \
+    SHMEMI_PROFILED(shmem_##TYPENAME##_##NAME)
 #define SHMEM_DEF_GATHER(CTYPE, TYPENAME)                                                          \
     SHMEM_DEF_GATHER1(CTYPE, TYPENAME, collect, SHMEM_COLL_COLLECT)                                \
     SHMEM_DEF_GATHER1(CTYPE, TYPENAME, fcollect, SHMEM_COLL_FCOLLECT)                              \
@@ -149,18 +152,21 @@ int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t n
     return shmem_coll_gather("shmem_collectmem", SHMEM_COLL_COLLECT, team, dest, source, nelems,
                              1);
 }
+SHMEMI_PROFILED(shmem_collectmem)
 
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     return shmem_coll_gather("shmem_fcollectmem", SHMEM_COLL_FCOLLECT, team, dest, source, nelems,
                              1);
 }
+SHMEMI_PROFILED(shmem_fcollectmem)
 
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     return shmem_coll_gather("shmem_alltoallmem", SHMEM_COLL_ALLTOALL, team, dest, source, nelems,
                              1);
 }
+SHMEMI_PROFILED(shmem_alltoallmem)
 
 #define SHMEM_DEF_ALLTOALLS(CTYPE, TYPENAME)                                                       \
     int shmem_##TYPENAME##_alltoalls(shmem_team_t team, CTYPE *dest, const CTYPE *source,          \
@@ -168,7 +174,8 @@ int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t 
     {                                                                                              \
         return shmem_coll_alltoalls("shmem_" #TYPENAME "_alltoalls", team, dest, source, dst, sst, \
                                     nelems, sizeof(CTYPE));                                        \
-    }
+    }                                                                                              \
+    SHMEMI_PROFILED(shmem_##TYPENAME##_alltoalls)
 SHMEM_RMA_TYPES(SHMEM_DEF_ALLTOALLS)
 
 int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
@@ -176,6 +183,7 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
 {
     return shmem_coll_alltoalls("shmem_alltoallsmem", team, dest, source, dst, sst, nelems, 1);
 }
+SHMEMI_PROFILED(shmem_alltoallsmem)
 
 #define SHMEM_DEF_REDUCE(CTYPE, TYPENAME, OP)                                                      \
     int shmem_##TYPENAME##_##OP##_reduce(shmem_team_t team, CTYPE *dest, const CTYPE *source,      \
@@ -183,7 +191,8 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
     {                                                                                              \
         return shmem_coll_reduce("shmem_" #TYPENAME "_" #OP "_reduce", team, dest, source,         \
                                  nreduce, SHMEM_DTYPE(CTYPE), SHMEM_MOP_##OP);                     \
-    }
+    }                                                                                              \
+    SHMEMI_PROFILED(shmem_##TYPENAME##_##OP##_reduce)
 #define SHMEM_DEF_REDUCE_BITWISE(CTYPE, TYPENAME) SHMEM_REDUCE_OPS_BITWISE(SHMEM_DEF_REDUCE, CTYPE, TYPENAME)
 #define SHMEM_DEF_REDUCE_MINMAX(CTYPE, TYPENAME)  SHMEM_REDUCE_OPS_MINMAX(SHMEM_DEF_REDUCE, CTYPE, TYPENAME)
 #define SHMEM_DEF_REDUCE_ARITH(CTYPE, TYPENAME)   SHMEM_REDUCE_OPS_ARITH(SHMEM_DEF_REDUCE, CTYPE, TYPENAME)

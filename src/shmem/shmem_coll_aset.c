@@ -197,7 +197,8 @@ static void shmem_aset_broadcast(const char *call, void *dest, const void *sourc
         const char *call = "shmem_" #NAME #BITS;                                                   \
         shmem_coll_gather(call, KIND, shmem_aset_team(call, PE_start, logPE_stride, PE_size, pSync), \
                           dest, source, nelems, BYTES);                                            \
-    }
+    }                                                                                              \
+    SHMEMI_PROFILED(shmem_##NAME##BITS)
 #define SHMEM_DEF_ASET(BITS, BYTES)                                                                \
     void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,         \
                                int PE_start, int logPE_stride, int PE_size, long *pSync)           \
@@ -205,6 +206,7 @@ static void shmem_aset_broadcast(const char *call, void *dest, const void *sourc
         shmem_aset_broadcast("shmem_broadcast" #BITS, dest, source, nelems, BYTES, PE_root,        \
                              PE_start, logPE_stride, PE_size, pSync);                              \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_broadcast##BITS)                                                         \
     SHMEM_DEF_ASET_GATHER(BITS, BYTES, collect, SHMEM_COLL_COLLECT)                                \
     SHMEM_DEF_ASET_GATHER(BITS, BYTES, fcollect, SHMEM_COLL_FCOLLECT)                              \
     SHMEM_DEF_ASET_GATHER(BITS, BYTES, alltoall, SHMEM_COLL_ALLTOALL)                              \
@@ -215,7 +217,8 @@ static void shmem_aset_broadcast(const char *call, void *dest, const void *sourc
         const char *call = "shmem_alltoalls" #BITS;                                                \
         shmem_coll_alltoalls(call, shmem_aset_team(call, PE_start, logPE_stride, PE_size, pSync),  \
                              dest, source, dst, sst, nelems, BYTES);                               \
-    }
+    }                                                                                              \
+    SHMEMI_PROFILED(shmem_alltoalls##BITS)
 SHMEM_ASET_SIZES(SHMEM_DEF_ASET)
 
 #define SHMEM_DEF_TO_ALL(CTYPE, TYPENAME, OP)                                                      \
@@ -228,7 +231,8 @@ SHMEM_ASET_SIZES(SHMEM_DEF_ASET)
             mm_fatal("%s: nreduce argument (%d) is negative", call, nreduce);                      \
         shmem_coll_reduce(call, shmem_aset_team(call, PE_start, logPE_stride, PE_size, pSync),     \
                           dest, source, (size_t)nreduce, SHMEM_DTYPE(CTYPE), SHMEM_MOP_##OP);      \
-    }
+    }                                                                                              \
+    SHMEMI_PROFILED(shmem_##TYPENAME##_##OP##_to_all)
 #define SHMEM_DEF_TO_ALL_BITWISE(CTYPE, TYPENAME) SHMEM_REDUCE_OPS_BITWISE(SHMEM_DEF_TO_ALL, CTYPE, TYPENAME)
 #define SHMEM_DEF_TO_ALL_MINMAX(CTYPE, TYPENAME)  SHMEM_REDUCE_OPS_MINMAX(SHMEM_DEF_TO_ALL, CTYPE, TYPENAME)
 #define SHMEM_DEF_TO_ALL_ARITH(CTYPE, TYPENAME)   SHMEM_REDUCE_OPS_ARITH(SHMEM_DEF_TO_ALL, CTYPE, TYPENAME)

@@ -10,6 +10,7 @@
 #include "mm_core.h"
 #include "mm_team.h"
 #include "shmem.h"
+#include "shmem_profiled.h"
 
 #include <stdbool.h>
 

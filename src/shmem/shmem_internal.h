@@ -18,6 +18,7 @@
 #include "mm_core.h"
 #include "mm_wait.h"
 #include "shmem.h"
+#include "shmem_profiled.h"
 
 #include <string.h>
 
@@ -148,12 +149,14 @@ static inline void shmemi_check_cmp(const char *call, int cmp)
     RET shmem_##NAME(__VA_ARGS__)                                                                  \
     {                                                                                              \
         BODY("shmem_" #NAME, T, pe);                                                               \
-    }
+    }                                                                                              \
+    SHMEMI_PROFILED(shmem_##NAME)
 #define SHMEMI_DEFINE_CTX(RET, NAME, BODY, T, ...)                                                 \
     RET shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__)                                             \
     {                                                                                              \
         BODY("shmem_ctx_" #NAME, T, shmemi_ctx_pe("shmem_ctx_" #NAME, ctx, pe));                   \
-    }
+    }                                                                                              \
+    SHMEMI_PROFILED(shmem_ctx_##NAME)
 #define SHMEMI_DEFINE_PAIR(RET, NAME, BODY, T, ...)                                                \
     SHMEMI_DEFINE(RET, NAME, BODY, T, __VA_ARGS__)                                                 \
     SHMEMI_DEFINE_CTX(RET, NAME, BODY, T, __VA_ARGS__)

@@ -64,6 +64,7 @@ void shmem_set_lock(long *lock)
     shmemi_lock_amo(&sym->node, MESHMEM_AMO_OR, (uint32_t)me + 1, 0, (int)prev - 1);
     MM_WAIT_UNTIL((SHMEMI_LOAD(&mine->node) & MCS_GRANTED) != 0);
 }
+SHMEMI_PROFILED(shmem_set_lock)
 
 int shmem_test_lock(long *lock)
 {
@@ -77,6 +78,7 @@ int shmem_test_lock(long *lock)
     shmemi_lock_amo(&sym->node, MESHMEM_AMO_OR, MCS_GRANTED, 0, me);
     return 0;
 }
+SHMEMI_PROFILED(shmem_test_lock)
 
 void shmem_clear_lock(long *lock)
 {
@@ -96,3 +98,4 @@ void shmem_clear_lock(long *lock)
     }
     shmemi_lock_amo(&sym->node, MESHMEM_AMO_OR, MCS_GRANTED, 0, (int)next - 1);
 }
+SHMEMI_PROFILED(shmem_clear_lock)

@@ -9,6 +9,7 @@ void *shmem_malloc(size_t size)
 {
     return meshmem_malloc(size);
 }
+SHMEMI_PROFILED(shmem_malloc)
 
 void *shmem_malloc_with_hints(size_t size, long hints)
 {
@@ -17,43 +18,52 @@ void *shmem_malloc_with_hints(size_t size, long hints)
     (void)hints;
     return meshmem_malloc(size);
 }
+SHMEMI_PROFILED(shmem_malloc_with_hints)
 
 void *shmem_calloc(size_t count, size_t size)
 {
     return meshmem_calloc(count, size);
 }
+SHMEMI_PROFILED(shmem_calloc)
 
 void *shmem_align(size_t alignment, size_t size)
 {
     return meshmem_align(alignment, size);
 }
+SHMEMI_PROFILED(shmem_align)
 
 void *shmem_realloc(void *ptr, size_t size)
 {
     return meshmem_realloc(ptr, size);
 }
+SHMEMI_PROFILED(shmem_realloc)
 
 void shmem_free(void *ptr)
 {
     meshmem_free(ptr);
 }
+SHMEMI_PROFILED(shmem_free)
 
 void *shmalloc(size_t size)
 {
     return meshmem_malloc(size);
 }
+SHMEMI_PROFILED(shmalloc)
 
 void shfree(void *ptr)
 {
     meshmem_free(ptr);
 }
+SHMEMI_PROFILED(shfree)
 
 void *shrealloc(void *ptr, size_t size)
 {
     return meshmem_realloc(ptr, size);
 }
+SHMEMI_PROFILED(shrealloc)
 
 void *shmemalign(size_t alignment, size_t size)
 {
     return meshmem_align(alignment, size);
 }
+SHMEMI_PROFILED(shmemalign)

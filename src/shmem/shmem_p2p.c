@@ -55,11 +55,25 @@ static bool shmemi_test_all(const shmemi_p2p_t *a)
     return true;
 }
 
+/*
+ * Where this thread's next _any test starts: one past the index it returned last. "If an entry
+ * i satisfies the test condition, a series of calls to shmem_test_any must eventually return i"
+ * (1.5 9.10.8): a search always starting at 0 would return a lower satisfied index forever, and
+ * a program that polls without masking what it has seen (the spec's examples do both) would
+ * never see the others.
+ */
+static _Thread_local size_t shmemi_any_next;
+
 static size_t shmemi_test_any(const shmemi_p2p_t *a)
 {
-    for (size_t i = 0; i < a->nelems; i++)
-        if (shmemi_included(a, i) && a->sat(a->ivars, i, a->cmp, a->values, a->vstride))
+    size_t n = a->nelems, start = n ? shmemi_any_next % n : 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = start + k < n ? start + k : start + k - n;
+        if (shmemi_included(a, i) && a->sat(a->ivars, i, a->cmp, a->values, a->vstride)) {
+            shmemi_any_next = i + 1;
             return i;
+        }
+    }
     return SIZE_MAX;
 }
 
@@ -153,75 +167,104 @@ static size_t shmemi_wait_some(const shmemi_p2p_t *a, size_t *indices)
         SHMEMI_WAIT_CMP(seen_, __atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, cmp_value);           \
         (void)seen_;                                                                               \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until)                                                        \
     void shmem_##N##_wait(T *ivar, T cmp_value)                                                    \
     {                                                                                              \
         MM_CHECK_INIT("shmem_" #N "_wait");                                                        \
         MM_WAIT_UNTIL(__atomic_load_n(ivar, __ATOMIC_ACQUIRE) != cmp_value);                       \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait)                                                              \
     int shmem_##N##_test(T *ivar, int cmp, T cmp_value)                                            \
     {                                                                                              \
         MM_CHECK_INIT("shmem_" #N "_test");                                                        \
         shmemi_check_cmp("shmem_" #N "_test", cmp);                                                \
         return mm_trace_test(shmemi_reached_##N(ivar, cmp, cmp_value));                            \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test)                                                              \
     void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,           \
                                     T cmp_value)                                                   \
     {                                                                                              \
         shmemi_wait_all(SHMEMI_P2P_ARGS(N, wait_until_all, &cmp_value, 0));                        \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until_all)                                                    \
     size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,         \
                                       T cmp_value)                                                 \
     {                                                                                              \
         return shmemi_wait_any(SHMEMI_P2P_ARGS(N, wait_until_any, &cmp_value, 0));                 \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until_any)                                                    \
     size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,                   \
                                        const int *status, int cmp, T cmp_value)                    \
     {                                                                                              \
         return shmemi_wait_some(SHMEMI_P2P_ARGS(N, wait_until_some, &cmp_value, 0), indices);      \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until_some)                                                   \
     void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp,    \
                                            T *cmp_values)                                          \
     {                                                                                              \
         shmemi_wait_all(SHMEMI_P2P_ARGS(N, wait_until_all_vector, cmp_values, 1));                 \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until_all_vector)                                             \
     size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp,  \
                                              T *cmp_values)                                        \
     {                                                                                              \
         return shmemi_wait_any(SHMEMI_P2P_ARGS(N, wait_until_any_vector, cmp_values, 1));          \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until_any_vector)                                             \
     size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,            \
                                               const int *status, int cmp, T *cmp_values)           \
     {                                                                                              \
         return shmemi_wait_some(SHMEMI_P2P_ARGS(N, wait_until_some_vector, cmp_values, 1),         \
                                 indices);                                                          \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_wait_until_some_vector)                                            \
     int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)     \
     {                                                                                              \
         return shmemi_test_all_api(SHMEMI_P2P_ARGS(N, test_all, &cmp_value, 0));                   \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test_all)                                                          \
     size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value)  \
     {                                                                                              \
         return shmemi_test_any_api(SHMEMI_P2P_ARGS(N, test_any, &cmp_value, 0));                   \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test_any)                                                          \
     size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status,      \
                                  int cmp, T cmp_value)                                             \
     {                                                                                              \
         return shmemi_test_some_api(SHMEMI_P2P_ARGS(N, test_some, &cmp_value, 0), indices);        \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test_some)                                                         \
     int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,           \
                                     T *cmp_values)                                                 \
     {                                                                                              \
         return shmemi_test_all_api(SHMEMI_P2P_ARGS(N, test_all_vector, cmp_values, 1));            \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test_all_vector)                                                   \
     size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,        \
                                        T *cmp_values)                                              \
     {                                                                                              \
         return shmemi_test_any_api(SHMEMI_P2P_ARGS(N, test_any_vector, cmp_values, 1));            \
     }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test_any_vector)                                                   \
     size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,                  \
                                         const int *status, int cmp, T *cmp_values)                 \
     {                                                                                              \
         return shmemi_test_some_api(SHMEMI_P2P_ARGS(N, test_some_vector, cmp_values, 1),           \
                                     indices);                                                      \
-    }
+    }                                                                                              \
+    SHMEMI_PROFILED(shmem_##N##_test_some_vector)
 SHMEM_P2P_TYPES(SHMEMI_P2P_)
+
+/* the deprecated C forms on long (the parentheses: C11 programs see generic macros by these
+ * names, and so does this file) */
+void(shmem_wait_until)(long *ivar, int cmp, long cmp_value)
+{
+    shmem_long_wait_until(ivar, cmp, cmp_value);
+}
+SHMEMI_PROFILED(shmem_wait_until)
+
+void(shmem_wait)(long *ivar, long cmp_value)
+{
+    shmem_long_wait(ivar, cmp_value);
+}
+SHMEMI_PROFILED(shmem_wait)

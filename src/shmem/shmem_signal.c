@@ -76,6 +76,7 @@ uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
     MM_CHECK_INIT("shmem_signal_fetch");
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
+SHMEMI_PROFILED(shmem_signal_fetch)
 
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
@@ -85,3 +86,4 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
     SHMEMI_WAIT_CMP(seen, __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE), cmp, cmp_value);
     return seen;
 }
+SHMEMI_PROFILED(shmem_signal_wait_until)

@@ -12,16 +12,30 @@ int shmem_team_my_pe(shmem_team_t team)
 {
     return meshmem_team_rank(team);
 }
+SHMEMI_PROFILED(shmem_team_my_pe)
 
 int shmem_team_n_pes(shmem_team_t team)
 {
     return meshmem_team_size(team);
 }
+SHMEMI_PROFILED(shmem_team_n_pes)
+
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    MM_CHECK_INIT("shmem_team_ptr");
+    if (team == SHMEM_TEAM_INVALID)
+        return NULL;
+    mm_team_checked("shmem_team_ptr", team);
+    int world = meshmem_team_world_rank(team, pe);
+    return world < 0 ? NULL : meshmem_ptr(dest, world);
+}
+SHMEMI_PROFILED(shmem_team_ptr)
 
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
     return meshmem_team_translate(src_team, src_pe, dest_team);
 }
+SHMEMI_PROFILED(shmem_team_translate_pe)
 
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
@@ -40,6 +54,7 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
         config->num_contexts = team->num_contexts;
     return 0;
 }
+SHMEMI_PROFILED(shmem_team_get_config)
 
 /* the number of contexts that @p config / @p mask ask for (0 by default); -1 when invalid */
 static int shmem_team_config_contexts(const char *call, const shmem_team_config_t *config,
@@ -76,6 +91,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
         (*new_team)->num_contexts = contexts;
     return 0;
 }
+SHMEMI_PROFILED(shmem_team_split_strided)
 
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         const shmem_team_config_t *xaxis_config, long xaxis_mask,
@@ -97,6 +113,7 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
     (*yaxis_team)->num_contexts = ycontexts;
     return 0;
 }
+SHMEMI_PROFILED(shmem_team_split_2d)
 
 void shmem_team_destroy(shmem_team_t team)
 {
@@ -106,6 +123,7 @@ void shmem_team_destroy(shmem_team_t team)
     }
     meshmem_team_destroy(team);
 }
+SHMEMI_PROFILED(shmem_team_destroy)
 
 /* ---- synchronisation ---- */
 
@@ -113,11 +131,13 @@ void shmem_barrier_all(void)
 {
     meshmem_barrier(SHMEM_TEAM_WORLD); /* quiet, then the barrier */
 }
+SHMEMI_PROFILED(shmem_barrier_all)
 
 void shmem_sync_all(void)
 {
     meshmem_team_sync(SHMEM_TEAM_WORLD);
 }
+SHMEMI_PROFILED(shmem_sync_all)
 
 int shmem_team_sync(shmem_team_t team)
 {
@@ -125,13 +145,17 @@ int shmem_team_sync(shmem_team_t team)
     mm_team_checked("shmem_team_sync", team);
     return meshmem_team_sync(team);
 }
+SHMEMI_PROFILED(shmem_team_sync)
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     meshmem_barrier(shmem_aset_team("shmem_barrier", PE_start, logPE_stride, PE_size, pSync));
 }
+SHMEMI_PROFILED(shmem_barrier)
 
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+/* (the parentheses: shmem_sync is also the macro that picks this or shmem_team_sync) */
+void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     meshmem_team_sync(shmem_aset_team("shmem_sync", PE_start, logPE_stride, PE_size, pSync));
 }
+SHMEMI_PROFILED(shmem_sync)

@@ -31,22 +31,6 @@ am_case(am_rma slots1 "MESHMEM_AM_SLOTS=1;MESHMEM_AM_MEDIUM_SIZE=1K")
 mm_rank_test(am_thread SOURCES am_thread.c RANKS LABELS am)
 am_case(am_thread thread "MESHMEM_PROGRESS_THREAD=1")
 
-# the header decoder: deterministic random headers here; the libFuzzer target with clang
+# the header decoder: deterministic random headers here; the libFuzzer target (am_fuzz) is
+# tests/fuzz/fuzz.cmake's, with the other fuzz targets
 mm_unit_test(am_decode SOURCES am_decode.c LABELS am)
-find_program(MESHMEM_CLANG clang)
-if(MESHMEM_CLANG)
-  set(AM_FUZZ ${CMAKE_BINARY_DIR}/tests/am_fuzz)
-  add_custom_command(
-    OUTPUT ${AM_FUZZ}
-    COMMAND ${MESHMEM_CLANG} -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=fuzzer,address
-            -I${PROJECT_SOURCE_DIR}/src/am ${CMAKE_CURRENT_LIST_DIR}/am_fuzz.c
-            ${PROJECT_SOURCE_DIR}/src/am/mm_am_wire.c -o ${AM_FUZZ}
-    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/am_fuzz.c ${CMAKE_CURRENT_LIST_DIR}/am_fuzz_check.h
-            ${PROJECT_SOURCE_DIR}/src/am/mm_am_wire.c ${PROJECT_SOURCE_DIR}/src/am/mm_am_wire.h
-    COMMENT "clang -fsanitize=fuzzer am_fuzz.c (active-message decoder fuzz target)")
-  add_custom_target(am_fuzz_target ALL DEPENDS ${AM_FUZZ})
-  add_test(NAME am_fuzz COMMAND ${AM_FUZZ} -runs=200000 -seed=1)
-  set_tests_properties(am_fuzz PROPERTIES LABELS "am" TIMEOUT 120)
-else()
-  message(STATUS "tests: clang not found, the decoder fuzz target am_fuzz is not built")
-endif()

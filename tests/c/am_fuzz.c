@@ -1,7 +1,7 @@
 /*
  * libFuzzer target for the active-message header decoder (clang -fsanitize=fuzzer,address):
- *   clang -fsanitize=fuzzer,address -Isrc/am tests/c/am_fuzz.c src/am/mm_am_wire.c -o am_fuzz
- *   ./am_fuzz -runs=1000000
+ * built by tests/fuzz/fuzz.cmake as build/fuzz/am_fuzz, run from tests/fuzz/corpus/am:
+ *   build/fuzz/am_fuzz -max_total_time=600 build/fuzz/am tests/fuzz/corpus/am
  * Malformed headers must be rejected without reading or writing outside the slot and region.
  */
 #include "am_fuzz_check.h"

@@ -2,7 +2,7 @@
 # and the reference symmetric collectives (coll_ghc.c)
 foreach(part shapes sym concurrent errors)
   mm_rank_test(coll_ghc_${part} SOURCES coll_ghc.c RANKS 1 2 3 4 5 6 8 ARGS ${part} TIMEOUT 300
-               LABELS coll)
+               LABELS coll INTERNAL) # the mm_ref_* references are internal
 endforeach()
 
 # a test run with MESHMEM_TOPOLOGY in its environment: NAME TOPOLOGY RANKS PROGRAM ARGS...

@@ -7,6 +7,7 @@
  * afterwards that no process of the job is left. Modes (rank 1 is the faulty one where one is
  * needed, the others wait where the job would hang if the failure went unnoticed):
  *   ok               init, a ring put checked by every rank, finalize; status 0
+ *   late-ok [S]      as ok, rank 0 starting its init S seconds (default 1) after the others
  *   kill-self [SIG]  rank 1 raises SIGKILL (or SIGSEGV, ...) after init; others in a barrier
  *   die-in-init      rank 1 dies before init while the others wait in the init barrier with
  *                    their segments in /dev/shm (launcher must remove them)
@@ -213,6 +214,11 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "ok"))
         return run_ok();
+    if (!strcmp(mode, "late-ok")) { /* the others wait in init, listening, meanwhile */
+        if (env_rank == 0)
+            usleep((useconds_t)(atof(argc > 2 ? argv[2] : "1") * 1e6));
+        return run_ok();
+    }
     if (!strcmp(mode, "die-in-init") || !strcmp(mode, "hang-init")) {
         /* the others are in meshmem_init's barrier while this rank has not arrived */
         int late = !strcmp(mode, "die-in-init") ? 1 : 0;
@@ -226,11 +232,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "fault_prog: rank %d passed init without its peer\n", env_rank);
         return 99;
     }
-
-    if (!strncmp(mode, "before-init", 11) || !strncmp(mode, "clear-", 6) ||
-        !strcmp(mode, "free-private") || !strcmp(mode, "malloc-too-big") ||
-        !strcmp(mode, "reduce-mismatch") || !strcmp(mode, "shmem-bad-pe"))
-        return run_shmem(mode);
 
     if (!strncmp(mode, "before-init", 11) || !strncmp(mode, "clear-", 6) ||
         !strcmp(mode, "free-private") || !strcmp(mode, "malloc-too-big") ||

@@ -1,5 +1,6 @@
 # OpenSHMEM C API tests (point-to-point layer): every routine group at 1..8 PEs.
-foreach(t shmem_rma shmem_amo shmem_sync shmem_ctx shmem_generic shmem_setup shmem_threads)
+foreach(t shmem_rma shmem_amo shmem_sync shmem_ctx shmem_generic shmem_setup shmem_threads
+        shmem_spec15 shmem_c99)
   if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
     set(labels shmem)
     if(t STREQUAL "shmem_threads")
@@ -8,6 +9,13 @@ foreach(t shmem_rma shmem_amo shmem_sync shmem_ctx shmem_generic shmem_setup shm
     mm_rank_test(${t} SOURCES ${t}.c RANKS 1 2 3 4 5 8 LABELS ${labels})
   endif()
 endforeach()
+
+# many threads per PE mixing RMA, AMOs, signals and collectives on private teams (TSan runs it)
+mm_rank_test(shmem_thread_stress SOURCES shmem_thread_stress.c RANKS 1 2 3 4 5 8
+             LABELS shmem threads TIMEOUT 180)
+
+# written for C99: the deprecated C forms of the routines that are generic in C11
+set_target_properties(shmem_c99 PROPERTIES C_STANDARD 99 C_EXTENSIONS OFF)
 
 # A program built as a user builds it, with the build's compiler wrapper (COMPILE: wrapper and
 # flags), then run under meshrun at 1 and 4 PEs; it passes when its output says "PASS on N PEs".

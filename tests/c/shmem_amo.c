@@ -76,11 +76,13 @@ SHMEM_AMO_EXTENDED_TYPES(TEST_EXTENDED)
         shmem_ctx_##N##_atomic_add(SHMEM_CTX_DEFAULT, &counter, (T)(me + 1), 0);                   \
         shmem_##N##_atomic_fetch_add_nbi(&fetched, &counter, 0, 0);                                \
         (void)shmem_ctx_##N##_atomic_fetch_inc(SHMEM_CTX_DEFAULT, &counter, 0);                    \
+        a = shmem_ctx_##N##_atomic_fetch_add(SHMEM_CTX_DEFAULT, &counter, 2, 0);                   \
+        EXPECT(a < (T)(npes * 100), "%s ctx fetch_add result", #T);                                \
         shmem_quiet();                                                                             \
         shmem_barrier_all();                                                                       \
         long long total = 0;                                                                       \
         for (int p = 0; p < npes; p++)                                                             \
-            total += 1 + 2 + 3 * (p + 1) + 1 + 1 + 1 + 1 + 1;                                      \
+            total += 1 + 2 + 3 * (p + 1) + 1 + 1 + 1 + 1 + 1 + 2;                                  \
         if (me == 0)                                                                               \
             EXPECT((long long)counter == total, "%s counter %lld, expected %lld", #T,             \
                    (long long)counter, total);                                                     \
@@ -140,10 +142,16 @@ SHMEM_AMO_STANDARD_TYPES(TEST_STANDARD)
         shmem_##N##_atomic_fetch_xor_nbi(&fetched, &bits, mine, 0);   /* clears it */              \
         shmem_ctx_##N##_atomic_fetch_or_nbi(SHMEM_CTX_DEFAULT, &fetched, &bits, mine, 0);          \
         shmem_quiet();                                                                             \
+        shmem_##N##_atomic_xor(&bits, mine, 0);                        /* clears it */             \
+        fetched = shmem_ctx_##N##_atomic_fetch_xor(SHMEM_CTX_DEFAULT, &bits, mine, 0); /* sets */  \
+        EXPECT((fetched & mine) == 0, "%s ctx fetch_xor saw my bit clear", #T);                    \
         shmem_barrier_all();                                                                       \
         EXPECT(shmem_##N##_atomic_fetch(&bits, 0) == all, "%s xor", #T);                           \
         shmem_barrier_all();                                                                       \
-        if (me % 2)                                                                                \
+        if (me % 3 == 2) {                                                                         \
+            fetched = shmem_##N##_atomic_fetch_and(&bits, (T)~mine, 0);                            \
+            EXPECT((fetched & mine) == mine, "%s fetch_and saw my bit", #T);                       \
+        } else if (me % 2)                                                                         \
             shmem_##N##_atomic_and(&bits, (T)~mine, 0);                                            \
         else {                                                                                     \
             fetched = shmem_ctx_##N##_atomic_fetch_and(SHMEM_CTX_DEFAULT, &bits, (T)~mine, 0);     \

@@ -140,6 +140,10 @@ SHMEM_C11_AMO_STANDARD_TYPES(TEST_AMO_STANDARD)
         shmem_atomic_xor(ctx, &b, mine, 0);          /* clear */                                   \
         (void)shmem_atomic_fetch_xor(&b, mine, 0);   /* set */                                     \
         (void)shmem_atomic_fetch_or(ctx, &b, mine, 0);                                             \
+        shmem_atomic_or(ctx, &b, mine, 0);           /* the other form of each: set */             \
+        shmem_atomic_xor(&b, mine, 0);               /* clear */                                   \
+        (void)shmem_atomic_fetch_xor(ctx, &b, mine, 0); /* set */                                  \
+        (void)shmem_atomic_fetch_or(&b, mine, 0);                                                  \
         shmem_atomic_fetch_and_nbi(&f, &b, (T)~0, 0);                                              \
         shmem_atomic_fetch_or_nbi(ctx, &f, &b, 0, 0);                                              \
         shmem_atomic_fetch_xor_nbi(&f, &b, 0, 0);                                                  \

@@ -30,7 +30,7 @@ static const size_t sizes[] = {0, 1, 3, NMAX};
             T *dst = targets[t];                                                                   \
             for (size_t k = 0; k < NSIZES; k++) {                                                  \
                 size_t n = sizes[k];                                                               \
-                int v = (int)(k + (size_t)t) % 3;                                                  \
+                int v = (int)(k + (size_t)t) % 4;                                                  \
                 for (int i = 0; i <= NMAX; i++) {                                                  \
                     dst[i] = TEST_SENTINEL(T);                                                     \
                     src[i] = TEST_VAL(T, me, i);                                                   \
@@ -42,8 +42,12 @@ static const size_t sizes[] = {0, 1, 3, NMAX};
                 else if (v == 1) {                                                                 \
                     shmem_##N##_put_nbi(dst, src, n, right);                                       \
                     shmem_quiet();                                                                 \
-                } else                                                                             \
+                } else if (v == 2)                                                                 \
                     shmem_ctx_##N##_put(SHMEM_CTX_DEFAULT, dst, src, n, right);                    \
+                else {                                                                             \
+                    shmem_ctx_##N##_put_nbi(SHMEM_CTX_DEFAULT, dst, src, n, right);                \
+                    shmem_ctx_quiet(SHMEM_CTX_DEFAULT);                                            \
+                }                                                                                  \
                 shmem_barrier_all();                                                               \
                 for (size_t i = 0; i < n; i++)                                                     \
                     EXPECT(dst[i] == TEST_VAL(T, left, i), "%s put target %d n %zu i %zu", #T, t, \
@@ -55,8 +59,12 @@ static const size_t sizes[] = {0, 1, 3, NMAX};
                 else if (v == 1) {                                                                 \
                     shmem_##N##_get_nbi(got, dst, n, right);                                       \
                     shmem_quiet();                                                                 \
-                } else                                                                             \
+                } else if (v == 2)                                                                 \
                     shmem_ctx_##N##_get(SHMEM_CTX_DEFAULT, got, dst, n, right);                    \
+                else {                                                                             \
+                    shmem_ctx_##N##_get_nbi(SHMEM_CTX_DEFAULT, got, dst, n, right);                \
+                    shmem_ctx_quiet(SHMEM_CTX_DEFAULT);                                            \
+                }                                                                                  \
                 for (size_t i = 0; i < n; i++)                                                     \
                     EXPECT(got[i] == TEST_VAL(T, me, i), "%s get target %d n %zu i %zu", #T, t,   \
                            n, i);                                                                  \
@@ -153,6 +161,28 @@ static void expect_filled(const unsigned char *p, size_t n, int pe, int salt, co
             EXPECT(memcmp(got + 2 * i * BYTES, src + 2 * i * BYTES, BYTES) == 0,                   \
                    "iget%d element %zu", BITS, i);                                                 \
         shmem_barrier_all();                                                                       \
+        /* the other form of each: context put and iput, plain iget, put_nbi, ctx get_nbi */       \
+        memset(heap, 0, 4096);                                                                     \
+        memset(global_bytes, 0, sizeof global_bytes);                                              \
+        shmem_barrier_all();                                                                       \
+        shmem_ctx_put##BITS(SHMEM_CTX_DEFAULT, heap + off, src, n, right);                         \
+        shmem_put##BITS##_nbi(global_bytes + off, src, n, right);                                  \
+        shmem_ctx_iput##BITS(SHMEM_CTX_DEFAULT, heap + 2048, src, 1, 2, n, right);                 \
+        shmem_quiet();                                                                             \
+        shmem_barrier_all();                                                                       \
+        expect_filled(heap + off, n * BYTES, left, BITS, "ctx put" #BITS);                         \
+        expect_filled(global_bytes + off, n * BYTES, left, BITS, "put" #BITS "_nbi");              \
+        for (size_t i = 0; i < n; i++)                                                             \
+            EXPECT(memcmp(heap + 2048 + i * BYTES, expected + 2 * i * BYTES, BYTES) == 0,          \
+                   "ctx iput%d element %zu", BITS, i);                                             \
+        shmem_iget##BITS(got, heap + 2048, 2, 1, n, right);                                        \
+        for (size_t i = 0; i < n; i++)                                                             \
+            EXPECT(memcmp(got + 2 * i * BYTES, src + 2 * i * BYTES, BYTES) == 0,                   \
+                   "iget%d element %zu", BITS, i);                                                 \
+        shmem_ctx_get##BITS##_nbi(SHMEM_CTX_DEFAULT, got, global_bytes + off, n, right);           \
+        shmem_ctx_quiet(SHMEM_CTX_DEFAULT);                                                        \
+        expect_filled(got, n * BYTES, me, BITS, "ctx get" #BITS "_nbi");                           \
+        shmem_barrier_all();                                                                       \
     }
 
 static void test_sized_and_mem(void)
@@ -170,6 +200,8 @@ static void test_sized_and_mem(void)
         shmem_barrier_all();
         if (k % 2)
             shmem_putmem(heap + off, src, n, right);
+        else if (k == 2)
+            shmem_putmem_nbi(heap + off, src, n, right), shmem_quiet();
         else {
             shmem_ctx_putmem_nbi(SHMEM_CTX_DEFAULT, heap + off, src, n, right);
             shmem_ctx_quiet(SHMEM_CTX_DEFAULT);
@@ -182,6 +214,9 @@ static void test_sized_and_mem(void)
         memset(got, 0, n + 1);
         if (k % 2)
             shmem_getmem_nbi(got, heap + off, n, right), shmem_quiet();
+        else if (k == 2)
+            shmem_ctx_getmem_nbi(SHMEM_CTX_DEFAULT, got, heap + off, n, right),
+                shmem_ctx_quiet(SHMEM_CTX_DEFAULT);
         else
             shmem_ctx_getmem(SHMEM_CTX_DEFAULT, got, heap + off, n, right);
         expect_filled(got, n, me, (int)k, "getmem");

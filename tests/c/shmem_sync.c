@@ -177,6 +177,62 @@ static void test_locks(void)
     shmem_barrier_all();
 }
 
+/* every typed, sized and mem form of put_signal, plain and nbi, with and without a context:
+ * each PE puts to PE 0 and adds 1 to one signal per form family; PE 0 waits for them all */
+#define SIGNAL_TYPED(T, N)                                                                         \
+    {                                                                                              \
+        static T d[4 * 8];                                                                         \
+        T v = (T)(me + 1);                                                                         \
+        T *mine = &d[4 * (me % 8)];                                                                \
+        shmem_##N##_put_signal(mine, &v, 1, &typed_sig, 1, SHMEM_SIGNAL_ADD, 0);                   \
+        shmem_ctx_##N##_put_signal(SHMEM_CTX_DEFAULT, mine + 1, &v, 1, &typed_sig, 1,              \
+                                   SHMEM_SIGNAL_ADD, 0);                                           \
+        shmem_##N##_put_signal_nbi(mine + 2, &v, 1, &typed_sig, 1, SHMEM_SIGNAL_ADD, 0);           \
+        shmem_ctx_##N##_put_signal_nbi(SHMEM_CTX_DEFAULT, mine + 3, &v, 1, &typed_sig, 1,          \
+                                       SHMEM_SIGNAL_ADD, 0);                                       \
+        ntyped += 4;                                                                               \
+    }
+#define SIGNAL_SIZED(BITS, BYTES)                                                                  \
+    {                                                                                              \
+        static unsigned char d[8][4 * 16];                                                         \
+        unsigned char v[16] = {(unsigned char)me};                                                 \
+        unsigned char *mine = d[me % 8];                                                           \
+        shmem_put##BITS##_signal(mine, v, 1, &typed_sig, 1, SHMEM_SIGNAL_ADD, 0);                  \
+        shmem_ctx_put##BITS##_signal(SHMEM_CTX_DEFAULT, mine + 16, v, 1, &typed_sig, 1,            \
+                                     SHMEM_SIGNAL_ADD, 0);                                         \
+        shmem_put##BITS##_signal_nbi(mine + 32, v, 1, &typed_sig, 1, SHMEM_SIGNAL_ADD, 0);         \
+        shmem_ctx_put##BITS##_signal_nbi(SHMEM_CTX_DEFAULT, mine + 48, v, 1, &typed_sig, 1,        \
+                                         SHMEM_SIGNAL_ADD, 0);                                     \
+        ntyped += 4;                                                                               \
+    }
+
+static uint64_t typed_sig;
+
+static void test_signal_forms(void)
+{
+    static unsigned char bytes[8][2];
+    uint64_t ntyped = 0;
+    typed_sig = 0;
+    shmem_barrier_all();
+    SHMEM_RMA_TYPES(SIGNAL_TYPED)
+    SHMEM_SIZED_TYPES(SIGNAL_SIZED)
+    unsigned char b = (unsigned char)me;
+    shmem_putmem_signal(&bytes[me % 8][0], &b, 1, &typed_sig, 1, SHMEM_SIGNAL_ADD, 0);
+    shmem_ctx_putmem_signal_nbi(SHMEM_CTX_DEFAULT, &bytes[me % 8][1], &b, 1, &typed_sig, 1,
+                                SHMEM_SIGNAL_ADD, 0);
+    ntyped += 2;
+    shmem_quiet();
+    if (me == 0) {
+        uint64_t want = ntyped * (uint64_t)npes;
+        EXPECT(shmem_signal_wait_until(&typed_sig, SHMEM_CMP_EQ, want) == want,
+               "every put_signal form added its 1");
+        EXPECT(bytes[npes > 7 ? 7 : npes - 1][1] == (unsigned char)(npes > 7 ? 7 : npes - 1) ||
+                   npes > 8,
+               "putmem_signal_nbi data");
+    }
+    shmem_barrier_all();
+}
+
 int main(void)
 {
     shmem_init();
@@ -184,6 +240,7 @@ int main(void)
 #define RUN(T, N) test_p2p_##N();
     SHMEM_P2P_TYPES(RUN)
     test_signals();
+    test_signal_forms();
     test_locks();
     shmem_finalize();
     return 0;

@@ -34,7 +34,14 @@ static void test_sizes(void)
     CHECK(mm_parse_size("1.5k", &v) == 0 && v == 1536);
     CHECK(mm_parse_size("12Q", &v) == -1);
     CHECK(mm_parse_size("", &v) == -1);
+    char buf[24];
+    CHECK(!strcmp(mm_format_size(buf, sizeof buf, 8), "8"));
+    CHECK(!strcmp(mm_format_size(buf, sizeof buf, 64 << 10), "64K"));
+    CHECK(!strcmp(mm_format_size(buf, sizeof buf, 40ULL << 30), "40G"));
+    CHECK(!strcmp(mm_format_size(buf, sizeof buf, 1536ULL << 20), "1.5G"));
+    CHECK(mm_parse_size(mm_format_size(buf, sizeof buf, 3ULL << 40), &v) == 0 && v == 3LL << 40);
     CHECK(mm_parse_size("-5", &v) == -1);
+    CHECK(mm_parse_size("nan", &v) == -1 && mm_parse_size("inf", &v) == -1); /* found by config_fuzz */
 }
 
 static void test_half(void)

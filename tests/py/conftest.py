@@ -1,7 +1,7 @@
 """Shared fixtures of the Python tests.
 
 - ``build_dir``: the CMake build directory under test, from the environment variable
-  MESHMEM_BUILD (the top-level Makefile sets it), default /work/main/build.
+  MESHMEM_BUILD (the top-level Makefile sets it), default the repository's own build/.
 - ``shm_snapshot``: /dev/shm before a test; after it, fails the test when an object of a job the
   test started (registered with ``shm_snapshot.track(pid)``) is still there.
 - ``launch``: runs meshrun (or a program directly) with a hang guard, and records what the
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 SHM = Path("/dev/shm")
-DEFAULT_BUILD = "/work/main/build"
+DEFAULT_BUILD = Path(__file__).resolve().parents[2] / "build"  # this checkout's build/
 
 
 @pytest.fixture(scope="session")

@@ -412,6 +412,8 @@ def _read_toml(p: Path) -> dict:
         text = p.read_text()
     except OSError as e:
         raise FabricError(f"{p}: cannot read fabric file ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise FabricError(f"{p}: not a fabric file: not UTF-8 text (byte {e.start})") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

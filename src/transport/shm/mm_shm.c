@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,28 +31,102 @@ __attribute__((constructor)) static void mm_copy_detect(void)
 }
 
 /*
- * Fault the first @p bytes of a mapping in: write faults allocate (and zero) the pages.
- * @return 0, or -1 when the memory is not there: touching pages by hand would then end in
- * SIGBUS, so the loop is only the fallback for kernels without the madvise.
+ * Committing memory. A segment is a memfd: its size only reserves (shmem files are never charged
+ * at ftruncate), and a page exists once something writes it. Touching a page the machine cannot
+ * give is the wrong moment to learn it: the fault becomes the OOM killer's SIGKILL (or SIGBUS,
+ * where a size limit applies), far from the call that asked for the memory. So the runtime
+ * commits its pages at the calls that ask for them (init for its own areas, the symmetric
+ * allocation for a block: mm_symalloc.c), with MADV_POPULATE_WRITE, which allocates the pages
+ * and fails with ENOMEM instead of faulting; a page that is never allocated costs nothing.
+ * The alternatives: MAP_NORESERVE changes nothing for shared memory (never accounted up front);
+ * fallocate on the memfd commits too but leaves the page tables to fill at first touch, which
+ * the prefault is there to avoid; a SIGBUS handler cannot undo a fault, only explain it
+ * (mm_fault.c does, for the pages committed lazily, MESHMEM_PREFAULT=0).
  */
-static int mm_shm_populate(void *p, size_t bytes, bool write)
+int mm_shm_commit(void *p, size_t bytes, bool own)
 {
     if (bytes == 0)
         return 0;
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)(page - 1);
+    bytes += (uintptr_t)p - a;
+    p = (void *)a;
 #if defined(MADV_POPULATE_WRITE) && defined(MADV_POPULATE_READ)
-    if (madvise(p, bytes, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) == 0)
+    if (madvise(p, bytes, own ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) == 0)
         return 0;
     if (errno != EINVAL)
         return -1;
 #endif
-    long page = sysconf(_SC_PAGESIZE);
+    /* kernels before 5.14 have no populate: touch the pages, once the machine says it has them */
+    if (own && bytes > mm_shm_available()) {
+        errno = ENOMEM;
+        return -1;
+    }
     for (size_t off = 0; off < bytes; off += (size_t)page) {
-        if (write)
-            ((volatile char *)p)[off] = 0;
+        if (own)
+            ((volatile char *)p)[off] = ((volatile char *)p)[off];
         else
             (void)((volatile char *)p)[off];
     }
     return 0;
+}
+
+/* the first number in file @p path (SIZE_MAX for "max" or when it cannot be read) */
+static size_t mm_shm_read_bytes(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    unsigned long long v;
+    bool ok = f && fscanf(f, "%llu", &v) == 1;
+    if (f)
+        fclose(f);
+    return ok && v < SIZE_MAX ? (size_t)v : SIZE_MAX;
+}
+
+/* what this process's memory cgroup (v2, or v1's memory controller) still lets it allocate:
+ * past its limit the kernel's OOM killer ends a rank (a populate included), so the check has
+ * to happen before; SIZE_MAX without a limit */
+static size_t mm_shm_cgroup_room(void)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    char line[512], dir[600] = "";
+    while (f && !dir[0] && fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *ctrl = strchr(line, ':'), *path = ctrl ? strchr(ctrl + 1, ':') : NULL;
+        if (!path)
+            continue;
+        *path++ = '\0';
+        if (!strcmp(ctrl + 1, "memory")) /* v1 */
+            snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory%s", path);
+        else if (!strcmp(ctrl + 1, "") && !strcmp(line, "0")) /* v2 */
+            snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", path);
+    }
+    if (f)
+        fclose(f);
+    if (!dir[0])
+        return SIZE_MAX;
+    char limit_path[640], used_path[640];
+    bool v1 = strncmp(dir, "/sys/fs/cgroup/memory/", 22) == 0 || !strcmp(dir, "/sys/fs/cgroup/memory");
+    snprintf(limit_path, sizeof(limit_path), "%s/%s", dir, v1 ? "memory.limit_in_bytes" : "memory.max");
+    snprintf(used_path, sizeof(used_path), "%s/%s", dir, v1 ? "memory.usage_in_bytes" : "memory.current");
+    size_t limit = mm_shm_read_bytes(limit_path), used = mm_shm_read_bytes(used_path);
+    if (limit == SIZE_MAX || used == SIZE_MAX)
+        return SIZE_MAX;
+    return used < limit ? limit - used : 0;
+}
+
+size_t mm_shm_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    unsigned long long kb = 0;
+    bool found = false;
+    while (f && !found && fgets(line, sizeof(line), f))
+        found = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
+    if (f)
+        fclose(f);
+    size_t machine = found && kb < SIZE_MAX / 1024 ? (size_t)kb * 1024 : SIZE_MAX;
+    size_t cgroup = mm_shm_cgroup_room();
+    return cgroup < machine ? cgroup : machine;
 }
 
 /* map at an address such that addr + @p offset is a multiple of @p align (a power of two):
@@ -83,6 +158,13 @@ void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t popul
         mm_error("memfd_create(%s): %s", name, strerror(errno));
         return NULL;
     }
+    /* a memfd is created 0777: readable and writable by its user only, so that reopening it
+     * (/proc/PID/fd) is refused to anyone else even where the process itself is reachable */
+    if (fchmod(fd, 0600) != 0) {
+        mm_error("fchmod(%s, 0600): %s", name, strerror(errno));
+        close(fd);
+        return NULL;
+    }
     if (ftruncate(fd, (off_t)bytes) != 0) {
         mm_error("ftruncate(%s, %zu): %s", name, bytes, strerror(errno));
         close(fd);
@@ -101,7 +183,7 @@ void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t popul
         madvise(p, bytes, MADV_HUGEPAGE);
 #endif
     /* shared memory is allocated (and zeroed) on first touch: do it now, not when measured */
-    if (mm_shm_populate(p, populate < bytes ? populate : bytes, true) != 0) {
+    if (mm_shm_commit(p, populate < bytes ? populate : bytes, true) != 0) {
         mm_error("cannot allocate %zu bytes of shared memory for %s (memory full?): %s",
                  populate, name, strerror(errno));
         munmap(p, bytes);
@@ -120,7 +202,7 @@ void *mm_shm_map(int fd, size_t bytes, void *fixed_addr, size_t populate)
         mm_error("mmap of a peer's segment (%zu bytes): %s", bytes, strerror(errno));
         return NULL;
     }
-    if (mm_shm_populate(p, populate < bytes ? populate : bytes, false) != 0)
+    if (mm_shm_commit(p, populate < bytes ? populate : bytes, false) != 0)
         mm_warn("mapping a peer's segment: page tables not pre-filled: %s", strerror(errno));
     return p;
 }
@@ -160,7 +242,15 @@ typedef struct {
 } mm_shm_hello_t;
 #define MM_SHM_HELLO 0x6d6d6664u /* "mmfd" */
 
-static int mm_shm_send(const char *job, int peer, int me, const int fds[2])
+/*
+ * Send this rank's segment descriptors to @p peer, after checking that the socket reached is
+ * the peer's: abstract socket names have no owner, so another user's process could bind the
+ * name first (it can guess the job's name) and would then receive the job's memory. The
+ * listener's credentials (SO_PEERCRED on the connected socket: those at its listen) must be
+ * this user's and the pid the peer published.
+ */
+static int mm_shm_send(const char *job, int peer, int me, const int fds[2],
+                       const mm_boot_card_t *cards)
 {
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un a;
@@ -174,6 +264,16 @@ static int mm_shm_send(const char *job, int peer, int me, const int fds[2])
                  strerror(errno));
         if (s >= 0)
             close(s);
+        return -1;
+    }
+    struct ucred cred;
+    socklen_t clen = sizeof(cred);
+    if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 || cred.uid != getuid() ||
+        cred.pid != cards[peer].pid) {
+        mm_error("meshmem_init: the socket of rank %d of this node (@%s.%d) belongs to another "
+                 "process (pid %d, uid %d; rank %d is pid %d): its segments are not sent",
+                 peer, job, peer, (int)cred.pid, (int)cred.uid, peer, (int)cards[peer].pid);
+        close(s);
         return -1;
     }
     mm_shm_hello_t h = {MM_SHM_HELLO, me, fds[1] >= 0 ? 2 : 1};
@@ -240,10 +340,11 @@ static int mm_shm_receive(int listener, const int *peers, int npeers,
     bool ok = n == (ssize_t)sizeof(h) && h.magic == MM_SHM_HELLO && idx >= 0 && ngot == h.nfds &&
               cred_ok && cred.uid == getuid() && cred.pid == cards[h.rank].pid &&
               peer_fds[idx][0] < 0;
-    if (!ok) {
-        mm_warn("meshmem_init: refused a connection on this rank's socket (pid %d, uid %d): not "
-                "a rank of this job",
-                cred_ok ? (int)cred.pid : -1, cred_ok ? (int)cred.uid : -1);
+    if (!ok) { /* said always: another process tried to hand this rank its memory */
+        mm_log(MM_LOG_WARN | MM_LOG_ALWAYS,
+               "meshmem_init: refused a connection on this rank's socket (pid %d, uid %d): not "
+               "a rank of this job",
+               cred_ok ? (int)cred.pid : -1, cred_ok ? (int)cred.uid : -1);
         for (int i = 0; i < ngot && i < 2; i++)
             close(got[i]);
         return -2;
@@ -270,7 +371,7 @@ int mm_shm_exchange(int listener, const char *job, const int *peers, int npeers,
      * few bytes wait in the socket; so every rank can send to all before it receives */
     for (int i = 0; i < npeers && rc == 0; i++) {
         int k = (i + mm_g.rank) % npeers; /* not everyone at the first peer first */
-        rc = mm_shm_send(job, peers[k], mm_g.rank, fds);
+        rc = mm_shm_send(job, peers[k], mm_g.rank, fds, cards);
     }
     double deadline = mm_shm_now() + 60.0;
     for (int got = 0; got < npeers && rc == 0;) {

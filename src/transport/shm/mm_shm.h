@@ -7,9 +7,12 @@
  * process that maps them. The ranks of a node hand each other the file descriptors over Unix
  * sockets (SCM_RIGHTS): rank r listens on the abstract socket "<job>.<r>" (abstract names live
  * in the network namespace, so every virtual host has its own), each rank connects to each of
- * its node's peers and sends its descriptors. The receiver checks the sender's credentials
- * (SO_PEERCRED): the same user, and the pid that rank published through the bootstrap; no
- * other user's process can obtain a job's memory.
+ * its node's peers and sends its descriptors. Each end checks the other's credentials
+ * (SO_PEERCRED): the same user, and the pid that rank published through the bootstrap. The
+ * receiver so takes no other process's memory, and the sender gives its memory to no other
+ * process, even one that took a socket's name first (abstract names have no owner). The
+ * descriptors themselves are reachable only through the ranks' own processes (/proc/PID/fd
+ * needs the right to trace them): no other user's process can obtain a job's memory.
  */
 #ifndef MM_SHM_H
 #define MM_SHM_H
@@ -39,6 +42,18 @@ void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t popul
  * @return the mapping, or NULL after logging why.
  */
 void *mm_shm_map(int fd, size_t bytes, void *fixed_addr, size_t populate);
+
+/**
+ * @brief Commit [@p p, @p p + @p bytes) of a segment mapping now: allocate (and zero) its pages
+ * when @p own, else only fill this rank's page tables for pages the owner has committed.
+ * @return 0, or -1 with errno set (ENOMEM: the machine, or the job's memory limit, has no
+ * room), having touched nothing that could raise SIGBUS.
+ */
+int mm_shm_commit(void *p, size_t bytes, bool own);
+
+/** @return the bytes this process can still be given: the machine's (MemAvailable of
+ * /proc/meminfo) or, when lower, what its memory cgroup's limit leaves; SIZE_MAX when unknown. */
+size_t mm_shm_available(void);
 
 /**
  * @brief Listen for this rank's node peers (before the bootstrap exchange that tells them to

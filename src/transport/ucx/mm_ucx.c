@@ -34,6 +34,7 @@
  * unreachable ends the job from here with a message naming the rank and its host.
  */
 #include "mm_plugin.h"
+#include "mm_ucx_post.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -50,7 +51,6 @@
 #define MM_UCX_EAGER_MAX   ((size_t)64 << 10)
 #define MM_UCX_KEEPALIVE   "5s"
 
-enum { MM_UCX_SEG = 0, MM_UCX_DATA = 1, MM_UCX_REGIONS = 2 };
 
 static const mm_plugin_host_t *H;
 
@@ -74,15 +74,6 @@ static struct {
     char         (*hosts)[64];        /* [nranks] host names, for messages */
 } U = {.efd = -1};
 
-/* what a post carries ahead of its data (the body, then the extra bytes) */
-typedef struct {
-    uint64_t line;       /* offset of the line in the target's segment */
-    uint64_t seq;
-    uint64_t extra_off;  /* offset of the extra bytes in their region */
-    uint64_t extra_len;
-    uint32_t body_len;
-    uint32_t extra_region;
-} mm_ucx_post_t;
 
 #define G (H->g)
 
@@ -337,12 +328,8 @@ static ucs_status_t mm_ucx_on_post(void *arg, const void *header, size_t header_
         return UCS_OK;
     }
     memcpy(&h, header, sizeof(h));
-    size_t seg = G->seg_bytes;
-    size_t region = h.extra_region == MM_UCX_DATA ? G->data_size : seg;
     char *rbase = h.extra_region == MM_UCX_DATA ? (char *)G->data_base : G->seg;
-    if (h.line % 8 || h.line > seg - 8 || h.body_len > seg - 8 - h.line ||
-        length != (size_t)h.body_len + h.extra_len || h.extra_region > MM_UCX_DATA ||
-        h.extra_off > region || h.extra_len > region - h.extra_off) {
+    if (!mm_ucx_post_valid(&h, length, G->seg_bytes, G->data_size)) {
         H->log(MM_LOG_ERROR, "transport: message outside this rank's memory dropped (line %llu, "
                "%u + %llu bytes)",
                (unsigned long long)h.line, h.body_len, (unsigned long long)h.extra_len);

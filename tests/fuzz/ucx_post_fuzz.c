@@ -1,0 +1,43 @@
+/*
+ * libFuzzer target: the validation of a post between hosts (mm_ucx_post.h, the check
+ * mm_ucx_on_post makes before writing), followed by the writes the transport then makes, into a
+ * segment and static data of exactly the sizes given: an accepted post that writes outside them
+ * is an AddressSanitizer report. Input: the header (40 bytes), then the data length, segment and
+ * static data sizes (2 bytes each, small), then the data.
+ */
+#include "mm_ucx_post.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static size_t take16(const uint8_t *p)
+{
+    return (size_t)p[0] | (size_t)p[1] << 8;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    mm_ucx_post_t h;
+    if (size < sizeof(h) + 6)
+        return 0;
+    memcpy(&h, data, sizeof(h));
+    size_t length = take16(data + sizeof(h)), seg_bytes = take16(data + sizeof(h) + 2),
+           data_size = take16(data + sizeof(h) + 4);
+    const uint8_t *payload = data + sizeof(h) + 6;
+    if (length > size - sizeof(h) - 6)
+        length = size - sizeof(h) - 6; /* the message carries what the input has */
+    if (!mm_ucx_post_valid(&h, length, seg_bytes, data_size))
+        return 0;
+    char *seg = malloc(seg_bytes ? seg_bytes : 1), *stat = malloc(data_size ? data_size : 1);
+    char *rbase = h.extra_region == MM_UCX_DATA ? stat : seg;
+    if (h.extra_len)
+        memcpy(rbase + h.extra_off, payload + h.body_len, h.extra_len);
+    if (h.body_len)
+        memcpy(seg + h.line + 8, payload, h.body_len);
+    memcpy(seg + h.line, &h.seq, 8); /* the sequence word */
+    free(seg);
+    free(stat);
+    return 0;
+}
