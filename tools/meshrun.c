@@ -85,6 +85,7 @@ static void usage(FILE *out)
             "  --tag-output         prefix every line a rank writes with \"[RANK] \" (whole lines)\n"
             "  --fabric FILE        also predict the run's time on a modelled fabric (a file or a\n"
             "                       name in fabrics/): every call is traced and replayed\n"
+            "                       (on this machine or with --vhosts)\n"
             "  --compute-scale X    factor on measured compute time (default: the fabric's)\n"
             "  --fabric-json FILE   also write the prediction as JSON\n"
             "  --fabric-set S.K=V   replace one value of the fabric for this prediction\n"
@@ -473,10 +474,16 @@ int main(int argc, char **argv)
     char **prog = &argv[i];
     if (map_by && !across)
         return usage_error("%s", "--map-by needs --hosts, --hostfile or --vhosts");
+    if (fabric.fabric == NULL && (fabric.compute_scale || fabric.json || fabric.nsets))
+        return usage_error("%s", "--compute-scale, --fabric-json and --fabric-set need --fabric");
     if (across) {
-        if (fabric.fabric || fabric.compute_scale || fabric.json || fabric.nsets)
-            return usage_error("%s", "--fabric and its options are for a run on this machine "
-                                     "(not with --hosts, --hostfile or --vhosts)");
+        /* the ranks' traces and their shared store counters (mm_trace.h) are files of one
+         * directory that every rank maps: virtual hosts share this machine's /tmp, real hosts
+         * do not */
+        if (fabric.fabric && !multi.vhosts)
+            return usage_error("%s", "--fabric across machines needs --vhosts (the ranks map one "
+                                     "trace directory of this machine; --hosts and --hostfile "
+                                     "run them elsewhere)");
         /* virtual hosts are this machine: the program must be here; a real host may have a
          * program this one lacks, and mpirun says so then */
         int missing = multi.vhosts ? check_program(prog[0]) : 0;
@@ -492,13 +499,14 @@ int main(int argc, char **argv)
         multi.timeout = timeout;
         multi.tag_output = tag_output;
         multi.prog = prog;
-        return meshrun_multi_run(&multi);
+        int fab = meshrun_fabric_prepare(&fabric, nranks > 0 ? nranks : multi.vhosts);
+        if (fab)
+            return fab;
+        return meshrun_fabric_finish(&fabric, meshrun_multi_run(&multi));
     }
     int bad = check_program(prog[0]);
     if (bad)
         return bad;
-    if (fabric.fabric == NULL && (fabric.compute_scale || fabric.json || fabric.nsets))
-        return usage_error("%s", "--compute-scale, --fabric-json and --fabric-set need --fabric");
     bad = meshrun_fabric_prepare(&fabric, nranks);
     if (bad)
         return bad;

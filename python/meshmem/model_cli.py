@@ -1,6 +1,8 @@
 """`meshmem model`: validate the fabric model against the papers, predict one operation, sweep designs.
 
     meshmem model validate [--sensitivity] [--json FILE]
+    meshmem model validate --measured [--shapes 2x1,2x2,3x1] [--sizes 8,64K] [--records N] [--recalibrate] [--quick]
+    meshmem model calibrate [--write]        (the virtual cluster's link figures, fabrics/vcluster-tcp.toml)
     meshmem model predict --fabric FILE --op OP --bytes L [--ranks N] [--fabric-set S.K=V] [--json FILE]
     meshmem model sweep [--param degree|bandwidth|nodes ...] [--plot-dir DIR] [--json FILE]
     meshmem model replay --fabric FILE --trace DIR [--compute-scale X] [--fabric-set S.K=V] [--json FILE]
@@ -9,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -42,7 +45,40 @@ def add_arguments(p) -> None:
     v.add_argument("--sensitivity", action="store_true",
                    help="also scale every fabric parameter by 0.9 and 1.1 and list the rows "
                         "whose verdict flips")
+    v.add_argument("--measured", action="store_true",
+                   help="instead: run alltoall, allreduce and the sort on this machine's "
+                        "virtual cluster (meshrun --vhosts; needs root) and compare each time "
+                        "with the prediction of fabrics/vcluster-tcp.toml (±25 %%)")
+    v.add_argument("--shapes", default="2x1,2x2,3x1", metavar="LIST",
+                   help="--measured: virtual clusters HOSTSxRANKS-PER-HOST (default 2x1,2x2,3x1)")
+    v.add_argument("--sizes", default="8,64K", metavar="LIST",
+                   help="--measured: collective sizes, per peer for alltoall (default 8,64K)")
+    v.add_argument("--records", default="2^20", metavar="N",
+                   help="--measured: records of the sort, 0 for none (default 2^20)")
+    v.add_argument("--variant", default="a3", metavar="NAME",
+                   help="--measured: the sort's variant (default a3)")
+    v.add_argument("--rounds", type=int, default=1, metavar="N",
+                   help="--measured: rounds per benchmark, medians (default 1)")
+    v.add_argument("--iters", type=int, default=200, metavar="N",
+                   help="--measured: iterations per size up to 8 KiB, a tenth above (default 200)")
+    v.add_argument("--recalibrate", action="store_true",
+                   help="--measured: measure the link figures first, in the same run, and "
+                        "predict with them instead of the file's")
+    v.add_argument("--quick", action="store_true",
+                   help="--measured: the fast form (2x1, 8 bytes, a sort of 2^14 records, "
+                        "50 iterations): checks the machinery, not the model")
     options.add_json(v)
+    ca = sub.add_parser("calibrate", help="measure the virtual cluster's link figures",
+                        description="Measure the figures fabrics/vcluster-tcp.toml is calibrated "
+                                    "on (ping-pong and put across 2 virtual hosts and on one "
+                                    "host, a memcpy): print them beside the file's values; "
+                                    "--write puts them into the file. Needs root (virtual hosts).")
+    ca.add_argument("--rounds", type=int, default=3, metavar="N",
+                    help="rounds per benchmark, medians (default 3)")
+    ca.add_argument("--iters", type=int, default=200, metavar="N",
+                    help="iterations of the 8-byte benchmarks, a tenth for 1 MiB (default 200)")
+    ca.add_argument("--write", action="store_true", help="write the values into the fabric file")
+    options.add_json(ca)
     pr = sub.add_parser("predict", help="predict one operation on one fabric",
                         description="The time (and throughput) of one operation on a fabric, "
                                     "with the terms of the model that make it up.")
@@ -111,7 +147,64 @@ def _write_json(path: str, data) -> None:
         fh.write("\n")
 
 
+def _measured(args) -> int:
+    from meshmem.model import measured
+    if args.sensitivity:
+        raise UserError("--sensitivity is for the papers' table, not with --measured")
+    try:
+        shapes = measured.parse_shapes("2x1" if args.quick else args.shapes)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    sizes = [8] if args.quick else options.parse_sizes("--sizes", args.sizes)
+    try:
+        records = 1 << 14 if args.quick else options.parse_count(args.records)
+    except UserError as e:
+        raise UserError(f"--records: {e}") from None
+    options.at_least("--rounds", args.rounds, 1)
+    options.at_least("--iters", args.iters, 10)
+    why = measured.vhosts_unavailable()
+    if why:
+        print(f"meshmem model validate --measured: no virtual cluster here: {why}", file=sys.stderr)
+        return 1
+    result = measured.run(shapes, sizes, records=records, sort_variant=args.variant,
+                          rounds=args.rounds, iters=50 if args.quick else args.iters,
+                          recalibrate=args.recalibrate)
+    print(measured.format_table(result))
+    if args.json:
+        _write_json(args.json, measured.as_json(result))
+    return 0
+
+
+def _calibrate(args) -> int:
+    from meshmem.model import measured
+    from meshmem.model.fabric import resolve_fabric_path
+    options.at_least("--rounds", args.rounds, 1)
+    options.at_least("--iters", args.iters, 10)
+    why = measured.vhosts_unavailable()
+    if why:
+        print(f"meshmem model calibrate: no virtual cluster here: {why}", file=sys.stderr)
+        return 1
+    load = os.getloadavg()[0]
+    today = measured.measure_calibrations(rounds=args.rounds, iters=args.iters)
+    old = measured.fabric_values()
+    print(f"Calibrations of fabrics/{measured.FABRIC}.toml (load {load:.1f} at the start, "
+          f"{os.getloadavg()[0]:.1f} at the end):")
+    for c in measured.CALIBRATIONS:
+        print(f"  {c.key:30} {today[c.name]:>10.4g} {c.unit:7} (file: {old[c.name]:.4g})  "
+              f"{c.name}: {c.what}")
+    if args.write:
+        path = resolve_fabric_path(measured.FABRIC)
+        measured.write_calibrations(path, today)
+        print(f"# wrote {path}")
+    if args.json:
+        _write_json(args.json, {"calibration": today, "file": old, "load_start": load,
+                                "load_end": os.getloadavg()[0]})
+    return 0
+
+
 def _validate(args) -> int:
+    if args.measured:
+        return _measured(args)
     from meshmem.model import validate
     rows = validate.run_validation()
     print(validate.format_table(rows))
@@ -225,9 +318,10 @@ def _replay(args) -> int:
 
 def run(args) -> int:
     """Dispatch to the sub-command; fabric and model errors print one clear line and return 2."""
-    handlers = {"validate": _validate, "predict": _predict, "sweep": _sweep, "replay": _replay}
+    handlers = {"validate": _validate, "predict": _predict, "sweep": _sweep, "replay": _replay,
+                "calibrate": _calibrate}
     if args.model_command not in handlers:
-        raise UserError("a subcommand is needed: validate, predict, sweep or replay (see "
+        raise UserError("a subcommand is needed: validate, predict, sweep, replay or calibrate (see "
                         "meshmem model --help)")
     options.check_outputs(args)
     if getattr(args, "plot_dir", None) and Path(args.plot_dir).suffix.lower() == ".png":

@@ -387,7 +387,7 @@ def test_cli_validate(tmp_path, capsys):
     assert meshmem_main(["model", "validate", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
     assert data["tolerance"] == 0.15 and len(data["rows"]) >= 60
-    assert {r["class"] for r in data["rows"]} == {"measured", "calibration", "derived"}
+    assert {r["class"] for r in data["rows"]} == {"measured", "calibration", "input", "derived"}
     m = data["counts"]["measured"]
     assert m["reproduced"] == sum(r["reproduced"] for r in data["rows"] if r["class"] == "measured")
     assert "the model's score" in capsys.readouterr().out

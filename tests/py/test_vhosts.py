@@ -497,7 +497,8 @@ def test_meshrun_killed_outright(vtools):
     (["--vhosts", "2", "--hosts", "a", "prog"], "give one of --hosts, --hostfile and --vhosts"),
     (["--vhosts", "2", "--map-by", "socket", "prog"], '--map-by argument "socket"'),
     (["-n", "2", "--map-by", "node", "prog"], "--map-by needs --hosts, --hostfile or --vhosts"),
-    (["--vhosts", "2", "--fabric", "optweb", "prog"], "--fabric and its options are for a run"),
+    (["--hosts", "a:2", "--fabric", "optweb", "prog"], "--fabric across machines needs --vhosts"),
+    (["--vhosts", "2", "--fabric-json", "x.json", "prog"], "--fabric-json and --fabric-set need --fabric"),
 ])
 def test_bad_arguments(tools, args, msg):
     job = Job(tools, args)

@@ -132,11 +132,17 @@ class Fabric:
     fft: dict = field(default_factory=dict)
     gemm: dict = field(default_factory=dict)
     raw: dict = field(default_factory=dict)
+    link_y: Link | None = None
 
     @property
     def nodes(self) -> int:
         """Number of nodes (ranks) of the fabric."""
         return self.topology.nodes
+
+    def link_of(self, axis: int) -> Link:
+        """The links along a GHC axis: [link_y] for y (axis 1) when the file has one, else [link]
+        (a cluster: x the ranks of one host, y the network between hosts)."""
+        return self.link_y if axis == 1 and self.link_y is not None else self.link
 
 
 # --- checking helpers -------------------------------------------------------------------------
@@ -174,6 +180,7 @@ _KNOWN = {
     "fabric": {"name", "description", "engine", "base"},
     "topology": {"kind", "nodes", "kx", "ky", "doubled", "levels", "radix"},
     "link": {"bandwidth_gbps", "efficiency", "hop_latency_us"},
+    "link_y": {"bandwidth_gbps", "efficiency", "hop_latency_us"},
     "memory": {"channels", "channel_width_bytes", "clock_mhz"},
     "protocol": {"eager_threshold_bytes", "rendezvous_extra_us", "sync_us"},
     "mpi": {"software_latency_us", "reduce_gbytes_per_s", "algorithms", "ranks_per_node",
@@ -325,6 +332,14 @@ def _check_pgas(raw: dict, path: str) -> dict:
     }
 
 
+def _load_link(raw: dict, path: str, section: str) -> Link:
+    return Link(
+        bandwidth_gbps=_get(raw, path, section, "bandwidth_gbps", float, positive=True),
+        efficiency=_get(raw, path, section, "efficiency", float, positive=True, at_most=1.0),
+        hop_latency_s=_get(raw, path, section, "hop_latency_us", float, nonneg=True) * 1e-6,
+    )
+
+
 def fabric_from_dict(raw: dict, path: str = "<dict>") -> Fabric:
     """Check a parsed fabric table and build a Fabric; FabricError names `path` and the key."""
     _check_known(raw, path)
@@ -339,11 +354,12 @@ def fabric_from_dict(raw: dict, path: str = "<dict>") -> Fabric:
     if engine == "onestep" and topo.kind not in ("full_mesh", "ghc"):
         raise FabricError(f"{_where(path, 'topology', 'kind')}: engine 'onestep' needs direct links "
                           f"(full_mesh or ghc), got {topo.kind!r}")
-    link = Link(
-        bandwidth_gbps=_get(raw, path, "link", "bandwidth_gbps", float, positive=True),
-        efficiency=_get(raw, path, "link", "efficiency", float, positive=True, at_most=1.0),
-        hop_latency_s=_get(raw, path, "link", "hop_latency_us", float, nonneg=True) * 1e-6,
-    )
+    link = _load_link(raw, path, "link")
+    link_y = None
+    if "link_y" in raw:
+        if topo.kind != "ghc":
+            raise FabricError(f"{path}: [link_y] is for a ghc topology's y links (got kind {topo.kind!r})")
+        link_y = _load_link(raw, path, "link_y")
     memory = None
     if engine != "mpi" or "memory" in raw:
         memory = Memory(
@@ -373,7 +389,7 @@ def fabric_from_dict(raw: dict, path: str = "<dict>") -> Fabric:
         pgas=_check_pgas(raw, path) if engine == "pgas" else {},
         sort=sort, compute=_load_compute(raw, path),
         cpu_sort=_load_cpu_sort(raw, path) if engine == "mpi" else None,
-        fft=_load_fft(raw, path), gemm=_load_gemm(raw, path), raw=raw,
+        fft=_load_fft(raw, path), gemm=_load_gemm(raw, path), raw=raw, link_y=link_y,
     )
 
 

@@ -42,13 +42,13 @@ ZERO = StepCost(0.0, 0.0, 0.0)
 
 def _beta(fabric: Fabric, dim: Dimension) -> float:
     """Seconds per byte on one node pair of a dimension (doubled links halve it)."""
-    return 1.0 / (fabric.link.bytes_per_s * dim.links)
+    return 1.0 / (fabric.link_of(dim.axis).bytes_per_s * dim.links)
 
 
-def _alpha(fabric: Fabric, per_peer_bytes: float) -> float:
-    """Start-up of one step; rendezvous adds the fabric's extra above the eager threshold."""
+def _alpha(fabric: Fabric, per_peer_bytes: float, axis: int = 0) -> float:
+    """Start-up of one step on an axis; rendezvous adds the fabric's extra above the eager threshold."""
     extra = fabric.protocol.rendezvous_extra_s if per_peer_bytes > fabric.protocol.eager_threshold_bytes else 0.0
-    return fabric.link.hop_latency_s + extra
+    return fabric.link_of(axis).hop_latency_s + extra
 
 
 def _chain(fabric: Fabric, steps: list[StepCost]) -> StepCost:
@@ -66,7 +66,7 @@ def alltoall(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
 
     FC: alpha + beta L / N.  GHC (r = 2): 2 alpha + sync + beta L (1/kx + 1/ky)
     (OPTWEB (JOCN 2022) Table 2)."""
-    return _chain(fabric, [StepCost(_alpha(fabric, L / d.size), _beta(fabric, d) * L / d.size, 0.0)
+    return _chain(fabric, [StepCost(_alpha(fabric, L / d.size, d.axis), _beta(fabric, d) * L / d.size, 0.0)
                            for d in dims])
 
 
@@ -89,7 +89,7 @@ def allgather(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost
     held = L / n
     steps = []
     for d in reversed(dims):
-        steps.append(StepCost(_alpha(fabric, held), _beta(fabric, d) * held, 0.0))
+        steps.append(StepCost(_alpha(fabric, held, d.axis), _beta(fabric, d) * held, 0.0))
         held *= d.size
     return _chain(fabric, steps)
 
@@ -119,7 +119,7 @@ def averaging_naive(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> St
 def bcast(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
     """Broadcast of L bytes: the distributor replicates the root's stream to every link
     (OPTWEB (JOCN 2022) §2.C); on a GHC the root's row first, then every column."""
-    return _chain(fabric, [StepCost(_alpha(fabric, L), _beta(fabric, d) * L, 0.0) for d in dims])
+    return _chain(fabric, [StepCost(_alpha(fabric, L, d.axis), _beta(fabric, d) * L, 0.0) for d in dims])
 
 
 def scatter(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
@@ -128,7 +128,7 @@ def scatter(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
     steps, share = [], L
     for d in dims:
         share /= d.size
-        steps.append(StepCost(_alpha(fabric, share), _beta(fabric, d) * share, 0.0))
+        steps.append(StepCost(_alpha(fabric, share, d.axis), _beta(fabric, d) * share, 0.0))
     return _chain(fabric, steps)
 
 
@@ -139,11 +139,13 @@ def gather(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
 
 def barrier(fabric: Fabric, dims: tuple[Dimension, ...]) -> StepCost:
     """Barrier: one block-signal exchange per dimension (OPTWEB (JOCN 2022) §2.C sync IP), no data."""
-    return _chain(fabric, [StepCost(fabric.link.hop_latency_s, 0.0, 0.0) for _ in dims])
+    return _chain(fabric, [StepCost(fabric.link_of(d.axis).hop_latency_s, 0.0, 0.0) for d in dims])
 
 
-def unicast(fabric: Fabric, L: float, hops: int) -> StepCost:
-    """Put of L bytes over `hops` direct links, store-and-forward through memory at each hop
-    (OPTWEB (JOCN 2022) §2.D: an indirect 2-hop transfer of 1024 KiB took 2.0 x the direct one)."""
-    one = StepCost(_alpha(fabric, L), L / fabric.link.bytes_per_s, 0.0)
-    return _chain(fabric, [one] * max(hops, 1))
+def unicast(fabric: Fabric, L: float, hops: int | tuple[int, ...]) -> StepCost:
+    """Put of L bytes over direct links, store-and-forward through memory at each hop
+    (OPTWEB (JOCN 2022) §2.D: an indirect 2-hop transfer of 1024 KiB took 2.0 x the direct one).
+    `hops`: a hop count on [link], or the axis of each hop (Topology.hop_axes)."""
+    axes = (0,) * max(hops, 1) if isinstance(hops, int) else (hops or (0,))
+    return _chain(fabric, [StepCost(_alpha(fabric, L, a), L / fabric.link_of(a).bytes_per_s, 0.0)
+                           for a in axes])

@@ -77,11 +77,11 @@ def _onestep(fabric: Fabric, op: str, L: float, ranks, opts) -> tuple[onestep.St
     if op == "barrier":
         return onestep.barrier(fabric, dims), f"onestep-{len(dims)}d"
     src, dst = opts.get("src", 0), opts.get("dst", fabric.nodes - 1)
-    hops = fabric.topology.hops(src, dst)
-    one = onestep.unicast(fabric, L, hops)
+    axes = fabric.topology.hop_axes(src, dst)
+    one = onestep.unicast(fabric, L, axes)
     if op == "get":  # a request signal travels first
-        one = one + onestep.StepCost(fabric.link.hop_latency_s * hops, 0.0, 0.0)
-    return one, f"direct-{hops}hop"
+        one = one + onestep.StepCost(sum(fabric.link_of(a).hop_latency_s for a in axes), 0.0, 0.0)
+    return one, f"direct-{len(axes)}hop"
 
 
 def _mpi(fabric: Fabric, op: str, L: float, p: int, opts) -> tuple[float, str, dict]:

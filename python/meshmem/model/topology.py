@@ -12,9 +12,11 @@ KINDS = ("full_mesh", "ghc", "switch", "tree", "torus2d")
 
 @dataclass(frozen=True)
 class Dimension:
-    """One fully connected dimension: `size` nodes per group, `links` parallel links per node pair."""
+    """One fully connected dimension: `size` nodes per group, `links` parallel links per node pair,
+    `axis` 0 (x) or 1 (y): a GHC's y links may be another technology (fabric.Fabric.link_of)."""
     size: int
     links: int = 1
+    axis: int = 0
 
     @property
     def degree(self) -> int:
@@ -69,6 +71,14 @@ class Topology:
         (ax, ay), (bx, by) = self.coords(a), self.coords(b)
         dx, dy = abs(ax - bx), abs(ay - by)
         return min(dx, self.kx - dx) + min(dy, self.ky - dy)
+
+    def hop_axes(self, a: int, b: int) -> tuple[int, ...]:
+        """The axis (0 x, 1 y) of each hop of the route between ranks a and b, x first, as
+        route_links; off a GHC every hop is on axis 0."""
+        if self.kind == "ghc" and a != b:
+            (ax, ay), (bx, by) = self.coords(a), self.coords(b)
+            return (0,) * (ax != bx) + (1,) * (ay != by)
+        return (0,) * self.hops(a, b)
 
     def route_links(self, a: int, b: int) -> tuple:
         """The links a transfer between ranks a and b occupies (for the replay's link sharing).
@@ -129,15 +139,15 @@ class Topology:
             return (Dimension(k, self.dims[0].links),)
         if self.kind != "ghc":
             raise ValueError(f"topology {self.kind} has no fully connected dimensions")
-        if ranks is None:
-            return self.dims
+        if ranks is None:  # a dimension of one node (a GHC 1 x ky) takes no step
+            return tuple(d for d in self.dims if d.size > 1) or (Dimension(1, 1),)
         xs = {self.coords(r)[0] for r in ranks}
         ys = {self.coords(r)[1] for r in ranks}
         out = []
         if len(xs) > 1:
             out.append(Dimension(len(xs), self.dims[0].links))
         if len(ys) > 1:
-            out.append(Dimension(len(ys), self.dims[1].links))
+            out.append(Dimension(len(ys), self.dims[1].links, axis=1))
         return tuple(out) or (Dimension(1, 1),)
 
 
@@ -157,13 +167,15 @@ def make_topology(table: dict) -> Topology:
         n = _int(table, "nodes", 2)
         return Topology(kind, n, (Dimension(n),))
     if kind == "ghc":
-        kx, ky = _int(table, "kx", 2), _int(table, "ky", 2)
+        kx, ky = _int(table, "kx", 1), _int(table, "ky", 1)  # 1 x ky: one rank per host
+        if kx * ky < 2:
+            raise ValueError(f"kx * ky: must be at least 2 (got {kx} x {ky})")
         doubled = table.get("doubled", "none")
         if doubled not in ("none", "x", "y"):
             raise ValueError(f"doubled: must be 'none', 'x' or 'y' (got {doubled!r})")
         if "nodes" in table and table["nodes"] != kx * ky:
             raise ValueError(f"nodes: {table['nodes']} does not equal kx * ky = {kx * ky}")
-        dims = (Dimension(kx, 2 if doubled == "x" else 1), Dimension(ky, 2 if doubled == "y" else 1))
+        dims = (Dimension(kx, 2 if doubled == "x" else 1), Dimension(ky, 2 if doubled == "y" else 1, axis=1))
         return Topology(kind, kx * ky, dims, kx=kx, ky=ky)
     if kind == "switch":
         return Topology(kind, _int(table, "nodes", 2))

@@ -3,8 +3,12 @@
 Every figure has a class (docs/model.md, "The validation table"):
   measured     an independent measurement in a paper that the model predicts from the fabric
                files: the only rows whose pass rate says anything about the model;
-  calibration  a fabric parameter was read off or fitted to this figure (`calibrates` names it,
-               and the fabric file marks the parameter "CALIBRATED on <id>"): counted apart;
+  calibration  a fabric parameter was fitted to this figure through other terms of the model
+               (`calibrates` names it, and the fabric file marks the parameter "CALIBRATED on
+               <id>"): counted apart;
+  input        the figure is a fabric parameter as the paper prints it, the same quantity of the
+               same machine with only units converted (`inputs` names it, the fabric file marks
+               it "INPUT from <id>"): neither a fit nor a prediction, shown, not counted;
   derived      the paper's own formula, or a quantity computed from other rows (`derived_from`):
                shown, not counted.
 A figure printed as a verbal range ("several hundred microseconds") has `range = [lo, hi]` and
@@ -28,7 +32,8 @@ from meshmem.model.units import from_si, shown, to_si
 TOLERANCE = 0.15
 PERTURBATION = 0.10
 PUBLISHED = Path(__file__).with_name("published.toml")
-CLASSES = ("measured", "calibration", "derived")
+CLASSES = ("measured", "calibration", "input", "derived")
+NEEDS = {"derived": "derived_from", "calibration": "calibrates", "input": "inputs"}
 
 Loader = Callable[[str, tuple], Fabric]
 
@@ -46,7 +51,7 @@ class Row:
     lo: float | None
     hi: float | None
     predicted: float
-    basis: str  # derived: what it is derived from; calibration: the parameters fitted to it
+    basis: str  # derived: what it is derived from; calibration, input: the parameters it sets
     why: str
 
     @property
@@ -95,7 +100,7 @@ def load_published(path: Path = PUBLISHED) -> list[dict]:
         if cls not in CLASSES:
             raise FabricError(f"published figure {e.get('id')}: class must be one of {', '.join(CLASSES)} "
                               f"(got {cls!r})")
-        need = {"derived": "derived_from", "calibration": "calibrates"}.get(cls)
+        need = NEEDS.get(cls)
         if need and not e.get(need):
             raise FabricError(f"published figure {e['id']}: class {cls} needs {need!r}")
     return entries
@@ -135,7 +140,7 @@ def evaluate(entry: dict, fabric_overrides: tuple[str, ...] = (), load: Loader |
     if published is None and lo is None:
         raise FabricError(f"published figure {entry['id']}: needs published or range")
     to_si(published if published is not None else lo, unit)  # checks the unit
-    basis = entry.get("derived_from") or ", ".join(entry.get("calibrates", ()))
+    basis = entry.get("derived_from") or ", ".join(entry.get("calibrates", ()) or entry.get("inputs", ()))
     return Row(entry["id"], entry["what"], entry["source"], entry.get("quote", ""), entry["class"], unit,
                None if published is None else float(published), None if lo is None else float(lo),
                None if hi is None else float(hi), from_si(value, unit), basis, entry.get("why", ""))
@@ -176,7 +181,8 @@ def _line(r: Row) -> str:
 
 HEADS = {
     "measured": "MEASURED: independent measurements, predicted from the fabric files",
-    "calibration": "CALIBRATION: a fabric parameter was read off or fitted to the figure (not a prediction)",
+    "calibration": "CALIBRATION: a fabric parameter was fitted to the figure (not a prediction)",
+    "input": "INPUT: the figure is a fabric parameter as printed (neither a fit nor a prediction)",
     "derived": "DERIVED: the papers' own formulas, or computed from other rows (shown, not counted)",
 }
 
@@ -189,7 +195,8 @@ def format_table(rows: list[Row]) -> str:
              "must contain the prediction):",
              f"  measured     {m['rows']:3d} rows, {m['reproduced']} reproduced ({m['pass_rate']:.0%})"
              "   <- the model's score",
-             f"  calibration  {c['calibration']['rows']:3d} rows (each the source of a fabric parameter)",
+             f"  calibration  {c['calibration']['rows']:3d} rows (a fabric parameter fitted to each)",
+             f"  input        {c['input']['rows']:3d} rows (a fabric parameter as the paper prints it)",
              f"  derived      {c['derived']['rows']:3d} rows (shown, not counted)"]
     head = (f"{'id':30} {'predicted':>10} {'published':>11} {'unit':>10} {'error':>8}  {'':4}  source")
     for cls in CLASSES:
@@ -200,6 +207,8 @@ def format_table(rows: list[Row]) -> str:
             lines.append(_line(r))
             if cls == "calibration":
                 lines += _note("fits", r.basis)
+            elif cls == "input":
+                lines += _note("sets", r.basis)
             elif cls == "derived":
                 lines += _note("from", r.basis)
             if not r.reproduced:
