@@ -86,8 +86,9 @@ def quiet(*_args, **_kwargs):
 @dataclass
 class Part:
     """One command's measurement inside a section: @p settings(setup) gives the command's
-    options (its defaults otherwise); @p lines(rows) the one or two lines printed, or None for
-    the command's own table (whose summary then closes the demo)."""
+    options (its defaults otherwise; --ranks the demo's unless set); @p lines(rows) the one or
+    two lines printed, or None for the command's own table (whose summary then closes the
+    demo)."""
     key: str                          # its rows' name in demo.json
     command: app_command.AppCommand
     settings: Callable[[Setup], dict]
@@ -145,15 +146,17 @@ def gemm_settings(s: Setup) -> dict:
 
 
 def vhosts_sort_settings(s: Setup) -> dict:
-    """The GHC sort (x within a host, y across hosts) on the virtual cluster."""
-    return dict(vhosts=VHOSTS, records="2^14" if s.quick else "2^18", variant="ghc",
-                iters=1 if s.quick else 2, rounds=1, vs="openmpi" if s.mpi else "none")
+    """The GHC sort (x within a host, y across hosts) on the virtual cluster, a rank or more
+    per host."""
+    return dict(vhosts=VHOSTS, ranks=max(s.ranks, VHOSTS), records="2^14" if s.quick else "2^18",
+                variant="ghc", iters=1 if s.quick else 2, rounds=1,
+                vs="openmpi" if s.mpi else "none")
 
 
 def vhosts_average_settings(s: Setup) -> dict:
-    """The aggressive average of 1 KiB on the virtual cluster."""
-    return dict(vhosts=VHOSTS, sizes="1K", algo="aggressive", iters=10 if s.quick else 50,
-                rounds=1, vs="openmpi" if s.mpi else "none")
+    """The aggressive average of 1 KiB on the virtual cluster, a rank or more per host."""
+    return dict(vhosts=VHOSTS, ranks=max(s.ranks, VHOSTS), sizes="1K", algo="aggressive",
+                iters=10 if s.quick else 50, rounds=1, vs="openmpi" if s.mpi else "none")
 
 
 # ------------------------------------------------------------------ how the parts measure
@@ -334,7 +337,7 @@ def run(args) -> int:
     plan = []
     for section in SECTIONS:
         skip = section.unavailable()
-        parts = [] if skip else [(p, *prepared(p.command, ranks=ranks, **p.settings(setup)))
+        parts = [] if skip else [(p, *prepared(p.command, **{"ranks": ranks, **p.settings(setup)}))
                                  for p in section.parts]
         plan.append((section, skip, parts))
     t0 = time.monotonic()
