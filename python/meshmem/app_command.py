@@ -17,7 +17,8 @@ spellings kept as aliases:
   --ranks N                         ranks (-n)
   --vhosts H | --hosts a:4,b:4 | --hostfile F
                                     run across (virtual) hosts: passed to meshrun, and --hosts /
-                                    --hostfile to mpirun for the OpenMPI twin
+                                    --hostfile to mpirun for the OpenMPI twin; with --vhosts the
+                                    twin runs on a virtual cluster of the same shape
   --rounds N                        alternating rounds: meshmem and each baseline in turn, the
                                     order flipped every round; medians over rounds
   --vs LIST                         baselines: a comma list of the command's (openmpi, serial),
@@ -107,6 +108,7 @@ class Launch:
     timeout: float = 300
     meshrun_hosts: list = field(default_factory=list)  # e.g. ["--hosts", "a:4,b:4"]
     mpirun_hosts: list = field(default_factory=list)   # e.g. ["--host", "a:4,b:4"]
+    vhosts: int = 0                    # > 0: the twin's mpirun on a virtual cluster of its own
     fabric: str | None = None
     compute_scale: float | None = None
     fabric_set: list = field(default_factory=list)
@@ -122,7 +124,7 @@ class Launch:
         """The result lines of OpenMPI twin @p program under mpirun."""
         return apps_run.run_app("openmpi", program, ranks or self.ranks, args, tag,
                                 bind=self.bind, timeout_s=self.timeout,
-                                meshrun_args=self.mpirun_hosts)
+                                meshrun_args=self.mpirun_hosts, vhosts=self.vhosts)
 
     def on_fabric(self, program: str, args: list, tag: str, heap: int = 64 << 20,
                   sort_variant: str | None = None) -> tuple[list[dict], dict]:
@@ -248,7 +250,9 @@ class AppCommand(abc.ABC):
         return [b for b in self.baselines if b in names]
 
     def hosts_of(self, a) -> tuple[list, list]:
-        """meshrun's and mpirun's host arguments; UsageError while meshrun lacks the option."""
+        """meshrun's and mpirun's host arguments; UsageError while meshrun lacks the option.
+        --vhosts gives mpirun none: the twin runs on a virtual cluster of the same shape, built
+        for it (Launch.vhosts, osu.command)."""
         for opt, value, mpi in (("--vhosts", a.vhosts, None), ("--hosts", a.hosts, "--host"),
                                 ("--hostfile", a.hostfile, "--hostfile")):
             if value is None:
@@ -275,8 +279,8 @@ class AppCommand(abc.ABC):
                 raise UsageError(str(e)) from None
         bind = a.bind_to or ("none" if a.ranks > apps_run.cores() else "core")
         return Launch(ranks=a.ranks, bind=bind, timeout=a.timeout, meshrun_hosts=mesh_hosts,
-                      mpirun_hosts=mpi_hosts, fabric=a.fabric, compute_scale=a.compute_scale,
-                      fabric_set=list(a.fabric_set))
+                      mpirun_hosts=mpi_hosts, vhosts=a.vhosts or 0, fabric=a.fabric,
+                      compute_scale=a.compute_scale, fabric_set=list(a.fabric_set))
 
     def prepare(self, a) -> Launch:
         """Every check of the command line, shared and the command's own, before anything

@@ -70,6 +70,19 @@ def openmpi_available() -> tuple[bool, str]:
     return True, ""
 
 
+def vhosts_unavailable() -> str | None:
+    """Why no virtual cluster can be built here (`meshrun-vhosts check`: root, ip, unshare,
+    nsenter, mpirun), or None when one can."""
+    script = osu.vhosts_script()
+    if not script.exists():
+        return f"{script} is missing (build with make)"
+    done = subprocess.run([str(script), "check"], capture_output=True, text=True)
+    if done.returncode == 0:
+        return None
+    return (done.stdout.strip() or done.stderr.strip() or
+            f"meshrun-vhosts check failed (status {done.returncode})")
+
+
 def parse_value(text: str):
     """'12' -> 12, '0.5' -> 0.5, anything else stays a string."""
     for conv in (int, float):
@@ -92,14 +105,18 @@ def parse_lines(text: str, tag: str) -> list[dict]:
 
 def run_app(runtime: str, name: str, ranks: int, args: list[str], tag: str,
             heap_bytes: int = 64 << 20, bind: str = "none", timeout_s: float = 300,
-            expect_fail: bool = False, meshrun_args: list[str] = ()) -> list[dict]:
+            expect_fail: bool = False, meshrun_args: list[str] = (),
+            vhosts: int = 0) -> list[dict]:
     """Run app @p name (runtime "meshmem" or "openmpi") on @p ranks ranks; return its result
     lines. A failed run (or a verifier's rejection) raises BenchError with the output's tail,
     unless @p expect_fail (then the rows are returned and the exit status is in row 'rc').
-    @p meshrun_args go to the launcher (meshrun, or mpirun for "openmpi") before the program."""
+    @p meshrun_args go to the launcher (meshrun, or mpirun for "openmpi") before the program;
+    @p vhosts > 0 runs the job on a virtual cluster of that many hosts (meshrun --vhosts, or
+    mpirun under meshrun-vhosts run: osu.command)."""
     exe = ensure_app(name)
     rt = osu.RUNTIMES["meshmem" if runtime == "meshmem" else "mpi"]
-    opts = LaunchOptions(ranks=ranks, bind=bind, heap_bytes=heap_bytes, timeout_s=timeout_s)
+    opts = LaunchOptions(ranks=ranks, bind=bind, heap_bytes=heap_bytes, timeout_s=timeout_s,
+                         vhosts=vhosts)
     cmd, env = osu.command(rt, exe, opts, [str(a) for a in args])
     if meshrun_args:
         at = cmd.index(str(exe))

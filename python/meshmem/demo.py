@@ -1,20 +1,26 @@
-"""`meshmem demo` (and `make demo`): the case studies of OPTWEB and DataVortex on this machine,
-verified, against OpenMPI in the same run, with a summary and plots.
+"""`meshmem demo` (and `make demo`): the case studies and applications of the papers on this
+machine, verified, against OpenMPI in the same run, with a summary and plots.
 
 With as many ranks as cores, but at least 4 (oversubscribed on smaller machines):
   1. the distributed counting sort at every stage of the OPTWEB sort report (A = 11, 6, 3, 2, 1)
      and its 5-step GHC form, and the LSD radix sort of 32-bit keys, each against the same
-     algorithm on OpenMPI (MPI_Alltoallv) and a serial sort of the same data;
+     algorithm on OpenMPI (MPI_Alltoallv) and a serial sort of the same data (a table);
   2. sharing averaged parameters, naive (3 steps) vs aggressive (2 steps), full mesh and GHC,
-     against MPI_Allreduce;
-  3. the distributed 3-D FFT (slab, transposes overlapped with the FFTs) against FFTW-MPI and
-     serial FFTW (DataVortex §5);
-  4. the all-to-all of 8-byte messages (puts, active messages) against MPI_Alltoall and
-     MPI_Isend, and the message-driven kernel against the same on MPI (DataVortex §4).
-Each section runs its command's own measurement (meshmem sort, average, fft, amt) on the
-demo's settings, checked by that command's own checks. Sizes are chosen to finish in a few
-minutes on a 2-core machine. Results go to --plot-dir (demo.json, sort.png, average.png,
-fft.png, amt.png). Without OpenMPI the meshmem side still runs.
+     against MPI_Allreduce (a table);
+  3.-6. the applications, one or two lines each: the 3-D FFT against FFTW-MPI and serial FFTW
+     (DataVortex §5), the 8-byte all-to-all and the message-driven kernel against MPI
+     (DataVortex §4), the shallow-water step against its MPI twin and one rank (ACCL), the GEMM
+     against its MPI twin and one rank (FSHMEM §V);
+  7. the sort and the average on 2 virtual hosts of this machine (meshrun --vhosts) against
+     their OpenMPI twins on a virtual cluster of the same shape, where the machine can build one
+     (root, network namespaces, UCX); else one line saying why not.
+Each section runs its command's own measurement (meshmem sort, average, fft, ...) on the demo's
+settings, checked by that command's own checks. A section is one entry of SECTIONS: its
+heading, the command, its settings, and how its rows are printed. A section whose run fails
+or does not verify makes the demo end with status 1 and one line naming it; the others still
+run. Sizes are chosen so that the whole demo takes under 2 minutes on a 2-core machine. Results
+go to --plot-dir (demo.json, sort.png, average.png, fft.png, amt.png). Without OpenMPI the
+meshmem side still runs.
 """
 from __future__ import annotations
 
@@ -22,23 +28,31 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
-from meshmem import amt_cli, apps_run, average_cli, fft_cli, options, sort_cli
+from meshmem import (amt_cli, app_command, apps_run, average_cli, fft_cli, gemm_cli, options,
+                     shallow_cli, sort_cli)
 from meshmem.app_command import rows_verified
 from meshmem.osu import BenchError
-from meshmem.paths import REPO
-from meshmem.report import format_count, machine_info, machine_line, speedup_phrase
+from meshmem.paths import REPO, build_dir
+from meshmem.report import format_count, format_size, machine_info, machine_line, speedup_phrase
 
 DESCRIPTION = """\
-The case studies of OPTWEB (JOCN 2022) and DataVortex on this machine, verified, each against
-the same algorithm on OpenMPI in the same run: the distributed counting sort at every stage of
-the OPTWEB sort report (IPSJ) with its GHC form and an LSD radix sort, beside a serial sort;
-sharing averaged parameters, naive and aggressive, on the full mesh and a GHC, beside
-MPI_Allreduce; the distributed 3-D FFT beside FFTW-MPI and serial FFTW; the all-to-all of
-8-byte messages and a message-driven kernel beside MPI. A summary, demo.json and the plots
-sort.png, average.png, fft.png and amt.png go to --plot-dir. A few minutes on a 2-core
-machine."""
+The case studies of OPTWEB (JOCN 2022) and the applications of DataVortex, ACCL and FSHMEM on
+this machine, verified, each against the same algorithm on OpenMPI in the same run: the
+distributed counting sort at every stage of the OPTWEB sort report (IPSJ) with its GHC form and
+an LSD radix sort, beside a serial sort; sharing averaged parameters, naive and aggressive, on
+the full mesh and a GHC, beside MPI_Allreduce; then one or two lines each for the 3-D FFT
+(beside FFTW-MPI and serial FFTW), the 8-byte all-to-all and a message-driven kernel (beside
+MPI), the shallow-water step and the GEMM (beside their MPI twins and one rank); and the sort
+and the average on 2 virtual hosts beside their OpenMPI twins on the same virtual cluster, where
+this machine can build one (root, network namespaces, UCX). A summary, demo.json and the plots
+sort.png, average.png, fft.png and amt.png go to --plot-dir. Under 2 minutes on a 2-core
+machine; exit status 1 when a section fails or does not verify."""
+
+VHOSTS = 2  # the virtual hosts of section 7
 
 
 def add_arguments(p):
@@ -56,6 +70,202 @@ def add_arguments(p):
                    help="small sizes and one round: a check that everything runs")
 
 
+@dataclass
+class Setup:
+    """What every section's settings depend on."""
+    ranks: int
+    quick: bool
+    mpi: bool          # OpenMPI can run the twins here
+    records: str       # the sort's records (--records)
+
+
+def quiet(*_args, **_kwargs):
+    """A log that drops the commands' progress lines (the sections print their own)."""
+
+
+@dataclass
+class Part:
+    """One command's measurement inside a section: @p settings(setup) gives the command's
+    options (its defaults otherwise; --ranks the demo's unless set); @p lines(rows) the one or
+    two lines printed, or None for the command's own table (whose summary then closes the
+    demo)."""
+    key: str                          # its rows' name in demo.json
+    command: app_command.AppCommand
+    settings: Callable[[Setup], dict]
+    measure: Callable                 # (settings, Launch) -> (rows, notes)
+    lines: Callable[[list], list[str]] | None = None
+    plot: bool = False                # KEY.png in --plot-dir
+
+
+@dataclass
+class Section:
+    """A heading and the parts run under it; @p unavailable() says why the section cannot run
+    here (None: it can), as one line."""
+    heading: str
+    parts: list[Part]
+    unavailable: Callable[[], str | None] = lambda: None
+
+
+# ------------------------------------------------------------------ the sections' settings
+def sort_settings(s: Setup) -> dict:
+    """Every variant of the sort, against OpenMPI and the serial sort."""
+    return dict(records="2^18" if s.quick else s.records, variant="all",
+                iters=1 if s.quick else 3, rounds=1, vs="openmpi,serial" if s.mpi else "serial")
+
+
+def average_settings(s: Setup) -> dict:
+    """Three sizes, both approaches, both topologies."""
+    return dict(sizes="1K,64K,1M", topology="fullmesh,ghc", iters=50 if s.quick else 200,
+                rounds=1 if s.quick else 2, vs="openmpi" if s.mpi else "none")
+
+
+def fft_settings(s: Setup) -> dict:
+    """One slab FFT size, as DataVortex §5."""
+    return dict(size="32" if s.quick else "64", rounds=1 if s.quick else 2,
+                vs="openmpi,serial" if s.mpi else "serial")
+
+
+def amt_settings(s: Setup) -> dict:
+    """DataVortex Fig. 2 at two sizes and the kernel."""
+    return dict(messages="256,1K" if s.quick else "256,4K", tasks=100 if s.quick else 300,
+                iters=3, rounds=1, vs="openmpi" if s.mpi else "none")
+
+
+def shallow_settings(s: Setup) -> dict:
+    """The whole step, streaming, at 32 x 32 cells per rank on 4 ranks (ACCL's latency-bound
+    case)."""
+    return dict(size="32x32" if s.quick else "64x64", variant="streaming", modes="step",
+                steps=20 if s.quick else 100, iters=1 if s.quick else 3,
+                rounds=1 if s.quick else 3, vs="openmpi,serial" if s.mpi else "serial")
+
+
+def gemm_settings(s: Setup) -> dict:
+    """FSHMEM's streamed row blocks."""
+    return dict(size="128" if s.quick else "512", variant="stream", iters=1 if s.quick else 3,
+                rounds=1 if s.quick else 3, vs="openmpi,serial" if s.mpi else "serial")
+
+
+def vhosts_sort_settings(s: Setup) -> dict:
+    """The GHC sort (x within a host, y across hosts) on the virtual cluster, a rank or more
+    per host."""
+    return dict(vhosts=VHOSTS, ranks=max(s.ranks, VHOSTS), records="2^14" if s.quick else "2^18",
+                variant="ghc", iters=1 if s.quick else 2, rounds=1,
+                vs="openmpi" if s.mpi else "none")
+
+
+def vhosts_average_settings(s: Setup) -> dict:
+    """The aggressive average of 1 KiB on the virtual cluster, a rank or more per host."""
+    return dict(vhosts=VHOSTS, ranks=max(s.ranks, VHOSTS), sizes="1K", algo="aggressive",
+                iters=10 if s.quick else 50, rounds=1, vs="openmpi" if s.mpi else "none")
+
+
+# ------------------------------------------------------------------ how the parts measure
+def sort_measure(a, launch):
+    return sort_cli.measure(a, launch, a.variants, a.nrecords, log=quiet)
+
+
+def average_measure(a, launch):
+    return average_cli.measure(a, launch, a.byte_sizes, a.algos, a.topos, log=quiet)
+
+
+def measure_of(module):
+    """The command module's measurement, its progress lines dropped."""
+    return lambda a, launch: module.measure(a, launch, log=quiet)
+
+
+# ------------------------------------------------------------------ the lines of short parts
+def across_line(what: str, r: dict, mine: str, peer: str, theirs: str) -> str:
+    """One line of section 7: @p what ran on the virtual hosts in @p mine, against OpenMPI's
+    @p peer on the same cluster in @p theirs when it ran."""
+    line = f"{what}, {VHOSTS} virtual hosts, {r['ranks']} ranks: {mine}"
+    if r.get("speedup_vs_openmpi"):
+        line += (f", {speedup_phrase(r['speedup_vs_openmpi'], 'OpenMPI')} on the same cluster "
+                 f"({peer}, {theirs})")
+    return line
+
+
+def vhosts_sort_lines(rows: list) -> list[str]:
+    """One line per variant: the sort across hosts against its OpenMPI twin there."""
+    return [across_line(f"sort {r['variant']}, {format_count(r['records'])} records", r,
+                        f"{r['seconds'] * 1e3:.1f} ms", "MPI_Alltoallv",
+                        f"{r.get('mpi_seconds', 0) * 1e3:.1f} ms") for r in rows]
+
+
+def vhosts_average_lines(rows: list) -> list[str]:
+    """One line per (algorithm, size): the average across hosts against MPI_Allreduce there."""
+    return [across_line(f"averaging {format_size(r['bytes'])} bytes per rank, {r['algo']}", r,
+                        f"{r['us']:.1f} µs", "MPI_Allreduce", f"{r.get('mpi_us', 0):.1f} µs")
+            for r in rows]
+
+
+# ------------------------------------------------------------------ why a section cannot run
+def not_built(program: str, needs: str) -> Callable[[], str | None]:
+    """A section's unavailable(): @p program is not built (the build found no @p needs)."""
+    def why():
+        if apps_run.app_path(program).exists():
+            return None
+        return f"not built: {needs} is missing (scripts/install-deps.sh installs it)"
+    return why
+
+
+def vhosts_unavailable() -> str | None:
+    """Why this machine cannot run jobs on a virtual cluster (as tests/py/test_vhosts.py
+    decides), or None: meshrun with --vhosts, meshmem's UCX and PMIx plugins, OpenMPI, and
+    `meshrun-vhosts check` (root, ip, unshare, nsenter, mpirun)."""
+    if not app_command.meshrun_accepts("--vhosts"):
+        return "this meshrun does not run across hosts (meshrun --help lists no --vhosts)"
+    for plugin, package in (("ucx", "libucx-dev"), ("pmix", "libpmix-dev")):
+        if not (build_dir() / "lib" / f"libmeshmem_{plugin}.so").exists():
+            return (f"meshmem was built without {plugin.upper()} ({package}: "
+                    f"scripts/install-deps.sh installs it)")
+    ok, why = apps_run.openmpi_available()
+    if not ok:
+        return why
+    return apps_run.vhosts_unavailable()
+
+
+# The demo, in order. An application's section is its settings function above and one entry
+# here, e.g. Section("heading (paper §)", [Part("conv", conv_cli.COMMAND, conv_settings,
+# measure_of(conv_cli), conv_cli.summary)], not_built("conv", "OpenBLAS")).
+SECTIONS = [
+    Section("distributed counting sort (OPTWEB §3.B, the OPTWEB sort report) and LSD radix "
+            "sort", [Part("sort", sort_cli.COMMAND, sort_settings, sort_measure, plot=True)]),
+    Section("sharing averaged parameters (OPTWEB §3.C)",
+            [Part("average", average_cli.COMMAND, average_settings, average_measure,
+                  plot=True)]),
+    Section("distributed 3-D FFT (DataVortex §5)",
+            [Part("fft", fft_cli.COMMAND, fft_settings, measure_of(fft_cli), fft_cli.summary,
+                  plot=True)], not_built("fft", "FFTW 3")),
+    Section("8-byte all-to-all and a message-driven kernel (DataVortex §4)",
+            [Part("amt", amt_cli.COMMAND, amt_settings, measure_of(amt_cli), amt_cli.summary,
+                  plot=True)]),
+    Section("shallow water, streaming halo exchange (ACCL)",
+            [Part("shallow", shallow_cli.COMMAND, shallow_settings, measure_of(shallow_cli),
+                  shallow_cli.summary)]),
+    Section("GEMM with streamed partial results (FSHMEM §V)",
+            [Part("gemm", gemm_cli.COMMAND, gemm_settings, measure_of(gemm_cli),
+                  gemm_cli.summary)], not_built("gemm", "OpenBLAS")),
+    Section(f"sort and average across {VHOSTS} virtual hosts (meshrun --vhosts), OpenMPI on "
+            "the same virtual cluster",
+            [Part("sort_vhosts", sort_cli.COMMAND, vhosts_sort_settings, sort_measure,
+                  vhosts_sort_lines),
+             Part("average_vhosts", average_cli.COMMAND, vhosts_average_settings,
+                  average_measure, vhosts_average_lines)], vhosts_unavailable),
+]
+
+
+# ------------------------------------------------------------------ running them
+@dataclass
+class Outcome:
+    """What the sections gave: rows and notes per part, why a section did not run, what
+    failed, and each section's seconds."""
+    rows: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+    skipped: dict = field(default_factory=dict)
+    failed: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+
+
 def prepared(command, **settings):
     """@p command's settings: its defaults with @p settings, checked by the command itself
     (UserError naming the option): (settings, Launch)."""
@@ -63,36 +273,39 @@ def prepared(command, **settings):
     return a, command.prepare(a)
 
 
-def sort_settings(ranks: int, records: str, quick: bool, mpi: bool):
-    """The `meshmem sort` of the demo: every variant."""
-    return prepared(sort_cli.COMMAND, ranks=ranks, records=records, variant="all",
-                    iters=1 if quick else 2, rounds=1 if quick else 2,
-                    vs="openmpi,serial" if mpi else "serial")
+def one_line(e: Exception) -> str:
+    """A run's failure in one line: its first line (what failed, how) and, when the output's
+    tail follows, that tail's last line (the program's own reason)."""
+    lines = [x.strip() for x in str(e).strip().splitlines() if x.strip()]
+    if not lines:
+        return type(e).__name__
+    return lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1]}"
 
 
-def average_settings(ranks: int, quick: bool, mpi: bool):
-    """The `meshmem average` of the demo: three sizes, both approaches, both topologies."""
-    return prepared(average_cli.COMMAND, ranks=ranks, sizes="1K,64K,1M",
-                    topology="fullmesh,ghc", iters=50 if quick else 200,
-                    rounds=1 if quick else 2, vs="openmpi" if mpi else "none")
+def run_part(part: Part, a, launch, out: Outcome) -> None:
+    """Measure @p part and print it: its table, or its lines with the verification."""
+    try:
+        rows, notes = part.measure(a, launch)
+    except BenchError as e:
+        out.failed[part.key] = one_line(e)
+        print(f"meshmem demo: {part.key} failed: {out.failed[part.key]}", file=sys.stderr)
+        return
+    out.rows[part.key] = rows
+    out.notes += [f"{part.key}: {n}" for n in notes]
+    ok = rows_verified(rows)
+    if part.lines is None:
+        part.command.print_table(rows)
+    else:
+        for line in part.lines(rows):
+            print(f"{line}; verified: {'yes' if ok else 'NO'}")
+    if not ok:
+        out.failed[part.key] = "a result did not verify"
 
 
-def fft_settings(ranks: int, quick: bool, mpi: bool):
-    """The `meshmem fft` of the demo: one slab FFT size, as DataVortex §5."""
-    return prepared(fft_cli.COMMAND, ranks=ranks, size="32" if quick else "64", rounds=1,
-                    vs="openmpi,serial" if mpi else "serial")
-
-
-def amt_settings(ranks: int, quick: bool, mpi: bool):
-    """The `meshmem amt` of the demo: DataVortex Fig. 2 at two sizes and the kernel."""
-    return prepared(amt_cli.COMMAND, ranks=ranks, messages="256,1K" if quick else "256,4K",
-                    tasks=100 if quick else 300, iters=3, rounds=1,
-                    vs="openmpi" if mpi else "none")
-
-
-def summary(srows: list, arows: list, frows: list, mrows: list) -> list[str]:
-    """The lines a reader takes away, each with its unit."""
+def summary(out: Outcome) -> list[str]:
+    """The lines a reader takes away from the tables, each with its unit."""
     lines = []
+    srows = out.rows.get("sort", [])
     a1 = next((r for r in srows if r["variant"] == "a1"), None)
     if a1:
         line = f"single-pass sort (A = 1): {a1['GBps']:.2f} key GB/s"
@@ -103,75 +316,70 @@ def summary(srows: list, arows: list, frows: list, mrows: list) -> list[str]:
         if a1.get("speedup_vs_serial"):
             line += f", {speedup_phrase(a1['speedup_vs_serial'], 'the serial counting sort')}"
         lines.append(line)
-    lines.append("memory passes A -> throughput: " + ", ".join(
-        f"A = {r['A']}: {r['GBps']:.2f} key GB/s" for r in srows
-        if r["variant"] in ("a11", "a6", "a3", "a2", "a1")))
-    lines += average_cli.summary(arows)
-    lines += fft_cli.summary(frows)
-    lines += amt_cli.summary(mrows)
+    if srows:
+        lines.append("memory passes A -> throughput: " + ", ".join(
+            f"A = {r['A']}: {r['GBps']:.2f} key GB/s" for r in srows
+            if r["variant"] in ("a11", "a6", "a3", "a2", "a1")))
+    if out.rows.get("average"):
+        lines += average_cli.summary(out.rows["average"])
     return lines
 
 
 def run(args) -> int:
     """Entry point of `meshmem demo`."""
     options.check_output_dir("--plot-dir", args.plot_dir)
-    records = "2^18" if args.quick else args.records
     ranks = args.ranks or max(4, apps_run.cores())
     options.at_least("--ranks", ranks, 1)
     mpi, why = apps_run.openmpi_available()
-    with_fft = apps_run.app_path("fft").exists()
+    setup = Setup(ranks=ranks, quick=args.quick, mpi=mpi, records=args.records)
+    out = Outcome()
     # every command's own checks, before anything runs
-    sa, slaunch = sort_settings(ranks, records, args.quick, mpi)
-    aa, alaunch = average_settings(ranks, args.quick, mpi)
-    fa, flaunch = fft_settings(ranks, args.quick, mpi) if with_fft else (None, None)
-    ma, mlaunch = amt_settings(ranks, args.quick, mpi)
+    plan = []
+    for section in SECTIONS:
+        skip = section.unavailable()
+        parts = [] if skip else [(p, *prepared(p.command, **{"ranks": ranks, **p.settings(setup)}))
+                                 for p in section.parts]
+        plan.append((section, skip, parts))
     t0 = time.monotonic()
-    out = Path(args.plot_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    outdir = Path(args.plot_dir)
+    outdir.mkdir(parents=True, exist_ok=True)
     info = machine_info()
-    print(f"# meshmem demo: the OPTWEB and DataVortex case studies, {machine_line(info, ranks)}")
+    print(f"# meshmem demo: the case studies of OPTWEB, DataVortex, ACCL and FSHMEM, "
+          f"{machine_line(info, ranks)}")
     if not mpi:
         print(f"# OpenMPI is not available ({why}): meshmem runs alone, no OpenMPI column")
-    quiet = lambda *a, **k: None  # noqa: E731 (the sections print their tables instead)
-    frows, fnotes = [], []
-    try:
-        print(f"\n## 1. distributed counting sort (OPTWEB §3.B, the OPTWEB sort report) and LSD "
-              f"radix sort, {format_count(sa.nrecords)} records")
-        srows, snotes = sort_cli.COMMAND.measure(sa, slaunch)
-        sort_cli.print_table(srows)
-        print("\n## 2. sharing averaged parameters (OPTWEB §3.C)")
-        arows, anotes = average_cli.COMMAND.measure(aa, alaunch)
-        average_cli.print_table(arows)
-        print(f"\n## 3. distributed 3-D FFT (DataVortex §5)")
-        if fa:
-            frows, fnotes = fft_cli.measure(fa, flaunch, log=quiet)
-            fft_cli.print_table(frows)
-        else:
-            print("# not built: FFTW 3 is missing (scripts/install-deps.sh installs it)")
-        print("\n## 4. 8-byte all-to-all and a message-driven kernel (DataVortex §4)")
-        mrows, mnotes = amt_cli.measure(ma, mlaunch, log=quiet)
-        amt_cli.print_table(mrows)
-    except BenchError as e:
-        print(f"meshmem demo: {e}", file=sys.stderr)
-        return 1
-    verified = rows_verified(srows + arows + frows + mrows)
+    for n, (section, skip, parts) in enumerate(plan, 1):
+        print(f"\n## {n}. {section.heading}")
+        ts = time.monotonic()
+        if skip:
+            print(f"# not run: {skip}")
+            out.skipped.update({p.key: skip for p in section.parts})
+        for part, a, launch in parts:
+            run_part(part, a, launch, out)
+        out.seconds[n] = round(time.monotonic() - ts, 1)
     print("\n## summary")
-    for line in summary(srows, arows, frows, mrows):
+    for line in summary(out):
         print(line)
-    print(f"every result verified: {'yes' if verified else 'NO'}")
-    for n in dict.fromkeys(snotes + anotes + fnotes + mnotes):
-        print(f"# note: {n}")
-    plots = [("sort.png", sort_cli.COMMAND, sa, srows),
-             ("average.png", average_cli.COMMAND, aa, arows),
-             ("fft.png", fft_cli.COMMAND, fa, frows), ("amt.png", amt_cli.COMMAND, ma, mrows)]
-    for name, command, a, rows in plots:
-        if rows:
-            command.plot(rows, str(out / name), command.title(a, rows))
+    print(f"every section verified: {'yes' if not out.failed else 'NO'}")
+    for note in dict.fromkeys(out.notes):
+        print(f"# note: {note}")
+    written = []
+    for _, _, parts in plan:
+        for part, a, _ in parts:
+            rows = out.rows.get(part.key)
+            if part.plot and rows:
+                part.command.plot(rows, str(outdir / f"{part.key}.png"),
+                                  part.command.title(a, rows))
+                written.append(f"{part.key}.png")
     info["loadavg_end"] = list(os.getloadavg())
-    with open(out / "demo.json", "w") as f:
-        json.dump({"sort": srows, "average": arows, "fft": frows, "amt": mrows,
-                   "machine": info, "ranks": ranks,
+    with open(outdir / "demo.json", "w") as f:
+        json.dump({**out.rows, "skipped": out.skipped, "failed": out.failed,
+                   "section_seconds": out.seconds, "machine": info, "ranks": ranks,
                    "seconds": time.monotonic() - t0}, f, indent=1)
-    written = ", ".join(name for name, _, _, rows in plots if rows)
-    print(f"# wrote {out}/demo.json, {written} in {time.monotonic() - t0:.0f} s")
-    return 0 if verified else 1
+    print("# seconds per section: " + ", ".join(f"{n}: {s:.0f}" for n, s in out.seconds.items()))
+    print(f"# wrote {outdir}/demo.json, {', '.join(written)} in {time.monotonic() - t0:.0f} s")
+    if out.failed:
+        print("meshmem demo: failed: " + "; ".join(f"{k}: {v}" for k, v in out.failed.items()),
+              file=sys.stderr)
+        return 1
+    return 0

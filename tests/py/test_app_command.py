@@ -46,6 +46,22 @@ def test_hosts_pass_through_when_meshrun_has_them(monkeypatch):
     assert cmd(None, ns) == (["--vhosts", "2"], [])
 
 
+def test_vhosts_twin_runs_on_a_virtual_cluster_of_the_same_shape(built, monkeypatch):
+    from meshmem import apps_run, sort_cli
+    monkeypatch.setattr(app_command, "_meshrun_help", "  --vhosts H")
+    a = app_command.options.defaults(sort_cli.COMMAND.add_arguments, vhosts=2, ranks=4)
+    launch = sort_cli.COMMAND.launch_of(a)
+    seen = {}
+    monkeypatch.setattr(apps_run, "run_app", lambda runtime, *args, **kw: seen.update(
+        {runtime: kw}) or [{}])
+    launch.meshmem("sort", [], "sort")
+    launch.openmpi("sort_mpi", [], "sort")
+    # meshrun gets --vhosts; mpirun none, but the cluster (osu.command wraps it)
+    assert seen["meshmem"]["meshrun_args"] == ["--vhosts", "2"]
+    assert seen["meshmem"].get("vhosts", 0) == 0
+    assert seen["openmpi"]["meshrun_args"] == [] and seen["openmpi"]["vhosts"] == 2
+
+
 def test_alternate_flips_the_order_every_round():
     seen = []
     out = app_command.alternate(3, {"a": lambda: seen.append("a") or 1,

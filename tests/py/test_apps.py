@@ -1,5 +1,5 @@
-"""Tests of `meshmem sort`, `meshmem average` and the demo's pieces: parsing, tiny real runs
-and the JSON schema (no performance figure is checked). Parts needing OpenMPI run with
+"""Tests of `meshmem sort` and `meshmem average` (the demo's are in test_demo.py): parsing, tiny
+real runs and the JSON schema (no performance figure is checked). Parts needing OpenMPI run with
 --vs none when it is absent."""
 import json
 import sys
@@ -85,14 +85,6 @@ def test_average_cli_tiny_json(built, tmp_path):
         assert r["verified"] == 1
     assert any("aggressive_vs_naive" in r for r in rows)
     assert (tmp_path / "a.png").stat().st_size > 0
-
-
-def test_demo_quick(built, tmp_path):
-    rc = main(["demo", "--quick", "--ranks", "2", "--out", str(tmp_path)])
-    assert rc == 0
-    doc = json.loads((tmp_path / "demo.json").read_text())
-    assert {r["variant"] for r in doc["sort"]} == set(sort_cli.VARIANTS)
-    assert (tmp_path / "sort.png").exists() and (tmp_path / "average.png").exists()
 
 
 def test_average_paired_ratio():
