@@ -47,7 +47,7 @@ void conv_parse(app_t *h, conv_opts_t *o, const char *synopsis, const char *vari
         {'m', APP_STR, &o->maps, 0, "MAPS", "input maps n (square) or HxW (default " DEFAULT_MAPS ")"},
         {'k', APP_STR, &o->kernels, 0, "KERNELS", "KOUTxKHxKWxCIN: KOUT kernels of KH x KW x CIN (default " DEFAULT_KERNELS ")"},
         {'l', APP_INT, &o->layers, 1, "LAYERS", "chained layers of that shape, each one's maps the next one's input (default 1)"},
-        {'b', APP_INT, &o->chunk, 1, "ROWS", "rows of the maps per block: one gemm and one message (default 8)"},
+        {'b', APP_INT, &o->chunk, 1, "ROWS", "rows of the maps per block, computed and sent as one piece (default 8)"},
         {'p', APP_STR, &o->precision, 0, "PREC", "single (sgemm) or double (dgemm) (default single)"},
         {'v', APP_STR, &o->variant, 0, "VARIANT", vhelp},
         {'H', APP_INT, &o->heap_ranks, 1, "RANKS", "print the symmetric heap bytes a run on RANKS ranks needs, and exit"},
@@ -92,7 +92,8 @@ void conv_group_setup(app_t *h, const conv_opts_t *o, int P, int me, conv_group_
             put_value(o, g->w[l], i, (2 * app_unit(app_rand_at(seed, at)) - 1) * scale);
         }
     }
-    g->col = app_alloc(h, (size_t)o->kdim * o->chunk * o->W * o->esz, "the im2col buffer");
+    g->col = app_alloc(h, (size_t)conv_panel(o) * o->kh * o->kw * o->chunk * o->W * o->esz,
+                       "the im2col buffer");
 }
 
 void *conv_input(app_t *h, const conv_opts_t *o)
@@ -110,15 +111,15 @@ void *conv_input(app_t *h, const conv_opts_t *o)
     return in;
 }
 
-/* Rows (ci, kh, kw) of the im2col matrix of block b: for each output pixel of the block the
- * input value the kernel's tap (kh, kw) of channel ci meets, 0 in the padding. Whole runs of
- * a map's row are copied at once: the input row y + kh - ph, shifted by kw - pw. */
-static void im2col(const conv_opts_t *o, const char *in, char *col, int b)
+/* Rows (ci, kh, kw), ci in [c0, c1), of the im2col matrix of block b: for each output pixel of
+ * the block the input value the kernel's tap (kh, kw) of channel ci meets, 0 in the padding.
+ * Whole runs of a map's row are copied at once: the input row y + kh - ph, shifted by kw - pw. */
+static void im2col(const conv_opts_t *o, const char *in, char *col, int b, int c0, int c1)
 {
     const int ph = (o->kh - 1) / 2, pw = (o->kw - 1) / 2, y0 = conv_row0(o, b);
     const int rows = conv_rows(o, b), W = o->W;
     const size_t esz = o->esz, rowbytes = (size_t)W * esz;
-    for (int ci = 0; ci < o->cin; ci++)
+    for (int ci = c0; ci < c1; ci++)
         for (int kh = 0; kh < o->kh; kh++)
             for (int kw = 0; kw < o->kw; kw++) {
                 int dx = kw - pw, x0 = dx < 0 ? (-dx < W ? -dx : W) : 0;
@@ -141,15 +142,31 @@ static void im2col(const conv_opts_t *o, const char *in, char *col, int b)
             }
 }
 
+/* The gemm runs over panels of input channels, each of about PANEL_ROWS rows of the im2col
+ * matrix, each panel's im2col just before its gemm: the panel is still in cache when the gemm
+ * packs it, where the im2col of a whole block (KH KW CIN rows) would go to memory and back. */
+#define PANEL_ROWS 384
+
+int conv_panel(const conv_opts_t *o)
+{
+    int c = PANEL_ROWS / (o->kh * o->kw);
+    return c < 1 ? 1 : c > o->cin ? o->cin : c;
+}
+
 void conv_block(const conv_opts_t *o, const conv_group_t *g, int layer, const void *in,
                 void *out, int b)
 {
-    int n = conv_rows(o, b) * o->W;
+    int n = conv_rows(o, b) * o->W, taps = o->kh * o->kw, step = conv_panel(o);
     if (g->nc == 0) /* more ranks than kernels */
         return;
-    im2col(o, in, g->col, b);
-    app_blas_gemm(o->prec, g->nc, n, o->kdim, g->w[layer], o->kdim, g->col, n, 0.0,
-                  (char *)out + conv_piece(o, o->kout, b, g->c0) * o->esz, n);
+    char *c = (char *)out + conv_piece(o, o->kout, b, g->c0) * o->esz;
+    for (int c0 = 0; c0 < o->cin; c0 += step) {
+        int c1 = c0 + step < o->cin ? c0 + step : o->cin;
+        im2col(o, in, g->col, b, c0, c1);
+        app_blas_gemm(o->prec, g->nc, n, (c1 - c0) * taps,
+                      (const char *)g->w[layer] + (size_t)c0 * taps * o->esz, o->kdim, g->col, n,
+                      c0 ? 1.0 : 0.0, c, n);
+    }
 }
 
 void conv_forward_local(const conv_opts_t *o, const conv_group_t *g, const void *in, void *out,

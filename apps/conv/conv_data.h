@@ -16,8 +16,8 @@
  * Layout of a tensor of C maps (the input and every layer's output, on every runtime): the
  * rows of the maps are split in blocks of -b rows (the last one shorter); block b holds all C
  * channels of its rows, channel after channel, at element C W y0(b). So the rows of a block
- * of output channels [c0, c1) are one contiguous piece, computed by one gemm and sent in one
- * message: out[c0:c1, block b] = W[c0:c1, :] x im2col(in, block b).
+ * of output channels [c0, c1) are one contiguous piece, computed by gemms into it and sent in
+ * one message: out[c0:c1, block b] = W[c0:c1, :] x im2col(in, block b).
  *
  * Kernel groups (FSHMEM Fig. 6b generalised to P ranks): rank r computes output channels
  * [app_part_lo(KOUT, P, r), ...), block after block, and every block goes to every other rank
@@ -58,7 +58,7 @@ typedef struct {
 typedef struct {
     int c0, nc;   /**< output channels [c0, c0 + nc) */
     void **w;     /**< [layers]: rows c0 .. c0+nc of each layer's KOUT x kdim weights */
-    void *col;    /**< im2col of one block: kdim x (chunk W) */
+    void *col;    /**< im2col of one panel of a block: conv_panel KH KW x (chunk W) */
 } conv_group_t;
 
 /** @brief Parse the command line (variants in @p variants, comma-separated, the first the
@@ -102,8 +102,12 @@ void conv_group_setup(app_t *h, const conv_opts_t *o, int P, int me, conv_group_
 /** @brief The layer-0 input: CIN maps in the block layout, @p o->esz bytes each. */
 void *conv_input(app_t *h, const conv_opts_t *o);
 
-/** @brief Block @p b of layer @p layer for group @p g: im2col of @p in (CIN maps, block
- * layout), then one gemm into @p out's piece of the group's channels (KOUT maps). */
+/** @return the input channels of one panel of conv_block's gemm. */
+int conv_panel(const conv_opts_t *o);
+
+/** @brief Block @p b of layer @p layer for group @p g into @p out's piece of the group's
+ * channels (KOUT maps): per panel of input channels, im2col of @p in (CIN maps, block layout),
+ * then a gemm accumulating into the piece. */
 void conv_block(const conv_opts_t *o, const conv_group_t *g, int layer, const void *in,
                 void *out, int b);
 
