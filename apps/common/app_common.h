@@ -76,6 +76,18 @@ static inline void app_times_list(const double *t, int n, char *buf, size_t len)
         snprintf(buf + strlen(buf), len - strlen(buf), "%s%.6f", i ? "," : "", t[i]);
 }
 
+/** @return the start of part @p k when @p n things are split in @p parts near-equal parts. */
+static inline int app_part_lo(int n, int parts, int k)
+{
+    return (int)((long long)n * k / parts);
+}
+
+/** @return the length of part @p k of app_part_lo's split. */
+static inline int app_part_len(int n, int parts, int k)
+{
+    return app_part_lo(n, parts, k + 1) - app_part_lo(n, parts, k);
+}
+
 /** @brief Print "PROG: message" on stderr and exit(2): bad arguments, before any rank work. */
 #define APP_DIE(prog, ...)                                                                         \
     do {                                                                                           \

@@ -149,6 +149,15 @@ void app_parse(app_t *h, const char *synopsis, const app_opt_t *opts, int argc, 
         app_bad_option(h, "unexpected argument %s (options only; -h lists them)", argv[optind]);
 }
 
+void app_check_choice(const app_t *h, char key, const char *value, const char *choices)
+{
+    size_t n = strlen(value);
+    for (const char *c = choices; n > 0 && *c; c += strcspn(c, ","), c += *c == ',')
+        if (strcspn(c, ",") == n && strncmp(c, value, n) == 0)
+            return;
+    app_bad_option(h, "-%c %s: one of %s", key, value, choices);
+}
+
 void app_start(app_t *h, const app_rt_t *rt)
 {
     h->rt = rt;

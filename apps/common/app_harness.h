@@ -135,6 +135,10 @@ void app_parse(app_t *h, const char *synopsis, const app_opt_t *opts, int argc, 
 void app_bad_option(const app_t *h, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 
+/** @brief A bad argument unless @p value is one of the comma-separated @p choices: "PROG: -KEY
+ * VALUE: one of CHOICES" (app_bad_option). */
+void app_check_choice(const app_t *h, char key, const char *value, const char *choices);
+
 /** @brief Start runtime @p rt (exit 1 if it does not start), note rank and size, enter the
  * model phase "setup". */
 void app_start(app_t *h, const app_rt_t *rt);

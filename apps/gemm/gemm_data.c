@@ -3,8 +3,6 @@
  */
 #include "gemm_data.h"
 
-#include <cblas.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,16 +30,7 @@ void gemm_parse(app_t *h, gemm_opts_t *o, const char *synopsis, const char *vari
     if ((n != 1 && n != 3) || o->M < 1 || o->N < 1 || o->K < 1 || o->M > 1 << 15 ||
         o->N > 1 << 15 || o->K > 1 << 15)
         app_bad_option(h, "-N %s: a size n or MxNxK, each 1 to 32768", o->size);
-    char list[160], want[64];
-    snprintf(list, sizeof(list), ",%s,", variants);
-    snprintf(want, sizeof(want), ",%s,", o->variant);
-    if (strstr(list, want) == NULL)
-        app_bad_option(h, "-v %s: one of %s", o->variant, variants);
-}
-
-void gemm_one_thread(void)
-{
-    openblas_set_num_threads(1);
+    app_check_choice(h, 'v', o->variant, variants);
 }
 
 static double value(uint64_t seed, uint64_t i)
@@ -66,20 +55,6 @@ void gemm_fill_b(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, in
             out[(size_t)i * ld + j] = value(s, (uint64_t)(r0 + i) * o->N + (c0 + j));
 }
 
-void gemm_multiply(int m, int n, int k, const double *a, int lda, const double *b, int ldb,
-                   double beta, double *c, int ldc)
-{
-    if (m == 0 || n == 0)
-        return;
-    if (k == 0) { /* an empty sum (more ranks than K) */
-        for (int i = 0; beta == 0.0 && i < m; i++)
-            memset(c + (size_t)i * ldc, 0, (size_t)n * sizeof(double));
-        return;
-    }
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb, beta,
-                c, ldc);
-}
-
 double gemm_block_error(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
                         const double *c, int ldc, uint64_t *bad)
 {
@@ -96,18 +71,10 @@ double gemm_block_error(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int
     gemm_fill_a(seed, o, r0, nr, 0, o->K, a, o->K);
     gemm_fill_b(seed, o, 0, o->K, c0, nc, b, nc);
     gemm_multiply(nr, nc, o->K, a, o->K, b, nc, 0.0, ref, nc);
-    double big = 0, diff = 0;
-    for (size_t i = 0; i < (size_t)nr * nc; i++)
-        big = fmax(big, fabs(ref[i]));
-    for (int i = 0; i < nr; i++)
-        for (int j = 0; j < nc; j++) {
-            double d = fabs(c[(size_t)i * ldc + j] - ref[(size_t)i * nc + j]);
-            if (!(d <= 1e-12 * big))
-                (*bad)++;
-            diff = isnan(d) || d > diff ? d : diff;
-        }
+    double err = app_blas_rel_error(APP_BLAS_DOUBLE, c, (size_t)ldc, ref, (size_t)nc, (size_t)nr,
+                                    (size_t)nc, 1e-12, bad);
     free(a), free(b), free(ref);
-    return big > 0 ? diff / big : diff;
+    return err;
 }
 
 double gemm_ops(const gemm_opts_t *o)
@@ -122,15 +89,15 @@ void gemm_summa_setup(app_t *h, const gemm_opts_t *o, int P, int me, gemm_summa_
         if (P % i == 0)
             c = i;
     *s = (gemm_summa_t){.pc = c, .pr = P / c, .x = me % c, .y = me / c};
-    s->r0 = gemm_lo(o->M, s->pr, s->y), s->nr = gemm_len(o->M, s->pr, s->y);
-    s->c0 = gemm_lo(o->N, s->pc, s->x), s->nc = gemm_len(o->N, s->pc, s->x);
+    s->r0 = app_part_lo(o->M, s->pr, s->y), s->nr = app_part_len(o->M, s->pr, s->y);
+    s->c0 = app_part_lo(o->N, s->pc, s->x), s->nc = app_part_len(o->N, s->pc, s->x);
     s->T = o->panel > 0 ? (o->K + o->panel - 1) / o->panel : P;
     s->T = s->T > o->K ? o->K : s->T;
     s->maxkt = (o->K + s->T - 1) / s->T;
     s->apan = app_alloc(h, (size_t)s->T * sizeof(double *), "panel list");
     s->bpan = app_alloc(h, (size_t)s->T * sizeof(double *), "panel list");
     for (int t = 0; t < s->T; t++) {
-        int k0 = gemm_lo(o->K, s->T, t), kt = gemm_len(o->K, s->T, t);
+        int k0 = app_part_lo(o->K, s->T, t), kt = app_part_len(o->K, s->T, t);
         s->apan[t] = s->bpan[t] = NULL;
         if (t % s->pc == s->x) {
             s->apan[t] = app_alloc(h, (size_t)s->nr * kt * sizeof(double), "an A panel");
@@ -146,8 +113,8 @@ void gemm_summa_setup(app_t *h, const gemm_opts_t *o, int P, int me, gemm_summa_
 void gemm_stream_inputs(app_t *h, const gemm_opts_t *o, int P, int me, int *kp, double **a,
                         double **b)
 {
-    int k0 = gemm_lo(o->K, P, me);
-    *kp = gemm_len(o->K, P, me);
+    int k0 = app_part_lo(o->K, P, me);
+    *kp = app_part_len(o->K, P, me);
     *a = app_alloc(h, (size_t)o->M * *kp * sizeof(double), "A's columns");
     *b = app_alloc(h, (size_t)*kp * o->N * sizeof(double), "B's rows");
     gemm_fill_a(h->seed, o, 0, o->M, k0, *kp, *a, *kp > 0 ? *kp : 1);

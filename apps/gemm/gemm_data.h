@@ -20,6 +20,7 @@
 #ifndef GEMM_DATA_H
 #define GEMM_DATA_H
 
+#include "../common/app_blas.h"
 #include "../common/app_harness.h"
 
 #include <stddef.h>
@@ -34,25 +35,10 @@ typedef struct {
     int M, N, K;
 } gemm_opts_t;
 
-/** @return the start of part @p k of @p n split in @p parts near-equal parts. */
-static inline int gemm_lo(int n, int parts, int k)
-{
-    return (int)((long long)n * k / parts);
-}
-
-/** @return the length of part @p k. */
-static inline int gemm_len(int n, int parts, int k)
-{
-    return gemm_lo(n, parts, k + 1) - gemm_lo(n, parts, k);
-}
-
 /** @brief Parse the command line (variants in @p variants, comma-separated, the first the
  * default); exits 2 on a bad option. */
 void gemm_parse(app_t *h, gemm_opts_t *o, const char *synopsis, const char *variants, int argc,
                 char **argv);
-
-/** @brief One thread per rank for OpenBLAS (the ranks are the parallelism). */
-void gemm_one_thread(void);
 
 /** @brief A[r0 .. r0+nr, c0 .. c0+nc) into @p out (leading dimension @p ld). */
 void gemm_fill_a(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
@@ -62,9 +48,12 @@ void gemm_fill_a(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, in
 void gemm_fill_b(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
                  double *out, int ld);
 
-/** @brief C (+)= A B for row-major blocks (OpenBLAS dgemm): @p beta 0 or 1. */
-void gemm_multiply(int m, int n, int k, const double *a, int lda, const double *b, int ldb,
-                   double beta, double *c, int ldc);
+/** @brief C (+)= A B for row-major blocks of doubles (app_blas_gemm): @p beta 0 or 1. */
+static inline void gemm_multiply(int m, int n, int k, const double *a, int lda, const double *b,
+                                 int ldb, double beta, double *c, int ldc)
+{
+    app_blas_gemm(APP_BLAS_DOUBLE, m, n, k, a, lda, b, ldb, beta, c, ldc);
+}
 
 /**
  * @brief The relative error of block C[r0 .. r0+nr, c0 .. c0+nc) (@p c, leading dimension

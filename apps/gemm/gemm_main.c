@@ -10,15 +10,16 @@
  * stores), then a fence and a signal (ADD 1); for a peer on another host it is multiplied
  * into a private buffer and put with the signal. The owner waits for every sender's chunk
  * count and sums the P partials in rank order (the same order whatever the timing).
- *   Symmetric: slots[P][rows of the largest block][N] (slot s written by sender s only),
- *   sig[P] (sig[s] by sender s only, growing over the whole job). A sender cannot overwrite a
- *   slot the owner is still summing: every timed run starts from a barrier, and the owner
- *   sums before it reaches the next.
+ *   Symmetric: slots[P][rows of the largest block][N] (slot s written by sender s only), and
+ *   the chunks' counted signals (app_stream.h; one product is one phase). A sender cannot
+ *   overwrite a slot the owner is still summing: every timed run starts from a barrier, and
+ *   the owner sums before it reaches the next.
  * summa: per panel of K, meshmem_broadcast of the A panel over the grid row's team and of the
  * B panel over the grid column's team, then a local dgemm accumulating C.
  * serial: one dgemm of the whole product on one rank.
  */
 #include "gemm_data.h"
+#include "../common/app_stream.h"
 
 #include <meshmem.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@ typedef struct {
     /* stream */
     int kp, maxrows;
     double *a, *b, *slots, *tmp;
-    uint64_t *sig, *expect;
+    app_stream_t st;
     /* summa */
     meshmem_team_t row, col;
     gemm_summa_t s;
@@ -56,12 +57,11 @@ static void stream_setup(gemm_job_t *j)
     j->maxrows = (o->M + j->P - 1) / j->P;
     j->tmp = app_alloc(j->h, (size_t)o->chunk * o->N * sizeof(double), "a chunk");
     j->slots = meshmem_malloc((size_t)j->P * j->maxrows * o->N * sizeof(double));
-    j->sig = meshmem_calloc((size_t)j->P, sizeof(uint64_t));
-    j->expect = calloc((size_t)j->P, sizeof(uint64_t));
-    if (!j->slots || !j->sig || !j->expect)
+    app_stream_init(j->h, &j->st);
+    if (!j->slots)
         app_fatal(j->h, "out of symmetric memory (gemm -N %s -H %d prints what it needs)",
                   o->size, j->P);
-    j->crow0 = gemm_lo(o->M, j->P, j->me), j->crows = gemm_len(o->M, j->P, j->me);
+    j->crow0 = app_part_lo(o->M, j->P, j->me), j->crows = app_part_len(o->M, j->P, j->me);
     j->ccol0 = 0, j->ccols = o->N;
     j->c = app_alloc(j->h, (size_t)j->crows * o->N * sizeof(double), "C's rows");
 }
@@ -73,7 +73,7 @@ static void stream_run(void *ctx, int run)
     const gemm_opts_t *o = j->o;
     const int N = o->N, lda = j->kp > 0 ? j->kp : 1;
     for (int t = 1; t <= j->P; t++) {
-        int r = (j->me + t) % j->P, m0 = gemm_lo(o->M, j->P, r), mr = gemm_len(o->M, j->P, r);
+        int r = (j->me + t) % j->P, m0 = app_part_lo(o->M, j->P, r), mr = app_part_len(o->M, j->P, r);
         for (int c0 = 0; c0 < mr; c0 += o->chunk) {
             int rows = mr - c0 < o->chunk ? mr - c0 : o->chunk;
             size_t bytes = (size_t)rows * N * sizeof(double);
@@ -88,17 +88,16 @@ static void stream_run(void *ctx, int run)
             if (r == j->me)
                 continue;
             if (direct != NULL)
-                meshmem_fence(); /* the multiply's stores before the signal */
-            meshmem_put_signal(dst, j->tmp, direct ? 0 : bytes, &j->sig[j->me], 1,
-                               MESHMEM_SIGNAL_ADD, r);
+                app_stream_stored(&j->st, r);
+            else
+                app_stream_put(&j->st, dst, j->tmp, bytes, r);
         }
     }
-    for (int s = 0; s < j->P; s++) {
-        if (s == j->me)
-            continue;
-        j->expect[s] += (uint64_t)chunks_of(j, j->crows);
-        meshmem_wait_until(&j->sig[s], MESHMEM_UINT64, MESHMEM_CMP_GE, &j->expect[s]);
-    }
+    uint64_t chunks = (uint64_t)chunks_of(j, j->crows);
+    for (int s = 0; s < j->P; s++)
+        if (s != j->me)
+            app_stream_wait(&j->st, s, chunks);
+    app_stream_next(&j->st, chunks);
     size_t n = (size_t)j->crows * N;
     gemm_sum_partials(j->c, j->slots, j->P, (size_t)j->maxrows * N, n);
     meshmem_model_compute(n * 8 * (size_t)j->P, n * 8, n * (size_t)(j->P - 1));
@@ -129,7 +128,7 @@ static void summa_run(void *ctx, int run)
     gemm_job_t *j = ctx;
     const gemm_summa_t *s = &j->s;
     for (int t = 0; t < s->T; t++) {
-        int kt = gemm_len(j->o->K, s->T, t);
+        int kt = app_part_len(j->o->K, s->T, t);
         size_t abytes = (size_t)s->nr * kt * sizeof(double);
         size_t bbytes = (size_t)kt * s->nc * sizeof(double);
         meshmem_broadcast(j->row, j->abuf, s->apan[t] ? s->apan[t] : j->abuf, abytes, t % s->pc);
@@ -180,7 +179,7 @@ int main(int argc, char **argv)
         printf("%zu\n", heap_bytes(&o, o.heap_ranks));
         return 0;
     }
-    gemm_one_thread();
+    app_blas_one_thread();
     app_start(&h, &app_rt_meshmem);
     gemm_job_t j = {.h = &h, .o = &o, .P = h.nranks, .me = h.me};
     app_runs_t runs = {.ctx = &j, .phase = "gemm", .timing = APP_TIME_EACH, .warmup = -1};

@@ -36,7 +36,7 @@ static void stream_setup(twin_t *j)
     j->maxrows = (o->M + j->P - 1) / j->P;
     j->part = app_alloc(j->h, (size_t)o->M * o->N * sizeof(double), "the partial products");
     j->slots = app_alloc(j->h, (size_t)j->P * j->maxrows * o->N * sizeof(double), "slots");
-    j->crow0 = gemm_lo(o->M, j->P, j->me), j->crows = gemm_len(o->M, j->P, j->me);
+    j->crow0 = app_part_lo(o->M, j->P, j->me), j->crows = app_part_len(o->M, j->P, j->me);
     j->ccol0 = 0, j->ccols = o->N;
     j->c = app_alloc(j->h, (size_t)j->crows * o->N * sizeof(double), "C's rows");
     size_t chunks = (size_t)(o->M + o->chunk - 1) / o->chunk + (size_t)j->P;
@@ -58,7 +58,7 @@ static void stream_run(void *ctx, int run)
                       c0 / o->chunk, MPI_COMM_WORLD, &j->req[nreq++]);
         }
     for (int t = 1; t <= j->P; t++) {
-        int r = (j->me + t) % j->P, m0 = gemm_lo(o->M, j->P, r), mr = gemm_len(o->M, j->P, r);
+        int r = (j->me + t) % j->P, m0 = app_part_lo(o->M, j->P, r), mr = app_part_len(o->M, j->P, r);
         for (int c0 = 0; c0 < mr; c0 += o->chunk) {
             int rows = mr - c0 < o->chunk ? mr - c0 : o->chunk;
             double *dst = r == j->me ? j->slots + ((size_t)j->me * j->maxrows + c0) * N
@@ -93,7 +93,7 @@ static void summa_run(void *ctx, int run)
     twin_t *j = ctx;
     const gemm_summa_t *s = &j->s;
     for (int t = 0; t < s->T; t++) {
-        int kt = gemm_len(j->o->K, s->T, t);
+        int kt = app_part_len(j->o->K, s->T, t);
         double *a = s->apan[t] ? s->apan[t] : j->abuf, *b = s->bpan[t] ? s->bpan[t] : j->bbuf;
         MPI_Bcast(a, s->nr * kt, MPI_DOUBLE, t % s->pc, j->row);
         MPI_Bcast(b, kt * s->nc, MPI_DOUBLE, t % s->pr, j->col);
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
     if (o.heap_ranks)
         app_bad_option(&h, "-H %d: the symmetric heap is meshmem's (the twin has none)",
                        o.heap_ranks);
-    gemm_one_thread();
+    app_blas_one_thread();
     app_start(&h, &app_rt_mpi);
     twin_t j = {.h = &h, .o = &o, .P = h.nranks, .me = h.me};
     app_runs_t runs = {.ctx = &j, .timing = APP_TIME_EACH, .warmup = -1, .phase = "gemm"};

@@ -42,12 +42,7 @@ void sw_app_parse(app_t *h, sw_opts_t *o, const char *synopsis, const char *vari
     if (o->px && decomp != 2)
         app_bad_option(h, "-g %d: a grid of ranks is for -d 2", o->px);
     o->twod = decomp == 2;
-    char list[160];
-    snprintf(list, sizeof(list), ",%s,", variants);
-    char want[64];
-    snprintf(want, sizeof(want), ",%s,", o->variant);
-    if (strstr(list, want) == NULL)
-        app_bad_option(h, "-v %s: one of %s", o->variant, variants);
+    app_check_choice(h, 'v', o->variant, variants);
 }
 
 int sw_app_grid(const sw_opts_t *o, int P, sw_grid_t *g, char *why, size_t len)

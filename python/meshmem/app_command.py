@@ -155,6 +155,42 @@ def once(args: list) -> list:
     return out + ["-w", 0]
 
 
+def program_heap(program: str, args: list, ranks: int) -> int:
+    """The symmetric heap a run of @p program with @p args on @p ranks ranks needs, as the
+    program prints it with -H RANKS; UsageError with the program's reason for refusing @p args
+    (a bad size, say) before anything is started."""
+    exe = apps_run.ensure_app(program)
+    done = subprocess.run([str(exe), *[str(v) for v in args], "-H", str(ranks)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        why = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1]
+        raise UsageError(why.removeprefix(f"{program}: "))
+    return int(done.stdout.strip())
+
+
+def measured_row(runs: list, keys, rate: str | None = None, mpi: list | None = None,
+                 serial: dict | None = None) -> dict:
+    """One row of a table from the result lines of a program's rounds @p runs: the fields
+    @p keys of the first, the median time and every round's, verified only when every round
+    was, the largest error, and the rate @p rate (e.g. GOPS) at the median time. With the
+    twin's rounds @p mpi: its median time, verdict and speedup_vs_openmpi; with the one-rank
+    result @p serial: its time, verdict and speedup_vs_serial."""
+    row = {k: runs[0][k] for k in keys}
+    row.update(seconds=median(r["seconds"] for r in runs), rounds_s=[r["seconds"] for r in runs],
+               verified=int(all(r["verified"] == 1 for r in runs)),
+               max_err=max(r["max_err"] for r in runs))
+    if rate:
+        row[rate] = runs[0][rate] * runs[0]["seconds"] / row["seconds"]
+    if mpi:
+        row.update(mpi_seconds=median(r["seconds"] for r in mpi),
+                   mpi_verified=int(all(r["verified"] == 1 for r in mpi)))
+        row["speedup_vs_openmpi"] = row["mpi_seconds"] / row["seconds"]
+    if serial:
+        row.update(serial_seconds=serial["seconds"], serial_verified=serial["verified"],
+                   speedup_vs_serial=serial["seconds"] / row["seconds"])
+    return row
+
+
 class AppCommand(abc.ABC):
     """The shared part of `meshmem APP` (see the module comment)."""
     name = "app"                   # the command's name

@@ -20,6 +20,7 @@ from meshmem.paths import REPO, build_dir
 
 # the application harness as every twin compiles it (apps/common, on MPI)
 TWIN_HARNESS = ["apps/common/app_harness.c", "apps/common/app_rt_mpi.c"]
+TWIN_BLAS = ["apps/common/app_blas.c"]  # the twins that multiply with OpenBLAS
 # twin -> the sources mpicc builds it from (the same runtime-independent files as CMake uses)
 TWIN_SOURCES = {
     "sort_mpi": ["apps/sort/sort_mpi.c", "apps/sort/sort_data.c", "apps/sort/sort_local.c",
@@ -27,13 +28,15 @@ TWIN_SOURCES = {
     "average_mpi": ["apps/average/average_mpi.c", *TWIN_HARNESS],
     "fft_mpi": ["apps/fft/fft_mpi.c", "apps/fft/fft_data.c", *TWIN_HARNESS],
     "amt_mpi": ["apps/amt/amt_mpi.c", *TWIN_HARNESS],
-    "gemm_mpi": ["apps/gemm/gemm_mpi.c", "apps/gemm/gemm_data.c", *TWIN_HARNESS],
+    "gemm_mpi": ["apps/gemm/gemm_mpi.c", "apps/gemm/gemm_data.c", *TWIN_BLAS, *TWIN_HARNESS],
+    "conv_mpi": ["apps/conv/conv_mpi.c", "apps/conv/conv_data.c", *TWIN_BLAS, *TWIN_HARNESS],
     "shallow_mpi": ["apps/shallow/shallow_mpi.c", "apps/shallow/sw_scheme.c",
                     "apps/shallow/sw_halo.c", "apps/shallow/sw_app.c", *TWIN_HARNESS],
 }
 # libraries (and compiler flags) a twin needs beyond libm
 TWIN_LIBS = {"fft_mpi": ["-lfftw3_mpi", "-lfftw3f_mpi", "-lfftw3", "-lfftw3f"],
-             "shallow_mpi": ["-ffp-contract=off"], "gemm_mpi": ["-lopenblas"]}
+             "shallow_mpi": ["-ffp-contract=off"], "gemm_mpi": ["-lopenblas"],
+             "conv_mpi": ["-lopenblas"]}
 
 
 def app_path(name: str) -> Path:

@@ -46,6 +46,8 @@ COMMANDS = {
                                        "streaming halo exchange, against MPI"),
     "gemm": ("meshmem.gemm_cli", "FSHMEM's distributed GEMM (streamed row blocks, SUMMA) against "
                                  "MPI and one rank"),
+    "conv": ("meshmem.conv_cli", "FSHMEM's distributed convolution (kernel groups, output blocks "
+                                 "streamed to every rank) against MPI and one rank"),
     "demo": ("meshmem.demo", "the OPTWEB case studies on this machine, verified, with plots"),
     "model": ("meshmem.model_cli", "the fabric model: validate it against the papers, predict, "
                                    "sweep designs, replay a traced run"),

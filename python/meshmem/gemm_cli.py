@@ -6,14 +6,14 @@ rank. Every run is checked by the program against the one-rank product (relative
 """
 from __future__ import annotations
 
-import subprocess
 import sys
 
-from meshmem import apps_run, options
+from meshmem import options
 from meshmem import plot as plots
-from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
-                                 median, once)
-from meshmem.report import fmt_optional, speedup_legend, speedup_phrase
+from meshmem.app_command import (AppCommand, Launch, add_prediction, alternate, measured_row,
+                                 once, program_heap)
+from meshmem.app_table import print_rate_table, rate_summary
+from meshmem.report import speedup_legend
 
 VARIANTS = ("stream", "summa")
 
@@ -39,13 +39,7 @@ def program_args(a, variant: str) -> list:
 
 def heap_for(a, ranks: int) -> int:
     """The symmetric heap of a run on @p ranks ranks; UsageError with the program's reason."""
-    exe = apps_run.ensure_app("gemm")
-    args = [str(v) for v in program_args(a, "stream")]
-    done = subprocess.run([str(exe), *args, "-H", str(ranks)], capture_output=True, text=True)
-    if done.returncode != 0:
-        why = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1]
-        raise UsageError(why.removeprefix("gemm: "))
-    return int(done.stdout.strip())
+    return program_heap("gemm", program_args(a, "stream"), ranks)
 
 
 def measure(a, launch: Launch, log=print) -> tuple[list, list]:
@@ -71,21 +65,8 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
         got = alternate(a.rounds, sides)
         log(f"  gemm: {ranks} ranks, {a.rounds} rounds done", file=sys.stderr)
         for v in a.variants:
-            runs = got[v]
-            row = {k: runs[0][k] for k in ("variant", "n", "chunk", "ranks")}
-            row.update(seconds=median(r["seconds"] for r in runs),
-                       rounds_s=[r["seconds"] for r in runs],
-                       verified=int(all(r["verified"] == 1 for r in runs)),
-                       max_err=max(r["max_err"] for r in runs))
-            row["GOPS"] = runs[0]["GOPS"] * runs[0]["seconds"] / row["seconds"]
-            if f"mpi_{v}" in got:
-                mpi = got[f"mpi_{v}"]
-                row.update(mpi_seconds=median(r["seconds"] for r in mpi),
-                           mpi_verified=int(all(r["verified"] == 1 for r in mpi)))
-                row["speedup_vs_openmpi"] = row["mpi_seconds"] / row["seconds"]
-            if serial:
-                row.update(serial_seconds=serial["seconds"], serial_verified=serial["verified"],
-                           speedup_vs_serial=serial["seconds"] / row["seconds"])
+            row = measured_row(got[v], ("variant", "n", "chunk", "ranks"), "GOPS",
+                               got.get(f"mpi_{v}"), serial)
             if launch.fabric and ranks <= a.fabric_nodes:
                 fl = Launch(**{**launch.__dict__, "ranks": ranks})
                 frows, pred = fl.on_fabric("gemm", once(program_args(a, v)), "gemm", heap=heap)
@@ -97,31 +78,12 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
 
 def print_table(rows: list, out=None):
     """One line per (variant, ranks): time, GOPS, the speed-ups over OpenMPI and one rank."""
-    out = out or sys.stdout
-    fabric = any("predicted_s" in r for r in rows)
-    fw = 12 if fabric else 0
-    head = (f"{'variant':<8}{'ranks':>6}{'n':>16}{'meshmem s':>11}{'GOPS':>8}"
-            f"{'fabric GOPS' if fabric else '':>{fw}}{'MPI s':>10}{'× OpenMPI':>10}"
-            f"{'1 rank s':>10}{'× 1 rank':>9}{'error':>9}{'ok':>4}")
-    print(head, file=out)
-    print("-" * len(head), file=out)
-    for r in rows:
-        ok = all(r.get(k, 1) == 1 for k in ("verified", "mpi_verified", "serial_verified"))
-        print(f"{r['variant']:<8}{r['ranks']:>6}{r['n']:>16}{r['seconds']:>11.4f}{r['GOPS']:>8.2f}"
-              f"{fmt_optional(r.get('predicted_GOPS'), '.4g') if fabric else '':>{fw}}"
-              f"{fmt_optional(r.get('mpi_seconds'), '.4f'):>10}"
-              f"{fmt_optional(r.get('speedup_vs_openmpi'), '.2f'):>10}"
-              f"{fmt_optional(r.get('serial_seconds'), '.4f'):>10}"
-              f"{fmt_optional(r.get('speedup_vs_serial'), '.2f'):>9}"
-              f"{r['max_err']:>9.1e}{'yes' if ok else 'NO':>4}", file=out)
+    print_rate_table(rows, [("variant", "variant", -8), ("ranks", "ranks", 6), ("n", "n", 16)], out=out)
 
 
 def summary(rows: list) -> list[str]:
     """One line per row: GOPS and the speed-ups, with units."""
-    return [f"GEMM {r['n']}, {r['variant']}, {r['ranks']} ranks: {r['GOPS']:.2f} GOPS"
-            + "".join(f", {speedup_phrase(r.get(k), peer)}" for k, peer in
-                      (("speedup_vs_serial", "1 rank"), ("speedup_vs_openmpi", "OpenMPI"))
-                      if r.get(k)) for r in rows]
+    return rate_summary(rows, lambda r: f"GEMM {r['n']}, {r['variant']}, {r['ranks']} ranks")
 
 
 def plot(rows: list, path: str, title: str = ""):
