@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from meshmem import (amt_cli, app_command, apps_run, average_cli, fft_cli, gemm_cli, options,
-                     shallow_cli, sort_cli)
+from meshmem import (amt_cli, app_command, apps_run, average_cli, conv_cli, fft_cli, gemm_cli,
+                     options, shallow_cli, sort_cli)
 from meshmem.app_command import rows_verified
 from meshmem.osu import BenchError
 from meshmem.paths import REPO, build_dir
@@ -145,6 +145,13 @@ def gemm_settings(s: Setup) -> dict:
                 rounds=1 if s.quick else 3, vs="openmpi,serial" if s.mpi else "serial")
 
 
+def conv_settings(s: Setup) -> dict:
+    """FSHMEM's three convolution layers (the paper's shapes; an eighth of the channels when
+    quick)."""
+    return dict(kernels="small" if s.quick else "paper", iters=1 if s.quick else 2, rounds=1,
+                vs="openmpi,serial" if s.mpi else "serial")
+
+
 def vhosts_sort_settings(s: Setup) -> dict:
     """The GHC sort (x within a host, y across hosts) on the virtual cluster, a rank or more
     per host."""
@@ -225,8 +232,7 @@ def vhosts_unavailable() -> str | None:
 
 
 # The demo, in order. An application's section is its settings function above and one entry
-# here, e.g. Section("heading (paper §)", [Part("conv", conv_cli.COMMAND, conv_settings,
-# measure_of(conv_cli), conv_cli.summary)], not_built("conv", "OpenBLAS")).
+# here (as conv's below).
 SECTIONS = [
     Section("distributed counting sort (OPTWEB §3.B, the OPTWEB sort report) and LSD radix "
             "sort", [Part("sort", sort_cli.COMMAND, sort_settings, sort_measure, plot=True)]),
@@ -245,6 +251,9 @@ SECTIONS = [
     Section("GEMM with streamed partial results (FSHMEM §V)",
             [Part("gemm", gemm_cli.COMMAND, gemm_settings, measure_of(gemm_cli),
                   gemm_cli.summary)], not_built("gemm", "OpenBLAS")),
+    Section("convolution with streamed results (FSHMEM §V)",
+            [Part("conv", conv_cli.COMMAND, conv_settings, measure_of(conv_cli),
+                  conv_cli.summary)], not_built("conv", "OpenBLAS")),
     Section(f"sort and average across {VHOSTS} virtual hosts (meshrun --vhosts), OpenMPI on "
             "the same virtual cluster",
             [Part("sort_vhosts", sort_cli.COMMAND, vhosts_sort_settings, sort_measure,
