@@ -185,6 +185,17 @@ def test_pgas_by_hand():
     assert pgas.bandwidth(f, "put", pgas.half_peak_bytes(f, "put")) == pytest.approx(peak / 2)
 
 
+def test_pgas_collectives_are_puts_to_every_peer():
+    f = fab("fshmem-2node")
+    put = pgas.transfer_time(f, "put", 4096)
+    assert cost(f, "allgather", 4096).seconds == pytest.approx(put)
+    assert cost(f, "bcast", 4096).seconds == pytest.approx(put)
+    # allreduce: the same puts, then the peer's vector read once through the data path
+    assert cost(f, "allreduce", 4096).seconds == pytest.approx(put + 4096 / f.memory.bytes_per_s)
+    assert cost(f, "allreduce", 4096, ranks=1).seconds == 0.0
+    assert cost(f, "allreduce", 0).seconds == 0.0
+
+
 def test_degree_normalization_fig12():
     f = fab("optweb-fc8-45g")
     fc = throughput.at_degree(f, "alltoall", "full_mesh", 7)

@@ -19,7 +19,7 @@ ONESTEP_OPS = ("alltoall", "allgather", "bcast", "scatter", "gather", "barrier",
                "allreduce", "average_naive", "put", "get", "sort")
 MPI_OPS = ("alltoall", "allgather", "bcast", "scatter", "gather", "barrier", "reduce_scatter",
            "allreduce", "reduce", "put", "get", "sort")
-PGAS_OPS = ("put", "get", "alltoall", "barrier")
+PGAS_OPS = ("put", "get", "alltoall", "allgather", "bcast", "allreduce", "barrier")
 ALIASES = {"average": "allreduce", "averaging": "allreduce", "average_aggressive": "allreduce",
            "unicast": "put", "alltoallv": "alltoall"}
 
@@ -138,6 +138,17 @@ def _sort_cost(fabric: Fabric, L: float, ranks, opts) -> tuple[float, str, dict]
         "network_limit_bytes_per_s": t.network_limit}
 
 
+def _pgas_by_puts(fabric: Fabric, op: str, L: float, p: int, packet) -> OpCost:
+    """The collectives a PGAS program builds from puts, FSHMEM having none of its own: the L
+    bytes go to every peer at once, a port per peer as in alltoall (bcast from the root,
+    allgather and allreduce from every rank); allreduce then folds the p - 1 received vectors
+    into its own, each read once through the data path."""
+    put = pgas.transfer_time(fabric, "put", L, packet) if p > 1 and L > 0 else 0.0
+    fold = (p - 1) * L / fabric.memory.bytes_per_s if op == "allreduce" else 0.0
+    return OpCost(fabric.name, op, L, p, put + fold, "puts-to-every-peer",
+                  {"put_s": put, "fold_s": fold})
+
+
 def cost(fabric: Fabric, op: str, nbytes: float, ranks=None, **opts) -> OpCost:
     """Predicted cost of `op` moving `nbytes` per rank among `ranks` (None = all, an int = the first
     n ranks, or an iterable of rank ids). Options: src/dst (put, get), algorithm (mpi engine),
@@ -172,6 +183,8 @@ def cost(fabric: Fabric, op: str, nbytes: float, ranks=None, **opts) -> OpCost:
         share = nbytes / p
         seconds = pgas.transfer_time(fabric, "put", share, packet) if p > 1 else 0.0
         return OpCost(fabric.name, op, nbytes, p, seconds, "am-long", {"per_peer_bytes": share})
+    if op in ("allgather", "bcast", "allreduce"):
+        return _pgas_by_puts(fabric, op, nbytes, p, packet)
     seconds = pgas.transfer_time(fabric, op, nbytes, packet)
     return OpCost(fabric.name, op, nbytes, p, seconds, "am-long" if nbytes else "am-short",
                   {"latency_s": pgas.latency(fabric, op, nbytes),
