@@ -1,5 +1,6 @@
 /* Teams: strided subsets of the world, each holding one sync slot (see mm_team.h). */
 #include "mm_team.h"
+#include "mm_msg.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,9 @@ meshmem_team_t MESHMEM_TEAM_SHARED = &mm_team_shared_obj;
 /* bit s set: sync slot s is free on this rank */
 static uint64_t mm_slots_free;
 static pthread_mutex_t mm_team_lock = PTHREAD_MUTEX_INITIALIZER;
+/* the teams made by splits, by slot (world and shared are static): finalize frees those the
+ * program did not destroy, as the spec has shmem_finalize release every resource */
+static struct meshmem_team *mm_team_live[MM_TEAM_SLOTS];
 
 /*
  * SHMEM_TEAM_SHARED: the ranks of this rank's node (those whose memory it maps). A team is a
@@ -62,6 +66,14 @@ int mm_team_init(void)
 void mm_team_fini(void)
 {
     mm_topo_fini(&mm_team_world_obj);
+    /* past finalize's barrier: no member uses them any more, so no collective release */
+    for (int slot = 0; slot < MM_TEAM_SLOTS; slot++) {
+        struct meshmem_team *t = mm_team_live[slot];
+        if (t != NULL) {
+            mm_msg_stage_release(t);
+            mm_team_free(t);
+        }
+    }
     mm_team_world_obj.seq = mm_team_shared_obj.seq = 0;
 }
 
@@ -155,8 +167,19 @@ static struct meshmem_team *mm_team_new(int start, int stride, int size, int slo
     mm_topo_team_init(t);
     pthread_mutex_lock(&mm_team_lock);
     mm_slots_free &= ~(UINT64_C(1) << slot);
+    mm_team_live[slot] = t;
     pthread_mutex_unlock(&mm_team_lock);
     return t;
+}
+
+void mm_team_free(struct meshmem_team *t)
+{
+    pthread_mutex_lock(&mm_team_lock);
+    if (t->slot >= 0 && t->slot < MM_TEAM_SLOTS && mm_team_live[t->slot] == t)
+        mm_team_live[t->slot] = NULL;
+    pthread_mutex_unlock(&mm_team_lock);
+    free(t->heard);
+    free(t);
 }
 
 meshmem_status_t meshmem_team_split_strided(meshmem_team_t parent_h, int start, int stride,
@@ -237,7 +260,5 @@ void meshmem_team_destroy(meshmem_team_t team)
     mm_slots_free |= UINT64_C(1) << team->slot;
     pthread_mutex_unlock(&mm_team_lock);
     team->my_rank = -1;
-    team->slot = -1;
-    free(team->heard);
-    free(team);
+    mm_team_free(team);
 }

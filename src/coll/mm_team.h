@@ -118,8 +118,11 @@ static inline mm_flag_t *mm_team_flag(const struct meshmem_team *t, int owner, u
 /** @brief Create world and shared teams (init). @return 0 or -1. */
 int mm_team_init(void);
 
-/** @brief Release the predefined teams (finalize). */
+/** @brief Release the predefined teams and every split team still live (finalize). */
 void mm_team_fini(void);
+
+/** @brief Free @p t's memory and forget it (not collective: destroy or finalize first). */
+void mm_team_free(struct meshmem_team *t);
 
 /** @return this rank's mask of free sync slots (bit s set: slot s is free). */
 uint64_t mm_team_slots_free(void);

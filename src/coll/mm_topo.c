@@ -142,8 +142,7 @@ void mm_topo_fini(struct meshmem_team *world)
         if (axes[i] == NULL)
             continue;
         mm_msg_stage_release(axes[i]);
-        free(axes[i]->heard);
-        free(axes[i]);
+        mm_team_free(axes[i]);
     }
     world->ghc_x = world->ghc_y = NULL;
     world->ghc_kx = world->ghc_ky = 0;

@@ -10,9 +10,14 @@
 #include "shmem_internal.h"
 #include "mm_team.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 struct shmem_ctx_s meshmem_shmem_ctx_default;
+
+/* the contexts created and not destroyed (threads create them concurrently) */
+static struct shmem_ctx_s *shmemi_ctx_live;
+static pthread_mutex_t shmemi_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define SHMEMI_CTX_OPTIONS (SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)
 
@@ -46,6 +51,13 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     if (c == NULL)
         return -1;
     shmemi_ctx_fill(c, team, options);
+    pthread_mutex_lock(&shmemi_ctx_lock);
+    c->prev = NULL;
+    c->next = shmemi_ctx_live;
+    if (c->next)
+        c->next->prev = c;
+    shmemi_ctx_live = c;
+    pthread_mutex_unlock(&shmemi_ctx_lock);
     *ctx = c;
     return 0;
 }
@@ -66,7 +78,26 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
         mm_fatal("shmem_ctx_destroy: ctx argument is SHMEM_CTX_DEFAULT, which cannot be "
                  "destroyed");
     meshmem_quiet();
+    pthread_mutex_lock(&shmemi_ctx_lock);
+    if (ctx->prev)
+        ctx->prev->next = ctx->next;
+    else
+        shmemi_ctx_live = ctx->next;
+    if (ctx->next)
+        ctx->next->prev = ctx->prev;
+    pthread_mutex_unlock(&shmemi_ctx_lock);
     free(ctx);
+}
+
+void shmemi_ctx_fini(void)
+{
+    pthread_mutex_lock(&shmemi_ctx_lock);
+    for (struct shmem_ctx_s *c = shmemi_ctx_live, *next; c != NULL; c = next) {
+        next = c->next;
+        free(c);
+    }
+    shmemi_ctx_live = NULL;
+    pthread_mutex_unlock(&shmemi_ctx_lock);
 }
 SHMEMI_PROFILED(shmem_ctx_destroy)
 

@@ -31,10 +31,14 @@ struct shmem_ctx_s {
     int          start, stride, size;
     long         options;
     shmem_team_t team;
+    struct shmem_ctx_s *prev, *next; /* the live contexts, freed at shmem_finalize */
 };
 
 /** @brief Set up SHMEM_CTX_DEFAULT on the world team (after meshmem_init). */
 void shmemi_ctx_default_init(void);
+
+/** @brief Free the contexts the program did not destroy (shmem_finalize releases them). */
+void shmemi_ctx_fini(void);
 
 #define SHMEMI_COLD __attribute__((cold, noinline))
 /* the hot paths: inlined into every typed routine even where GCC counts too many callers */

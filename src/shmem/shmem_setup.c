@@ -72,6 +72,7 @@ SHMEMI_PROFILED(shmem_query_thread)
 void shmem_finalize(void)
 {
     meshmem_finalize();
+    shmemi_ctx_fini();
 }
 SHMEMI_PROFILED(shmem_finalize)
 
