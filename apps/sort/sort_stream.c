@@ -6,6 +6,8 @@
  */
 #include "sort_stream.h"
 
+#include <meshmem_coll.h>
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -16,16 +18,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* blocks that @p total records can need at one rank: all of them, plus a partly filled block
- * per (region, source) */
-static size_t pool_blocks(uint64_t total, int nranks, uint32_t regions)
+/* key slots of a flush's header: the start of the previous flush, then a count per region */
+static size_t flush_header_slots(uint32_t regions, int keybytes)
 {
-    return (size_t)(total / SORT_BLOCK) + (size_t)regions * (size_t)nranks + 2;
+    return ((size_t)(1 + regions) * 4 + (size_t)keybytes - 1) / (size_t)keybytes;
+}
+
+/* records a source's slice must hold for up to @p n records of it: the records, and a header
+ * and alignment per flush (each carries a full staging block, SORT_BLOCK records, but the
+ * last) */
+static uint64_t slice_records(uint64_t n, uint32_t regions, int keybytes)
+{
+    uint64_t flushes = n / SORT_BLOCK + 1;
+    return n + flushes * (flush_header_slots(regions, keybytes) + SORT_FLUSH_ALIGN);
+}
+
+/* blocks that @p total records can need at one rank: all of them, plus a partly filled block
+ * per (region, source), plus the slices' headers and alignment */
+static size_t pool_blocks(uint64_t total, int nranks, uint32_t regions, int keybytes)
+{
+    size_t flushes = (size_t)(total / SORT_BLOCK) + (size_t)nranks;
+    size_t extra = flushes * (flush_header_slots(regions, keybytes) + SORT_FLUSH_ALIGN);
+    return (size_t)(total / SORT_BLOCK) + (size_t)regions * (size_t)nranks + 2 +
+           (extra + SORT_BLOCK - 1) / SORT_BLOCK;
 }
 
 size_t sort_pool_bytes(uint64_t total, int nranks, uint32_t regions, int keybytes, int has_vals)
 {
-    size_t nb = pool_blocks(total, nranks, regions);
+    size_t nb = pool_blocks(total, nranks, regions, keybytes);
     size_t rec = (size_t)keybytes + (has_vals ? 4 : 0);
     return nb * SORT_BLOCK * rec + nb * 4 + (size_t)regions * (size_t)nranks * sizeof(sort_desc_t) +
            6 * 4096;
@@ -44,7 +64,12 @@ size_t sort_stream_heap_bytes(const sort_params_t *p, int nranks, uint64_t ndigi
 
 static void pool_init(sort_pool_t *p, const sort_job_t *j, uint32_t regions)
 {
-    p->nblocks = pool_blocks(j->total, j->nranks, regions);
+    p->nblocks = pool_blocks(j->total, j->nranks, regions, j->keybytes);
+    if ((uint64_t)p->nblocks * SORT_BLOCK > UINT32_MAX) { /* record indices are uint32 */
+        fprintf(stderr, "sort: %llu records are too many for the region pool (%zu blocks)\n",
+                (unsigned long long)j->total, p->nblocks);
+        meshmem_global_exit(1);
+    }
     p->keys = sort_symalloc(p->nblocks * SORT_BLOCK * (size_t)j->keybytes);
     p->vals = j->has_vals ? sort_symalloc(p->nblocks * SORT_BLOCK * 4) : NULL;
     p->next = sort_symalloc(p->nblocks * sizeof(uint32_t));
@@ -77,6 +102,12 @@ static void model_placed(sort_job_t *j, size_t placed)
 
 static inline void sort_stream_fence(void);
 
+static void pool_exhausted(const sort_pool_t *pool, int d)
+{
+    fprintf(stderr, "sort: rank %d's region pool is exhausted (%zu blocks)\n", d, pool->nblocks);
+    meshmem_global_exit(1);
+}
+
 /* the staging block of cursor @p c (toward rank @p d), NULL when d's pool is mapped here */
 static const sort_stage_t *cursor_stage(const sort_job_t *j, const sort_cursor_t *c)
 {
@@ -85,55 +116,80 @@ static const sort_stage_t *cursor_stage(const sort_job_t *j, const sort_cursor_t
     return g->k ? g : NULL;
 }
 
-/* a destination on another host: the first @p count records staged for cursor @p c go by put
- * into block c->last of @p d's pool */
-static void cursor_ship(const sort_job_t *j, const sort_pool_t *pool, const sort_cursor_t *c,
-                        int d, uint32_t count)
+/*
+ * @p d on another host: send everything staged for d as one flush (sort_stream.h: a header,
+ * then each region's records, packed) into this source's slice of d's pool, and restart d's
+ * staging blocks. Nothing is sent when nothing is staged.
+ */
+static void remote_flush(sort_job_t *j, sort_pool_t *pool, int d)
 {
-    const sort_stage_t *g = cursor_stage(j, c);
-    size_t kb = (size_t)j->keybytes;
+    struct sort_stream *st = j->w->stream;
+    uint32_t R = st->regions;
+    size_t kb = (size_t)j->keybytes, H = flush_header_slots(R, j->keybytes), n = 0;
+    sort_cursor_t *c = st->cur + (size_t)d * R;
+    const sort_stage_t *g = st->stage + (size_t)d * R;
+    sort_flow_t *fw = &st->flow[d];
+    uint32_t *hdr = (uint32_t *)(void *)st->pack_k;
     sort_stream_fence(); /* the staged lines may be streaming stores */
-    meshmem_put(pool->keys + (size_t)c->last * SORT_BLOCK * kb, g->k, count * kb, d);
+    hdr[0] = (uint32_t)fw->word;
+    for (uint32_t r = 0; r < R; r++) {
+        size_t m = c[r].k ? (size_t)(c[r].k - g[r].k) / kb : 0;
+        hdr[1 + r] = (uint32_t)m;
+        memcpy(st->pack_k + (H + n) * kb, g[r].k, m * kb);
+        if (pool->vals)
+            memcpy(st->pack_v + n, g[r].v, m * sizeof(uint32_t));
+        n += m;
+        if (c[r].k) /* opened: its staging block is empty again */
+            c[r] = (sort_cursor_t){g[r].k, g[r].v, SORT_BLOCK, c[r].first, c[r].last};
+    }
+    if (n == 0)
+        return;
+    uint64_t start = fw->next;
+    fw->next += (H + n + SORT_FLUSH_ALIGN - 1) / SORT_FLUSH_ALIGN * SORT_FLUSH_ALIGN;
+    if (fw->next > fw->end) { /* slice_records() says it cannot */
+        fprintf(stderr, "sort: rank %d's slice at rank %d is full\n", j->me, d);
+        meshmem_global_exit(1);
+    }
+    meshmem_put(pool->keys + start * kb, st->pack_k, (H + n) * kb, d);
     if (pool->vals)
-        meshmem_put(pool->vals + (size_t)c->last * SORT_BLOCK, g->v, count * sizeof(uint32_t),
-                    d);
+        meshmem_put(pool->vals + start + H, st->pack_v, n * sizeof(uint32_t), d);
+    fw->word = start | (((fw->word >> 32) + 1) << 32);
+}
+
+/* blocks of @p pool at @p d that sources of d's host may take in this pass */
+static uint64_t st_below(const sort_job_t *j, const sort_pool_t *pool, int d)
+{
+    const struct sort_stream *st = j->w->stream;
+    return st->host ? st->below[d] : pool->nblocks;
 }
 
 void sort_cursor_grow(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *c, int d, size_t placed)
 {
     model_placed(j, placed); /* the fetch-add below is traced: it ends the interval */
     const sort_stage_t *g = cursor_stage(j, c);
-    if (c->first != SORT_NONE && d != j->me) { /* the full block went to d */
-        if (g)
-            cursor_ship(j, pool, c, d, SORT_BLOCK);
-        else /* by direct stores */
-            meshmem_model_transfer(d, SORT_BLOCK * sort_record_bytes(j) + sizeof(uint32_t), 0);
+    if (g) { /* another host: the first record opens the staging block, a full one flushes */
+        if (c->k)
+            remote_flush(j, pool, d);
+        else
+            *c = (sort_cursor_t){g->k, g->v, SORT_BLOCK, c->first, c->last};
+        return;
     }
+    if (c->first != SORT_NONE && d != j->me) /* the full block went to d by direct stores */
+        meshmem_model_transfer(d, SORT_BLOCK * sort_record_bytes(j) + sizeof(uint32_t), 0);
     uint64_t one = 1, id64 = 0;
     meshmem_atomic(MESHMEM_AMO_ADD, MESHMEM_UINT64, pool->used, &one, NULL, &id64, d);
-    if (id64 >= pool->nblocks) {
-        fprintf(stderr, "sort: rank %d's region pool is exhausted (%zu blocks)\n", d,
-                pool->nblocks);
-        meshmem_global_exit(1);
-    }
+    if (id64 >= st_below(j, pool, d))
+        pool_exhausted(pool, d);
     uint32_t id = (uint32_t)id64;
     if (c->first == SORT_NONE) {
         c->first = id;
-    } else if (g) { /* link the full block to the new one, in d's memory */
-        meshmem_put(pool->next + c->last, &id, sizeof(id), d);
-    } else {
+    } else { /* link the full block to the new one, in d's memory */
         uint32_t *next = meshmem_ptr(pool->next, d);
         next[c->last] = id;
     }
     c->last = id;
-    if (g) {
-        c->k = g->k;
-        c->v = g->v;
-    } else {
-        c->k = (char *)meshmem_ptr(pool->keys, d) + (size_t)id * SORT_BLOCK * (size_t)j->keybytes;
-        c->v = pool->vals ? (uint32_t *)meshmem_ptr(pool->vals, d) + (size_t)id * SORT_BLOCK
-                          : NULL;
-    }
+    c->k = (char *)meshmem_ptr(pool->keys, d) + (size_t)id * SORT_BLOCK * (size_t)j->keybytes;
+    c->v = pool->vals ? (uint32_t *)meshmem_ptr(pool->vals, d) + (size_t)id * SORT_BLOCK : NULL;
     c->left = SORT_BLOCK;
 }
 
@@ -184,6 +240,53 @@ static inline void sort_stream_fence(void)
 #undef KEY_T
 #undef SFX
 
+/* with other hosts: each rank's host, named by its lowest rank (collective) */
+static void hosts_init(sort_job_t *j)
+{
+    struct sort_stream *st = j->w->stream;
+    int n = j->nranks, lowest = j->me, any = 0;
+    for (int r = n - 1; r >= 0; r--) {
+        if (meshmem_ptr(st->eod, r) != NULL)
+            lowest = r;
+        else
+            any = 1;
+    }
+    /* a rank on another host exists for every rank, or for none */
+    if (!any || j->variant == SORT_A2) /* A=2 places everything locally: no slices */
+        return;
+    st->host = sort_xmalloc((size_t)n * sizeof(int));
+    st->input = sort_xmalloc((size_t)n * sizeof(uint64_t));
+    st->below = sort_xmalloc((size_t)n * sizeof(uint64_t));
+    meshmem_coll_allgather(MESHMEM_TEAM_WORLD, &lowest, st->host, 1, MESHMEM_INT32,
+                           MESHMEM_ALGO_AUTO);
+}
+
+/*
+ * Lay out every rank's pool for this pass's inputs (st->input), as every rank does alike: at
+ * each destination d, the slices of d's remote sources from the top in source order, and the
+ * blocks below them. Keeps d's bottom limit, and this rank's slice at each remote d.
+ */
+static void slices_layout(sort_job_t *j)
+{
+    struct sort_stream *st = j->w->stream;
+    int n = j->nranks, me = j->me;
+    for (int d = 0; d < n; d++) {
+        uint64_t top = (uint64_t)st->pool[0].nblocks * SORT_BLOCK;
+        sort_flow_t *fw = &st->flow[d];
+        for (int s = 0; s < n; s++) {
+            if (st->host[s] == st->host[d])
+                continue;
+            uint64_t want = slice_records(st->input[s], st->regions, j->keybytes);
+            top = (top - want) / SORT_FLUSH_ALIGN * SORT_FLUSH_ALIGN;
+            if (s == me) {
+                fw->next = top;
+                fw->end = top + want;
+            }
+        }
+        st->below[d] = top / SORT_BLOCK;
+    }
+}
+
 void sort_stream_setup(sort_job_t *j)
 {
     struct sort_stream *st = calloc(1, sizeof(*st));
@@ -195,10 +298,11 @@ void sort_stream_setup(sort_job_t *j)
     st->eod = sort_symalloc((size_t)n * SORT_LINE * sizeof(uint64_t));
     memset(st->eod, 0, (size_t)n * SORT_LINE * sizeof(uint64_t));
     st->cur = sort_xmalloc((size_t)n * st->regions * sizeof(sort_cursor_t));
-    /* destinations on another host: a staging block per cursor */
+    /* destinations on another host: a staging block per cursor, and one flush packed */
     st->stage = calloc((size_t)n * st->regions, sizeof(sort_stage_t));
     if (st->stage == NULL)
         meshmem_global_exit(1);
+    st->flow = sort_xmalloc((size_t)n * sizeof(sort_flow_t));
     for (int d = 0; d < n; d++) {
         if (meshmem_ptr(st->eod, d) != NULL)
             continue;
@@ -207,16 +311,26 @@ void sort_stream_setup(sort_job_t *j)
             g->k = sort_xmalloc(SORT_BLOCK * (size_t)j->keybytes);
             g->v = j->has_vals ? sort_xmalloc(SORT_BLOCK * sizeof(uint32_t)) : NULL;
         }
+        if (st->pack_k == NULL) {
+            size_t most = (size_t)st->regions * SORT_BLOCK;
+            st->pack_k = sort_xmalloc((flush_header_slots(st->regions, j->keybytes) + most) *
+                                      (size_t)j->keybytes);
+            st->pack_v = j->has_vals ? sort_xmalloc(most * sizeof(uint32_t)) : NULL;
+        }
     }
     pool_init(&st->pool[0], j, st->regions);
     if (j->variant == SORT_RADIX)
         pool_init(&st->pool[1], j, st->regions);
+    hosts_init(j);
     meshmem_barrier(MESHMEM_TEAM_WORLD);
 }
 
 void sort_stream_free(sort_job_t *j)
 {
     struct sort_stream *st = j->w->stream;
+    free(st->below);
+    free(st->input);
+    free(st->host);
     pool_free(&st->pool[1]);
     pool_free(&st->pool[0]);
     meshmem_free(st->eod);
@@ -225,6 +339,9 @@ void sort_stream_free(sort_job_t *j)
         free(st->stage[i].v);
     }
     free(st->stage);
+    free(st->pack_v);
+    free(st->pack_k);
+    free(st->flow);
     free(st->cur);
     free(st->seq_in.seg);
     free(st);
@@ -232,11 +349,12 @@ void sort_stream_free(sort_job_t *j)
 }
 
 /*
- * Open a pass that writes into @p pool: this rank's pool is emptied (its previous contents were
- * the input of the pass that just ended everywhere before it), then a barrier, so that no source
- * takes a block before its owner has emptied the pool.
+ * Open a pass that writes into @p pool and reads @p in: this rank's pool is emptied (its
+ * previous contents were the input of the pass that just ended everywhere before it), then a
+ * barrier, so that no source takes a block before its owner has emptied the pool. With other
+ * hosts, an all-gather of the inputs' counts is that barrier, and lays out the slices.
  */
-static void pass_open(sort_job_t *j, sort_pool_t *pool)
+static void pass_open(sort_job_t *j, sort_pool_t *pool, const sort_seq_t *in)
 {
     struct sort_stream *st = j->w->stream;
     size_t nd = (size_t)st->regions * (size_t)j->nranks;
@@ -245,11 +363,23 @@ static void pass_open(sort_job_t *j, sort_pool_t *pool)
         pool->desc[i] = (sort_desc_t){SORT_NONE, SORT_NONE, 0};
     for (size_t i = 0; i < nd; i++)
         st->cur[i] = (sort_cursor_t){NULL, NULL, 0, SORT_NONE, SORT_NONE};
+    for (int d = 0; d < j->nranks; d++) /* no flush yet: no last start, none sent */
+        st->flow[d].word = SORT_NONE;
     st->epoch++;
-    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    if (st->host == NULL) {
+        meshmem_barrier(MESHMEM_TEAM_WORLD);
+        return;
+    }
+    uint64_t count = 0;
+    for (size_t g = 0; g < in->nseg; g++)
+        count += in->seg[g].n;
+    meshmem_coll_allgather(MESHMEM_TEAM_WORLD, &count, st->input, 1, MESHMEM_UINT64,
+                           MESHMEM_ALGO_AUTO);
+    slices_layout(j);
 }
 
-/* end of data: each destination gets this source's region descriptors, then its mark */
+/* end of data: each destination gets this source's region descriptors (or, on another host,
+ * its last flush), then its mark */
 static void pass_close(sort_job_t *j, sort_pool_t *pool, int to_self)
 {
     struct sort_stream *st = j->w->stream;
@@ -258,8 +388,12 @@ static void pass_close(sort_job_t *j, sort_pool_t *pool, int to_self)
         if (to_self && d != me)
             continue;
         sort_desc_t *desc = meshmem_ptr(pool->desc, d);
+        if (desc == NULL) { /* another host: what is staged, by put */
+            remote_flush(j, pool, d);
+            continue;
+        }
         const sort_cursor_t *c = st->cur + (size_t)d * st->regions;
-        if (d != me && desc != NULL) { /* the partial blocks and descriptors, by stores */
+        if (d != me) { /* the partial blocks and descriptors, by stores */
             uint64_t bytes = 0;
             for (uint32_t r = 0; r < st->regions; r++)
                 if (c[r].first != SORT_NONE)
@@ -267,26 +401,19 @@ static void pass_close(sort_job_t *j, sort_pool_t *pool, int to_self)
             if (bytes)
                 meshmem_model_transfer(d, bytes, 0);
         }
-        for (uint32_t r = 0; r < st->regions; r++) {
-            if (c[r].first == SORT_NONE)
-                continue;
-            sort_desc_t v = {c[r].first, c[r].last, SORT_BLOCK - c[r].left};
-            size_t at = (size_t)r * (size_t)n + (size_t)me;
-            if (desc) {
-                desc[at] = v;
-            } else { /* another host: the partly filled block, then the descriptor, by put */
-                cursor_ship(j, pool, &c[r], d, v.last_count);
-                meshmem_put(pool->desc + at, &v, sizeof(v), d);
-            }
-        }
+        for (uint32_t r = 0; r < st->regions; r++)
+            if (c[r].first != SORT_NONE)
+                desc[(size_t)r * (size_t)n + (size_t)me] =
+                    (sort_desc_t){c[r].first, c[r].last, SORT_BLOCK - c[r].left};
     }
-    meshmem_fence(); /* the blocks and descriptors put to other hosts before the marks */
+    meshmem_fence(); /* the flushes put to other hosts before the marks */
     if (to_self) /* A=2: the marks were sent with the data */
         return;
-    uint64_t mark = st->epoch;
-    for (int d = 0; d < n; d++)
-        meshmem_put_signal(&st->eod[(size_t)me * SORT_LINE], &mark, 0,
-                           &st->eod[(size_t)me * SORT_LINE], mark, MESHMEM_SIGNAL_SET, d);
+    uint64_t mark = st->epoch, *line = &st->eod[(size_t)me * SORT_LINE];
+    for (int d = 0; d < n; d++) /* to another host, the mark carries the flushes (word 1) */
+        meshmem_put_signal(line + 1, &st->flow[d].word,
+                           meshmem_ptr(line, d) ? 0 : sizeof(uint64_t), line, mark,
+                           MESHMEM_SIGNAL_SET, d);
 }
 
 /* wait for every source's end-of-data mark of this pass (meshmem_wait_until: spins, yields,
@@ -299,19 +426,49 @@ static void wait_marks(sort_job_t *j)
                            &st->epoch);
 }
 
-/* this rank's regions in order: region-major, then source (stable) */
+/*
+ * This rank's regions in order: region-major, then source (stable). A source on another host
+ * sent flushes: they are found back from its last (eod word 1, through each header's link to
+ * the previous one) and read region by region, oldest first.
+ */
 static void pool_output(const sort_job_t *j, const sort_pool_t *p, sort_seq_t *q)
 {
     const struct sort_stream *st = j->w->stream;
-    size_t kb = (size_t)j->keybytes, nd = (size_t)st->regions * (size_t)j->nranks;
-    q->nseg = 0;
-    for (size_t i = 0; i < nd; i++) {
-        sort_desc_t d = p->desc[i];
-        for (uint32_t id = d.first; id != SORT_NONE; id = id == d.last ? SORT_NONE : p->next[id])
-            sort_seq_push(q, p->keys + (size_t)id * SORT_BLOCK * kb,
-                          p->vals ? p->vals + (size_t)id * SORT_BLOCK : NULL,
-                          id == d.last ? d.last_count : SORT_BLOCK);
+    int n = j->nranks;
+    size_t kb = (size_t)j->keybytes, H = flush_header_slots(st->regions, j->keybytes);
+    size_t fl[n + 1]; /* source s's flushes: [fl[s], fl[s + 1]) of at[] and off[] */
+    fl[0] = 0;
+    for (int s = 0; s < n; s++)
+        fl[s + 1] = fl[s] + (size_t)(st->eod[(size_t)s * SORT_LINE + 1] >> 32);
+    size_t *at = sort_xmalloc((fl[n] + 1) * sizeof(size_t)); /* a flush's start, in records */
+    size_t *off = sort_xmalloc((fl[n] + 1) * sizeof(size_t)); /* its next region's records */
+    for (int s = 0; s < n; s++) {
+        uint32_t last = (uint32_t)st->eod[(size_t)s * SORT_LINE + 1];
+        for (size_t f = fl[s + 1]; f-- > fl[s];) {
+            at[f] = last;
+            off[f] = at[f] + H;
+            last = *(const uint32_t *)(const void *)(p->keys + at[f] * kb);
+        }
     }
+    q->nseg = 0;
+    for (uint32_t r = 0; r < st->regions; r++) {
+        for (int s = 0; s < n; s++) {
+            for (size_t f = fl[s]; f < fl[s + 1]; f++) {
+                const uint32_t *hdr = (const uint32_t *)(const void *)(p->keys + at[f] * kb);
+                sort_seq_push(q, p->keys + off[f] * kb, p->vals ? p->vals + off[f] : NULL,
+                              hdr[1 + r]);
+                off[f] += hdr[1 + r];
+            }
+            sort_desc_t d = p->desc[(size_t)r * (size_t)n + (size_t)s];
+            for (uint32_t id = d.first; id != SORT_NONE;
+                 id = id == d.last ? SORT_NONE : p->next[id])
+                sort_seq_push(q, p->keys + (size_t)id * SORT_BLOCK * kb,
+                              p->vals ? p->vals + (size_t)id * SORT_BLOCK : NULL,
+                              id == d.last ? d.last_count : SORT_BLOCK);
+        }
+    }
+    free(off);
+    free(at);
 }
 
 static void place_pass(sort_job_t *j, const sort_seq_t *in, int shift, sort_pool_t *pool,
@@ -437,7 +594,7 @@ static void run_a2(sort_job_t *j)
     sort_pool_t *pool = &st->pool[0];
     int n = j->nranks;
     meshmem_model_phase("classify");
-    pass_open(j, pool);
+    pass_open(j, pool, NULL); /* A=2 writes no slices */
     stream_to_receive_areas(j);
     meshmem_model_phase("place");
     /* pass 2: as each source's mark arrives, place its records by the key's lower part */
@@ -474,7 +631,7 @@ void sort_run_stream(sort_job_t *j)
             snprintf(phase, sizeof(phase), "digit-%d", p + 1);
         meshmem_model_phase(j->variant == SORT_RADIX ? phase : "single-pass");
         out = &st->pool[p % 2];
-        pass_open(j, out);
+        pass_open(j, out, &st->seq_in);
         place_pass(j, &st->seq_in, p * j->digit_bits, out, 0);
         pass_close(j, out, 0);
         wait_marks(j);

@@ -105,7 +105,8 @@ mm_app_case(apps_average apps_average_reuse_aggr RANKS 2 3 8
             ARGS -a aggressive -V -S 4,1K,2052 -i 12)
 
 # --- between hosts on this machine (2 hosts of 2 ranks, UCX over TCP; tests/CMakeLists.txt):
-# every streaming variant of the sort stages and puts to the other host, the average reads the
+# every streaming variant of the sort stages and puts to the other host (A=1 and radix: a
+# flush per destination into the source's slice there), the average reads the
 # other host's members by get
 function(mm_app_hosts_case exe name)
   cmake_parse_arguments(T "" "" "ARGS" ${ARGN})
@@ -117,6 +118,9 @@ endfunction()
 mm_app_hosts_case(apps_sort apps_sort_a1 ARGS -v a1 -n 100007 -i 1)
 mm_app_hosts_case(apps_sort apps_sort_a2 ARGS -v a2 -k -n 100007 -i 1)
 mm_app_hosts_case(apps_sort apps_sort_radix ARGS -v radix -b 64 -n 100007 -i 1)
+# a pass's input is not the rank's share (skewed digits): the slices follow each pass's input
+mm_app_hosts_case(apps_sort apps_sort_radix_skew ARGS -v radix -b 32 -d skew -c 4 -n 20011 -i 2)
+mm_app_hosts_case(apps_sort apps_sort_a1_keys ARGS -v a1 -k -d top -n 20011 -i 2)
 mm_app_hosts_case(apps_sort apps_sort_a11 ARGS -v a11 -n 100007 -i 1)
 mm_app_hosts_case(apps_sort apps_sort_ghc ARGS -v ghc -n 100007 -i 1)
 mm_app_hosts_case(apps_average apps_average_naive ARGS -a naive -S 4,1K,33K -i 3)
