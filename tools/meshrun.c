@@ -436,7 +436,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--fabric") || !strcmp(a, "--compute-scale") ||
                    !strcmp(a, "--fabric-json") || !strcmp(a, "--fabric-set")) {
             const char *v = NEXT_VALUE();
-            if (v == NULL)
+            /* "--" ends the options: never a value (the model's argparse would drop it) */
+            if (v == NULL || !*v || !strcmp(v, "--"))
                 return usage_error("option %s needs a value", a);
             if (!strcmp(a, "--fabric"))
                 fabric.fabric = v;
@@ -447,8 +448,15 @@ int main(int argc, char **argv)
                     return usage_error("%s", "at most 8 --fabric-set options (MESHRUN_FABRIC_SETS)");
                 fabric.sets[fabric.nsets++] = v;
             }
-            else
+            else {
+                char *end;
+                double x = strtod(v, &end);
+                /* decimal only: the model reads it with Python's float(), which takes no hex */
+                if (end == v || *end || !(x >= 0) || x > 1e9 ||
+                    v[strspn(v, "0123456789.eE+-")] != '\0')
+                    return usage_error("--compute-scale argument \"%s\" is not a factor >= 0", v);
                 fabric.compute_scale = v;
+            }
         } else if (inline_value) {
             return usage_error("option %s takes no value", a);
         } else if (!strcmp(a, "--tag-output")) {

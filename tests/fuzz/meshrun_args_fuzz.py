@@ -63,9 +63,11 @@ def usage_error_ok(stderr: str, args: list) -> bool:
     lines = stderr.splitlines()
     if not lines or not lines[-1].startswith("meshrun: "):
         return False
+    # the model names the file: an argument, or the value of an --option=VALUE one
+    named = [*args, *(a.split("=", 1)[1] for a in args if a.startswith("--") and "=" in a)]
     for line in lines[:-1]:
         said = line.removeprefix("meshmem model: ")
-        if said == line or not any(a and said.startswith(f"{a}: ") for a in args):
+        if said == line or not any(a and said.startswith(f"{a}: ") for a in named):
             return False
     return True
 

@@ -506,6 +506,8 @@ def fabrics_dir() -> Path:
 
 def resolve_fabric_path(name: str) -> Path:
     """A path as given, or a bare fabric name looked up in fabrics/ (with or without .toml)."""
+    if not isinstance(name, str):  # argparse leaves [] for --fabric=-- (it drops the "--")
+        raise FabricError("--fabric: no fabric file given")
     p = Path(name)
     if p.exists():
         return p
