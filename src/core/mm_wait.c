@@ -108,6 +108,10 @@ void mm_wait_step(mm_wait_t *w)
     }
     struct timespec ts = {.tv_sec = mm_config.sleep_us / 1000000,
                           .tv_nsec = (mm_config.sleep_us % 1000000) * 1000};
+    /* peers on other hosts reach this memory only through the network's progress: hand it
+     * over before each sleep (every safety-net wake-up progressed here, too) */
+    if (mm_net != NULL && mm_net->idle != NULL)
+        mm_net->idle();
     mm_futex(&me->doorbell, FUTEX_WAIT, w->doorbell, &ts);
     w->doorbell = atomic_load(&me->doorbell);
     mm_check_job_alive();

@@ -57,6 +57,9 @@ typedef struct {
     void (*quiet)(void);
     /** Make progress (serve peers' operations on this rank's memory). @return events handled. */
     int (*progress)(void);
+    /** The rank is about to sleep in a wait (it stops calling progress): serve its peers from
+     * now on, not after a polling interval. NULL: nothing to do. */
+    void (*idle)(void);
     /** Host name of @p pe, for messages. */
     const char *(*host)(int pe);
 } mm_net_ops_t;

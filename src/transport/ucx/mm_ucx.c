@@ -21,9 +21,10 @@
  * Progress. Over TCP UCX has no hardware RMA: a peer's put, get or AMO on this rank's memory is
  * carried out by this rank's ucp_worker_progress. Every wait of the runtime calls it while it
  * polls; and a thread serves the peers when the application has not progressed for
- * MESHMEM_NET_PROGRESS_US (it is computing, or asleep in a wait): it then sleeps on the
- * worker's event file descriptor, progresses as soon as something arrives and wakes the
- * application's sleepers. The worker is thread-safe (UCS_THREAD_MODE_MULTI).
+ * MESHMEM_NET_PROGRESS_US (it is computing), or at once when the application is about to sleep
+ * in a wait (the idle op kicks it): it then sleeps on the worker's event file descriptor,
+ * progresses as soon as something arrives and wakes the application's sleepers. The worker is
+ * thread-safe (UCS_THREAD_MODE_MULTI).
  *
  * AMOs are atomic with respect to the CPU atomics that the ranks of a node use on the same
  * words: over TCP UCX carries them out with the target's CPU atomics, and UCX_ATOMIC_MODE=cpu
@@ -43,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <ucp/api/ucp.h>
 #include <unistd.h>
@@ -66,13 +68,14 @@ static struct {
     ucp_mem_h      mem[MM_UCX_REGIONS];
     mm_ucx_peer_t *peer;              /* [nranks]; ep NULL for peers of the node */
     int            efd;               /* the worker's event file descriptor */
+    int            kickfd;            /* eventfd: the application sleeps, the thread serves */
     pthread_t      thread;
     bool           thread_on;
     atomic_bool    stop;
     atomic_bool    closing;           /* finalize: peers closing their endpoints is no error */
     _Atomic uint64_t app_polls;       /* progress calls by the application */
     char         (*hosts)[64];        /* [nranks] host names, for messages */
-} U = {.efd = -1};
+} U = {.efd = -1, .kickfd = -1};
 
 
 #define G (H->g)
@@ -370,6 +373,17 @@ static int mm_ucx_progress(void)
     return (int)ucp_worker_progress(U.worker);
 }
 
+/* the application is about to sleep: the thread serves at once (one eventfd write; the
+ * thread drains it when it next waits for a kick) */
+static void mm_ucx_idle(void)
+{
+    if (U.thread_on) {
+        uint64_t one = 1;
+        if (write(U.kickfd, &one, sizeof(one)) < 0) { /* full counter: a kick is pending */
+        }
+    }
+}
+
 /* ---- the progress thread ---- */
 
 static void *mm_ucx_thread_main(void *arg)
@@ -382,7 +396,13 @@ static void *mm_ucx_thread_main(void *arg)
         if (now != seen) { /* the application progresses: stay out of its way */
             seen = now;
             struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-            nanosleep(&ts, NULL);
+            struct pollfd kick = {U.kickfd, POLLIN, 0};
+            if (ppoll(&kick, 1, &ts, NULL) > 0) { /* it went to sleep: serve from now */
+                uint64_t n;
+                if (read(U.kickfd, &n, sizeof(n)) < 0) { /* (nonblocking: drained already) */
+                }
+                seen = atomic_load(&U.app_polls);
+            }
             continue;
         }
         /* idle application: serve, then sleep until something arrives or the interval ends */
@@ -565,7 +585,9 @@ static int mm_ucx_init(const mm_boot_card_t *cards, const bool *remote)
         if (rkey[g])
             ucp_rkey_buffer_release(rkey[g]);
     if (rc == 0 && H->config->net_progress_us > 0) {
-        U.thread_on = pthread_create(&U.thread, NULL, mm_ucx_thread_main, NULL) == 0;
+        U.kickfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        U.thread_on = U.kickfd >= 0 &&
+                      pthread_create(&U.thread, NULL, mm_ucx_thread_main, NULL) == 0;
         if (!U.thread_on)
             H->log(MM_LOG_WARN, "transport: no progress thread (%s)", strerror(errno));
     }
@@ -580,6 +602,8 @@ static void mm_ucx_fini(void)
         pthread_join(U.thread, NULL);
         U.thread_on = false;
     }
+    if (U.kickfd >= 0)
+        close(U.kickfd);
     /* complete what is in flight; a peer already gone is no error here */
     ucp_request_param_t fp = {.op_attr_mask = 0};
     ucs_status_ptr_t freq = ucp_worker_flush_nbx(U.worker, &fp);
@@ -614,7 +638,7 @@ static void mm_ucx_fini(void)
     free(U.peer);
     free(U.hosts);
     memset(&U, 0, sizeof(U));
-    U.efd = -1;
+    U.efd = U.kickfd = -1;
 }
 
 static const mm_net_ops_t mm_ucx_ops = {
@@ -630,6 +654,7 @@ static const mm_net_ops_t mm_ucx_ops = {
     .fence = mm_ucx_fence,
     .quiet = mm_ucx_quiet,
     .progress = mm_ucx_progress,
+    .idle = mm_ucx_idle,
     .host = mm_ucx_host,
 };
 
