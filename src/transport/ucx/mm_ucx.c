@@ -124,8 +124,12 @@ static void mm_ucx_wait(ucs_status_ptr_t req, const char *what, int pe)
     if (UCS_PTR_IS_ERR(req))
         mm_ucx_failed(what, pe, UCS_PTR_STATUS(req));
     ucs_status_t st;
-    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
+    /* counted as the application's progress: the progress thread, on this rank's core, keeps
+     * out of the worker while the application polls it */
+    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+        atomic_fetch_add_explicit(&U.app_polls, 1, memory_order_relaxed);
         ucp_worker_progress(U.worker);
+    }
     ucp_request_free(req);
     if (st != UCS_OK)
         mm_ucx_failed(what, pe, st);
