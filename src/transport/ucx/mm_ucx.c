@@ -124,10 +124,13 @@ static void mm_ucx_wait(ucs_status_ptr_t req, const char *what, int pe)
     if (UCS_PTR_IS_ERR(req))
         mm_ucx_failed(what, pe, UCS_PTR_STATUS(req));
     ucs_status_t st;
-    /* counted as the application's progress: the progress thread, on this rank's core, keeps
-     * out of the worker while the application polls it */
+    /* counted as the application's progress, on a rank with a core of its own: the progress
+     * thread, on that core, keeps out of the worker while the application polls it (where
+     * ranks share cores the thread stays free to serve: counting there stalled 2x2 jobs) */
+    bool own_core = !G->oversubscribed;
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        atomic_fetch_add_explicit(&U.app_polls, 1, memory_order_relaxed);
+        if (own_core)
+            atomic_fetch_add_explicit(&U.app_polls, 1, memory_order_relaxed);
         ucp_worker_progress(U.worker);
     }
     ucp_request_free(req);
