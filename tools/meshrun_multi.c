@@ -520,7 +520,9 @@ static int conclude(const meshrun_multi_t *m, const outcome_t *o, const reports_
         fprintf(stderr, "meshrun: rank %d on %s called shmem_global_exit(%d): %s\n",
                 r->exit_call_rank, hosts->hosts[rank_host[r->exit_call_rank]].name,
                 r->exit_call_status, stopped);
-        return o->status;
+        /* the status the rank asked for, even where a peer that lost its connection to it
+         * reached mpirun first with status 1 */
+        return r->exit_call_status;
     }
     if (o->status != 0 && r->fatal_rank >= 0 && r->fatal_rank < nranks) {
         fprintf(stderr, "meshrun: rank %d on %s reported a fatal error: %s\n", r->fatal_rank,
