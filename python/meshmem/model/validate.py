@@ -213,6 +213,8 @@ def format_table(rows: list[Row]) -> str:
                 lines += _note("from", r.basis)
             if not r.reproduced:
                 lines += _note("why", r.why or "UNEXPLAINED")
+            elif r.why:  # inside, but by a margin that says nothing: the reader is told
+                lines += _note("note", r.why)
     return "\n".join(lines)
 
 
