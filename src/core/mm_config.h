@@ -62,6 +62,10 @@
       "Jobs across hosts: a thread serves peers' operations on this rank's memory when the "       \
       "application has not done so for this many microseconds (and at once while it sleeps); "     \
       "0: no thread (peers then wait until this rank calls meshmem).")                              \
+    X(NET_AM_RMA_BYTES, net_am_rma_bytes, SIZE, "8K",                                             \
+      "Jobs across hosts: a put or get of at least this many bytes to a rank on another host "    \
+      "travels as an active message (one eager message, or UCX's rendezvous), not as UCX RMA, "   \
+      "which UCX's TCP transport emulates in small pieces; 0: always UCX RMA.")                   \
     X(LEADER_BYTES, leader_bytes, INT, "64",                                                       \
       "Jobs across hosts: barriers, and the bcast, allreduce, allgather and alltoall of at most "  \
       "this many bytes per rank (per block for allgather and alltoall), take the node-leader "     \

@@ -19,8 +19,8 @@
 #include "mm_net.h"
 
 /** Bumped whenever mm_plugin_host_t, mm_net_ops_t, mm_boot_ops_t or mm_state_t change: the
- * library and its plugins must come from one build. */
-#define MM_PLUGIN_ABI 2
+ * library and its plugins must come from one build. (mm_config_t too: plugins read it.) */
+#define MM_PLUGIN_ABI 3
 
 /** What the runtime lends a plugin. */
 typedef struct {

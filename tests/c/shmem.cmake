@@ -1,6 +1,6 @@
 # OpenSHMEM C API tests (point-to-point layer): every routine group at 1..8 PEs.
-foreach(t shmem_rma shmem_amo shmem_sync shmem_ctx shmem_generic shmem_setup shmem_threads
-        shmem_spec15 shmem_c99)
+foreach(t shmem_rma shmem_rma_order shmem_amo shmem_sync shmem_ctx shmem_generic shmem_setup
+        shmem_threads shmem_spec15 shmem_c99)
   if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
     set(labels shmem)
     if(t STREQUAL "shmem_threads")

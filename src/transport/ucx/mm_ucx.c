@@ -4,10 +4,17 @@
  * heap segment and static data registered (ucp_mem_map) and their keys exchanged at init.
  *
  * Operations. put, get and AMOs are ucp_put_nbx, ucp_get_nbx and ucp_atomic_op_nbx on the
- * peer's registered memory. UCX has 32- and 64-bit atomics only: 8- and 16-bit AMOs are a
+ * peer's registered memory, except puts and gets of MESHMEM_NET_AM_RMA_BYTES or more: UCX's TCP
+ * transport has no RMA and emulates it in pieces of a few KiB, each served by the target, 10 to
+ * 25 times slower than its active messages, which move a large message in one eager send or a
+ * rendezvous (ucx_perftest between two virtual hosts, docs/results-across.md). So a large put is
+ * an active message (MM_UCX_AM_PUT) whose handler places the data and acknowledges it; quiet and
+ * fence wait for the acknowledgements, as they wait for RMA's completion. A large get is a
+ * request (MM_UCX_AM_GET) that the target answers with the data (MM_UCX_AM_GET_REPLY); the
+ * reply's handler places it and counts the get down. UCX has 32- and 64-bit atomics only: 8- and 16-bit AMOs are a
  * compare-and-swap loop on the aligned 32-bit word that contains them (the other bytes are
  * rewritten with what they held, so a concurrent AMO on them makes the swap fail and retry).
- * fence is ucp_worker_fence, quiet a worker flush.
+ * fence is ucp_worker_fence, quiet a worker flush (plus the large transfers' acknowledgements).
  *
  * Runtime posts (flag lines, eager channels, active-message slots, credits) are one active
  * message each (ucp_am_send_nbx, eager only): a fixed header says where, the data part carries
@@ -16,7 +23,7 @@
  * sleepers. One network message per post, and no ordering rule of UCX's is relied on: a
  * sequence word is only ever raised (a post that arrives late cannot lower it), and a line is
  * rewritten only after its reader has consumed the previous post (the protocols' room checks).
- * Extra data larger than MM_UCX_EAGER_MAX goes ahead by put, flushed to the peer, then the post.
+ * Extra data larger than MM_UCX_EAGER_MAX goes ahead by put, complete at the peer, then the post.
  *
  * Progress. Over TCP UCX has no hardware RMA: a peer's put, get or AMO on this rank's memory is
  * carried out by this rank's ucp_worker_progress. Every wait of the runtime calls it while it
@@ -49,7 +56,11 @@
 #include <ucp/api/ucp.h>
 #include <unistd.h>
 
-#define MM_UCX_AM_POST     1
+#define MM_UCX_AM_POST      1
+#define MM_UCX_AM_PUT       2 /* a large put (mm_ucx_rma_t, then the data) */
+#define MM_UCX_AM_PUT_ACK   3 /* its acknowledgement: the acknowledging rank (int32_t) */
+#define MM_UCX_AM_GET       4 /* a large get's request (mm_ucx_rma_t) */
+#define MM_UCX_AM_GET_REPLY 5 /* its answer (mm_ucx_rma_t, then the data) */
 #define MM_UCX_EAGER_MAX   ((size_t)64 << 10)
 #define MM_UCX_KEEPALIVE   "5s"
 
@@ -60,6 +71,7 @@ typedef struct {
     ucp_ep_h   ep;
     ucp_rkey_h rkey[MM_UCX_REGIONS];
     uint64_t   base[MM_UCX_REGIONS]; /* the peer's segment and static data, in its address space */
+    _Atomic uint64_t puts_out;       /* large puts to the peer not acknowledged yet */
 } mm_ucx_peer_t;
 
 static struct {
@@ -74,6 +86,10 @@ static struct {
     atomic_bool    stop;
     atomic_bool    closing;           /* finalize: peers closing their endpoints is no error */
     _Atomic uint64_t app_polls;       /* progress calls by the application */
+    _Atomic uint64_t puts_out;        /* large puts not acknowledged yet, to any peer */
+    _Atomic uint64_t gets_out;        /* large get_nbi whose data is not here yet */
+    atomic_bool    fenced;            /* a fence since the last flush: RMA may be in flight */
+    int32_t        me;                /* this rank, the body of every acknowledgement */
     char         (*hosts)[64];        /* [nranks] host names, for messages */
 } U = {.efd = -1, .kickfd = -1};
 
@@ -82,23 +98,35 @@ static struct {
 
 /* ---- addresses ---- */
 
-/* the peer-side address and key of symmetric [addr, addr + len) on @p pe */
-static void mm_ucx_remote(int pe, const void *addr, size_t len, uint64_t *raddr, ucp_rkey_h *rkey)
+/* the region and offset of symmetric [addr, addr + len) (for rank @p pe, in messages) */
+static void mm_ucx_locate(int pe, const void *addr, size_t len, uint32_t *region, uint64_t *off)
 {
     uintptr_t a = (uintptr_t)addr;
-    int region;
-    uint64_t off;
     if (a - (uintptr_t)G->seg < G->seg_bytes && len <= G->seg_bytes - (a - (uintptr_t)G->seg)) {
-        region = MM_UCX_SEG;
-        off = a - (uintptr_t)G->seg;
+        *region = MM_UCX_SEG;
+        *off = a - (uintptr_t)G->seg;
     } else if (a - G->data_base < G->data_size && len <= G->data_size - (a - G->data_base)) {
-        region = MM_UCX_DATA;
-        off = a - G->data_base;
+        *region = MM_UCX_DATA;
+        *off = a - G->data_base;
     } else {
         H->fatal("transport: address %p (%zu bytes) for rank %d is outside the symmetric "
                  "memory",
                  addr, len, pe);
     }
+}
+
+/* this rank's own copy of @p region */
+static char *mm_ucx_base(uint32_t region)
+{
+    return region == MM_UCX_DATA ? (char *)G->data_base : G->seg;
+}
+
+/* the peer-side address and key of symmetric [addr, addr + len) on @p pe */
+static void mm_ucx_remote(int pe, const void *addr, size_t len, uint64_t *raddr, ucp_rkey_h *rkey)
+{
+    uint32_t region;
+    uint64_t off;
+    mm_ucx_locate(pe, addr, len, &region, &off);
     *raddr = U.peer[pe].base[region] + off;
     *rkey = U.peer[pe].rkey[region];
 }
@@ -116,6 +144,17 @@ static void mm_ucx_failed(const char *what, int pe, ucs_status_t st)
              ucs_status_string(st));
 }
 
+/* one turn of a blocking operation's completion loop: counted as the application's progress
+ * on a rank with a core of its own, so that the progress thread, on that core, keeps out of the
+ * worker while the application polls it (where ranks share cores the thread stays free to
+ * serve: counting there stalled 2x2 jobs) */
+static void mm_ucx_spin(void)
+{
+    if (!G->oversubscribed)
+        atomic_fetch_add_explicit(&U.app_polls, 1, memory_order_relaxed);
+    ucp_worker_progress(U.worker);
+}
+
 /* wait for @p req to complete, progressing; NULL: it completed at once */
 static void mm_ucx_wait(ucs_status_ptr_t req, const char *what, int pe)
 {
@@ -124,15 +163,8 @@ static void mm_ucx_wait(ucs_status_ptr_t req, const char *what, int pe)
     if (UCS_PTR_IS_ERR(req))
         mm_ucx_failed(what, pe, UCS_PTR_STATUS(req));
     ucs_status_t st;
-    /* counted as the application's progress, on a rank with a core of its own: the progress
-     * thread, on that core, keeps out of the worker while the application polls it (where
-     * ranks share cores the thread stays free to serve: counting there stalled 2x2 jobs) */
-    bool own_core = !G->oversubscribed;
-    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        if (own_core)
-            atomic_fetch_add_explicit(&U.app_polls, 1, memory_order_relaxed);
-        ucp_worker_progress(U.worker);
-    }
+    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
+        mm_ucx_spin();
     ucp_request_free(req);
     if (st != UCS_OK)
         mm_ucx_failed(what, pe, st);
@@ -148,6 +180,235 @@ static void mm_ucx_release(ucs_status_ptr_t req, const char *what, int pe)
     ucp_request_free(req);
 }
 
+/* progress until the counter @p out is down to zero (handlers count it down) */
+static void mm_ucx_drain(_Atomic uint64_t *out)
+{
+    while (atomic_load_explicit(out, memory_order_acquire) != 0)
+        mm_ucx_spin();
+}
+
+/* ---- large transfers: active messages (see the head of the file) ---- */
+
+/* a send whose header must outlive the call (UCX 1.13 keeps the pointer until completion) */
+typedef struct {
+    mm_ucx_rma_t h;
+    int          pe;
+    const char  *what;
+} mm_ucx_sending_t;
+
+static void mm_ucx_sent(void *req, ucs_status_t st, void *user_data)
+{
+    mm_ucx_sending_t *s = user_data;
+    (void)req;
+    if (st != UCS_OK && !atomic_load(&U.closing))
+        mm_ucx_failed(s->what, s->pe, st);
+    free(s);
+}
+
+/* send @p h (and @p n bytes of @p data) to @p pe as active message @p id; @p wait: return at
+ * local completion, else let it complete on its own */
+static void mm_ucx_send_rma(int pe, unsigned id, const mm_ucx_rma_t *h, const void *data,
+                            size_t n, bool wait, const char *what)
+{
+    ucp_ep_h ep = U.peer[pe].ep;
+    if (wait) {
+        ucp_request_param_t prm = {.op_attr_mask = 0};
+        mm_ucx_wait(ucp_am_send_nbx(ep, id, h, sizeof(*h), data, n, &prm), what, pe);
+        return;
+    }
+    mm_ucx_sending_t *s = malloc(sizeof(*s));
+    if (s == NULL)
+        H->fatal("transport: out of memory for a %s to rank %d", what, pe);
+    *s = (mm_ucx_sending_t){*h, pe, what};
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                               UCP_OP_ATTR_FIELD_USER_DATA,
+                               .cb.send = mm_ucx_sent,
+                               .user_data = s};
+    ucs_status_ptr_t req = ucp_am_send_nbx(ep, id, &s->h, sizeof(s->h), data, n, &prm);
+    if (req == NULL) /* done at once: the callback is not called */
+        free(s);
+    else
+        mm_ucx_release(req, what, pe); /* the callback still comes, and frees s */
+}
+
+/* before a large put: RMA issued before a fence is complete, so the put lands after it (a
+ * worker fence orders RMA, not messages) */
+static void mm_ucx_settle_fence(void)
+{
+    if (atomic_exchange(&U.fenced, false)) {
+        ucp_request_param_t prm = {.op_attr_mask = 0};
+        mm_ucx_wait(ucp_worker_flush_nbx(U.worker, &prm), "flush", -1);
+    }
+}
+
+static void mm_ucx_am_put(int pe, void *dest, const void *src, size_t n, bool wait)
+{
+    mm_ucx_settle_fence();
+    mm_ucx_rma_t h = {.len = n, .src = U.me};
+    mm_ucx_locate(pe, dest, n, &h.region, &h.off);
+    atomic_fetch_add_explicit(&U.peer[pe].puts_out, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&U.puts_out, 1, memory_order_relaxed);
+    mm_ucx_send_rma(pe, MM_UCX_AM_PUT, &h, src, n, wait, "put");
+}
+
+/* a large get into @p dest; @p token is counted up now and down when the data is here */
+static void mm_ucx_am_get(int pe, void *dest, const void *src, size_t n, _Atomic uint64_t *token,
+                          bool wait)
+{
+    mm_ucx_rma_t h = {.len = n,
+                      .reply_dest = (uint64_t)(uintptr_t)dest,
+                      .token = (uint64_t)(uintptr_t)token,
+                      .src = U.me};
+    mm_ucx_locate(pe, src, n, &h.region, &h.off);
+    atomic_fetch_add_explicit(token, 1, memory_order_relaxed);
+    mm_ucx_send_rma(pe, MM_UCX_AM_GET, &h, NULL, 0, wait, "get");
+}
+
+/* the data of a large put from @p src is in place: wake this rank's sleepers, acknowledge */
+static void mm_ucx_put_landed(int src)
+{
+    H->wake_self();
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                               .flags = UCP_AM_SEND_FLAG_EAGER};
+    /* the header is U.me, which outlives the send */
+    mm_ucx_release(ucp_am_send_nbx(U.peer[src].ep, MM_UCX_AM_PUT_ACK, &U.me, sizeof(U.me), NULL,
+                                   0, &prm),
+                   "acknowledgement", src);
+}
+
+static void mm_ucx_put_received(void *req, ucs_status_t st, size_t length, void *user_data)
+{
+    int src = (int)(intptr_t)user_data;
+    (void)length;
+    ucp_request_free(req);
+    if (st != UCS_OK) {
+        if (!atomic_load(&U.closing))
+            mm_ucx_failed("receiving a put", src, st);
+        return;
+    }
+    mm_ucx_put_landed(src);
+}
+
+/* the header of a large transfer from a peer, checked; false (logged) when malformed */
+static bool mm_ucx_rma_header(const void *header, size_t header_length, size_t length,
+                              bool is_get, mm_ucx_rma_t *h, const char *what)
+{
+    if (header_length == sizeof(*h)) {
+        memcpy(h, header, sizeof(*h));
+        if (mm_ucx_rma_valid(h, length, is_get, G->seg_bytes, G->data_size, G->nranks) &&
+            U.peer[h->src].ep != NULL)
+            return true;
+    }
+    /* the sender waits for an answer that will never come: end the job rather than hang */
+    H->fatal("transport: a malformed %s (%zu header bytes, %zu data bytes) arrived", what,
+             header_length, length);
+    return false;
+}
+
+/* a large put arrives: place its data (by rendezvous, straight into place), then acknowledge */
+static ucs_status_t mm_ucx_on_put(void *arg, const void *header, size_t header_length,
+                                  void *data, size_t length, const ucp_am_recv_param_t *param)
+{
+    (void)arg;
+    mm_ucx_rma_t h;
+    if (!mm_ucx_rma_header(header, header_length, length, false, &h, "put"))
+        return UCS_OK;
+    char *dest = mm_ucx_base(h.region) + h.off;
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                                   UCP_OP_ATTR_FIELD_USER_DATA,
+                                   .cb.recv_am = mm_ucx_put_received,
+                                   .user_data = (void *)(intptr_t)h.src};
+        ucs_status_ptr_t req = ucp_am_recv_data_nbx(U.worker, data, dest, h.len, &prm);
+        if (req == NULL)
+            mm_ucx_put_landed(h.src);
+        else if (UCS_PTR_IS_ERR(req))
+            mm_ucx_failed("receiving a put", h.src, UCS_PTR_STATUS(req));
+        return UCS_INPROGRESS;
+    }
+    memcpy(dest, data, h.len);
+    mm_ucx_put_landed(h.src);
+    return UCS_OK;
+}
+
+static ucs_status_t mm_ucx_on_put_ack(void *arg, const void *header, size_t header_length,
+                                      void *data, size_t length, const ucp_am_recv_param_t *param)
+{
+    (void)arg, (void)data, (void)param;
+    int32_t from;
+    if (header_length != sizeof(from) || length != 0)
+        H->fatal("transport: a malformed acknowledgement (%zu header bytes) arrived",
+                 header_length);
+    memcpy(&from, header, sizeof(from));
+    if (from < 0 || from >= G->nranks || U.peer[from].ep == NULL)
+        H->fatal("transport: an acknowledgement from rank %d, not a rank on another host", from);
+    atomic_fetch_sub_explicit(&U.peer[from].puts_out, 1, memory_order_release);
+    atomic_fetch_sub_explicit(&U.puts_out, 1, memory_order_release);
+    return UCS_OK;
+}
+
+/* a large get's request arrives: answer with the data (UCX reads it from this rank's memory
+ * until the reply completes; the get returns a value the memory held meanwhile) */
+static ucs_status_t mm_ucx_on_get(void *arg, const void *header, size_t header_length,
+                                  void *data, size_t length, const ucp_am_recv_param_t *param)
+{
+    (void)arg, (void)data, (void)param;
+    mm_ucx_rma_t h;
+    if (!mm_ucx_rma_header(header, header_length, length, true, &h, "get request"))
+        return UCS_OK;
+    const char *src = mm_ucx_base(h.region) + h.off;
+    int to = h.src;
+    h.src = U.me;
+    mm_ucx_send_rma(to, MM_UCX_AM_GET_REPLY, &h, src, h.len, false, "get reply");
+    return UCS_OK;
+}
+
+static void mm_ucx_get_arrived(_Atomic uint64_t *token)
+{
+    atomic_fetch_sub_explicit(token, 1, memory_order_release);
+}
+
+static void mm_ucx_get_received(void *req, ucs_status_t st, size_t length, void *user_data)
+{
+    (void)length;
+    ucp_request_free(req);
+    if (st != UCS_OK && !atomic_load(&U.closing))
+        mm_ucx_failed("receiving a get's data", -1, st);
+    mm_ucx_get_arrived(user_data);
+}
+
+/* a large get's data arrives: into the requester's buffer it named (its own address) */
+static ucs_status_t mm_ucx_on_get_reply(void *arg, const void *header, size_t header_length,
+                                        void *data, size_t length,
+                                        const ucp_am_recv_param_t *param)
+{
+    (void)arg;
+    mm_ucx_rma_t h;
+    if (header_length != sizeof(h))
+        H->fatal("transport: a malformed get reply (%zu header bytes) arrived", header_length);
+    memcpy(&h, header, sizeof(h));
+    if (length != h.len)
+        H->fatal("transport: a get reply of %zu bytes where %llu were asked for", length,
+                 (unsigned long long)h.len);
+    void *dest = (void *)(uintptr_t)h.reply_dest;
+    _Atomic uint64_t *token = (_Atomic uint64_t *)(uintptr_t)h.token;
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                                   UCP_OP_ATTR_FIELD_USER_DATA,
+                                   .cb.recv_am = mm_ucx_get_received,
+                                   .user_data = token};
+        ucs_status_ptr_t req = ucp_am_recv_data_nbx(U.worker, data, dest, h.len, &prm);
+        if (req == NULL)
+            mm_ucx_get_arrived(token);
+        else if (UCS_PTR_IS_ERR(req))
+            mm_ucx_failed("receiving a get's data", h.src, UCS_PTR_STATUS(req));
+        return UCS_INPROGRESS;
+    }
+    memcpy(dest, data, h.len);
+    mm_ucx_get_arrived(token);
+    return UCS_OK;
+}
+
 /* ---- operations ---- */
 
 /* a put (@p local -> symmetric @p sym at @p pe) or a get (the reverse) of @p n bytes;
@@ -156,6 +417,19 @@ static void mm_ucx_rma(int pe, bool put, bool wait, void *local, const void *sym
 {
     if (n == 0)
         return;
+    int64_t am = H->config->net_am_rma_bytes;
+    if (am > 0 && n >= (uint64_t)am) {
+        if (put) {
+            mm_ucx_am_put(pe, (void *)sym, local, n, wait);
+        } else if (wait) {
+            _Atomic uint64_t here = 0;
+            mm_ucx_am_get(pe, local, sym, n, &here, true);
+            mm_ucx_drain(&here);
+        } else {
+            mm_ucx_am_get(pe, local, sym, n, &U.gets_out, false);
+        }
+        return;
+    }
     uint64_t raddr;
     ucp_rkey_h rkey;
     mm_ucx_remote(pe, sym, n, &raddr, &rkey);
@@ -302,6 +576,7 @@ static void mm_ucx_post(int pe, void *line, const void *body, size_t body_len, u
         mm_ucx_put(pe, extra_dest, extra, extra_len);
         ucp_request_param_t fp = {.op_attr_mask = 0};
         mm_ucx_wait(ucp_ep_flush_nbx(U.peer[pe].ep, &fp), "flush", pe);
+        mm_ucx_drain(&U.peer[pe].puts_out); /* a put that went as a message */
         extra_len = 0;
     }
     if (extra_len) {
@@ -365,12 +640,19 @@ static ucs_status_t mm_ucx_on_post(void *arg, const void *header, size_t header_
 static void mm_ucx_fence(void)
 {
     ucp_worker_fence(U.worker);
+    /* large puts are messages, which a worker fence does not order: they complete here, and
+     * the next large put waits for the RMA before it */
+    mm_ucx_drain(&U.puts_out);
+    atomic_store(&U.fenced, true);
 }
 
 static void mm_ucx_quiet(void)
 {
     ucp_request_param_t prm = {.op_attr_mask = 0};
+    atomic_store(&U.fenced, false);
     mm_ucx_wait(ucp_worker_flush_nbx(U.worker, &prm), "flush", -1);
+    mm_ucx_drain(&U.puts_out);
+    mm_ucx_drain(&U.gets_out);
 }
 
 static int mm_ucx_progress(void)
@@ -484,14 +766,26 @@ static int mm_ucx_open(void)
     }
     if (mm_ucx_check(ucp_worker_get_efd(U.worker, &U.efd), "ucp_worker_get_efd"))
         return -1;
-    ucp_am_handler_param_t ah = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
-                                               UCP_AM_HANDLER_PARAM_FIELD_CB |
-                                               UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
-                                 .id = MM_UCX_AM_POST,
-                                 .cb = mm_ucx_on_post,
-                                 .flags = UCP_AM_FLAG_WHOLE_MSG};
-    return mm_ucx_check(ucp_worker_set_am_recv_handler(U.worker, &ah),
-                        "ucp_worker_set_am_recv_handler");
+    static const struct {
+        unsigned               id;
+        ucp_am_recv_callback_t cb;
+    } handlers[] = {{MM_UCX_AM_POST, mm_ucx_on_post},
+                    {MM_UCX_AM_PUT, mm_ucx_on_put},
+                    {MM_UCX_AM_PUT_ACK, mm_ucx_on_put_ack},
+                    {MM_UCX_AM_GET, mm_ucx_on_get},
+                    {MM_UCX_AM_GET_REPLY, mm_ucx_on_get_reply}};
+    for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
+        ucp_am_handler_param_t ah = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+                                                   UCP_AM_HANDLER_PARAM_FIELD_CB |
+                                                   UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+                                     .id = handlers[i].id,
+                                     .cb = handlers[i].cb,
+                                     .flags = UCP_AM_FLAG_WHOLE_MSG};
+        if (mm_ucx_check(ucp_worker_set_am_recv_handler(U.worker, &ah),
+                         "ucp_worker_set_am_recv_handler"))
+            return -1;
+    }
+    return 0;
 }
 
 static int mm_ucx_map(int region, void *addr, size_t len, void **rkey, size_t *rkey_len)
@@ -549,6 +843,7 @@ static int mm_ucx_connect(const bool *remote, const char *all, size_t len)
 static int mm_ucx_init(const mm_boot_card_t *cards, const bool *remote)
 {
     int n = G->nranks;
+    U.me = G->rank;
     U.peer = calloc((size_t)n, sizeof(mm_ucx_peer_t));
     U.hosts = calloc((size_t)n, sizeof(*U.hosts));
     if (U.peer == NULL || U.hosts == NULL || mm_ucx_open() != 0)

@@ -1,11 +1,12 @@
 /**
  * @file mm_ucx_post.h
- * @brief The header of a post between hosts (mm_net.h's post over UCX active messages), and the
- * check a receiver makes before it writes anything: pure, so that the fuzz target
- * (tests/fuzz/ucx_post_fuzz.c) calls the very function the transport calls.
+ * @brief The headers of a post and of a large put or get between hosts (mm_net.h's post and
+ * transfers over UCX active messages), and the checks a receiver makes before it writes
+ * anything: pure, so that the fuzz target (tests/fuzz/ucx_post_fuzz.c) calls the very functions
+ * the transport calls.
  *
- * Wire format: this header, then body_len bytes for the line (after its sequence word), then
- * extra_len bytes for extra_region at extra_off. Every field comes from another process.
+ * Wire format of a post: its header, then body_len bytes for the line (after its sequence word),
+ * then extra_len bytes for extra_region at extra_off. Every field comes from another process.
  */
 #ifndef MM_UCX_POST_H
 #define MM_UCX_POST_H
@@ -44,6 +45,39 @@ static inline bool mm_ucx_post_valid(const mm_ucx_post_t *h, size_t length, size
     if (h->extra_off > region || h->extra_len > region - h->extra_off)
         return false;
     return length >= h->body_len && length - h->body_len == h->extra_len;
+}
+
+/**
+ * What a large put or get between hosts carries (mm_ucx.c: such transfers travel as active
+ * messages, which UCX moves in one eager message or by rendezvous, where its TCP transport
+ * emulates RMA in small pieces). A put (MM_UCX_AM_PUT): this header, then len data bytes for
+ * region at off. A get request (MM_UCX_AM_GET): this header alone; the target answers with a
+ * reply (MM_UCX_AM_GET_REPLY) carrying reply_dest, token and len back, then the len bytes.
+ */
+typedef struct {
+    uint64_t off;        /* offset in the target's region */
+    uint64_t len;
+    uint64_t reply_dest; /* a get: where the data goes in the requester (its own address) */
+    uint64_t token;      /* a get: the requester's completion counter (its own address) */
+    uint32_t region;     /* MM_UCX_SEG or MM_UCX_DATA */
+    int32_t  src;        /* the rank that sent it: where acknowledgements and replies go */
+} mm_ucx_rma_t;
+
+/**
+ * @return true when large transfer @p h, which arrived with @p length data bytes (0 for a get
+ * request), stays inside this rank's memory (its region, the segment of @p seg_bytes or static
+ * data of @p data_size bytes), carries exactly its len bytes, and names a sender in
+ * [0, @p nranks). Arranged, as mm_ucx_post_valid, so that no sum of untrusted values can wrap.
+ */
+static inline bool mm_ucx_rma_valid(const mm_ucx_rma_t *h, size_t length, bool is_get,
+                                    size_t seg_bytes, size_t data_size, int nranks)
+{
+    if (h->region > MM_UCX_DATA || h->src < 0 || h->src >= nranks)
+        return false;
+    size_t region = h->region == MM_UCX_DATA ? data_size : seg_bytes;
+    if (h->off > region || h->len > region - h->off)
+        return false;
+    return length == (is_get ? 0 : h->len);
 }
 
 #endif /* MM_UCX_POST_H */
