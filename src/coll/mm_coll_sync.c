@@ -209,7 +209,7 @@ uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, const uint64_t *in, 
     return seq;
 }
 
-void mm_coll_sync(struct meshmem_team *t)
+void mm_fullmesh_barrier(struct meshmem_team *t)
 {
     mm_coll_exchange(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
 }
