@@ -106,7 +106,10 @@ def one_run(build: str, mode: str, env: dict) -> tuple[float, float, int]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default=os.environ.get("MESHMEM_BUILD", "build"))
+    # the repository's build/ wherever this runs from (MESHMEM_BUILD: another build tree)
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--build", default=os.environ.get("MESHMEM_BUILD",
+                                                      os.path.join(here, "..", "build")))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--modes", default=",".join([*RANK_FAULTS, *OUTSIDE_FAULTS]))
     a = ap.parse_args()

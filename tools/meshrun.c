@@ -25,6 +25,7 @@
  * program run without meshrun, and a rank can read the terminal.
  */
 #include "mm_ctl.h"
+#include "mm_size.h"
 #include "meshrun_fabric.h"
 #include "meshrun_output.h"
 #include "meshrun_multi.h"
@@ -132,28 +133,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/*
- * The size syntax the ranks accept (mm_parse_size: a number, then K/M/G/T, optional i and B),
- * checked here so that a typo is one usage error instead of N identical errors from the ranks.
- */
-static bool size_is_valid(const char *text)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || errno != 0 || !(v >= 0 && v <= 1e30)) /* not NaN, not inf */
-        return false;
-    while (isspace((unsigned char)*end))
-        end++;
-    if (*end && strchr("kKmMgGtT", *end))
-        end++;
-    if (*end == 'i' || *end == 'I')
-        end++;
-    if (*end == 'b' || *end == 'B')
-        end++;
-    return *end == '\0';
 }
 
 /*
@@ -388,7 +367,8 @@ int main(int argc, char **argv)
             heap = NEXT_VALUE();
             if (heap == NULL)
                 return usage_error("option %s needs a size", a);
-            if (!size_is_valid(heap))
+            int64_t heap_bytes; /* the ranks' parser: a typo is one usage error, not N */
+            if (mm_parse_size(heap, &heap_bytes) != 0)
                 return usage_error("--heap argument \"%s\" is not a size (such as 64M or 1G)",
                                    heap);
         } else if (!strcmp(a, "--bind-to")) {

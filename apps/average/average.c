@@ -58,7 +58,7 @@ int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes)
     a->padded = (count + (size_t)n - 1) / (size_t)n * (size_t)n;
     size_t bytes = (a->padded ? a->padded : (size_t)n) * sizeof(float);
     /* the limit grows with the ranks: the sliced form's two synchronisations each wait for
-     * every peer (measured crossover on 2 cores: ~2 KiB at 2 ranks, 4-8 KiB at 4 and 8) */
+     * every peer (the crossovers behind 2 KiB x ranks/2: docs/results-apps.md) */
     a->onestep_bytes = onestep_bytes * (size_t)(n > 2 ? n : 2) / 2;
     int onestep = onestep_bytes > 0 && count * sizeof(float) <= a->onestep_bytes;
     /* a slot holds the whole vector, then its flag on a line of its own */

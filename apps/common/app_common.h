@@ -2,8 +2,9 @@
  * @file app_common.h
  * @brief Small helpers shared by the case-study applications and their OpenMPI twins: a
  * monotonic clock, a deterministic counter-based generator (the same input on every runtime and
- * rank count), median of a few timings, and fatal errors. Header-only and runtime-independent,
- * so that the meshmem programs and the mpicc-built twins include the very same code.
+ * rank count), median of a few timings, and fatal errors; src/util's count parser and most
+ * square grid come with it. Header-only and runtime-independent, so that the meshmem programs
+ * and the mpicc-built twins include the very same code.
  */
 #ifndef APP_COMMON_H
 #define APP_COMMON_H
@@ -13,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "mm_grid.h" /* mm_grid_most_square: the process grids */
+#include "mm_size.h" /* mm_parse_size: counts such as 16M or 2^24 */
 
 /** @return seconds on a monotonic clock. */
 static inline double app_now(void)
@@ -96,31 +100,5 @@ static inline int app_part_len(int n, int parts, int k)
         fputc('\n', stderr);                                                                       \
         exit(2);                                                                                   \
     } while (0)
-
-/** @return @p s parsed as a count with an optional K/M/G suffix (powers of 2), or -1. */
-static inline long long app_parse_count(const char *s)
-{
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || v < 0)
-        return -1;
-    if (*end == '^') { /* 2^24 */
-        long long e = strtoll(end + 1, &end, 10);
-        if (v != 2 || e < 0 || e > 40)
-            return -1;
-        v = 1LL << e;
-    }
-    switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
-    }
-    if (*end == 'i' || *end == 'I')
-        end++;
-    if (*end == 'b' || *end == 'B')
-        end++;
-    return *end ? -1 : v;
-}
 
 #endif /* APP_COMMON_H */

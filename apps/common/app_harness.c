@@ -79,8 +79,8 @@ static void set_value(const app_t *h, const app_opt_t *o, const char *arg)
         break;
     }
     case APP_COUNT: {
-        long long v = app_parse_count(arg);
-        if (v < 0 || v < o->min)
+        int64_t v;
+        if (mm_parse_size(arg, &v) != 0 || v < o->min)
             app_bad_option(h, "-%c %s: %s must be a count of at least %lld (e.g. 1000, 16M, 2^24)",
                        o->key, arg, o->meta, o->min);
         *(long long *)o->value = v;
@@ -301,8 +301,10 @@ int app_parse_counts(const char *s, long long *out, int max)
             return -1;
         memcpy(buf, s, len);
         buf[len] = 0;
-        if ((out[n++] = app_parse_count(buf)) < 0)
+        int64_t v;
+        if (mm_parse_size(buf, &v) != 0)
             return -1;
+        out[n++] = v;
         s += len;
         if (*s == ',')
             s++;

@@ -69,7 +69,7 @@ extern const app_rt_t app_rt_mpi;
 /** Kinds of option values. */
 typedef enum {
     APP_INT,    /**< int, at least .min */
-    APP_COUNT,  /**< long long count: 1000, 16M, 2^24 (app_parse_count), at least .min */
+    APP_COUNT,  /**< long long count: 1000, 16M, 2^24 (mm_parse_size), at least .min */
     APP_U64,    /**< uint64_t, any base (0x...) */
     APP_DOUBLE, /**< double, at least .min */
     APP_STR,    /**< const char * */
@@ -192,7 +192,7 @@ void app_report(app_t *h, const char *fmt, ...) __attribute__((format(printf, 2,
 /** @brief Stop the runtime. @return the exit status: 0 when every verdict was verified, else 1. */
 int app_finish(app_t *h);
 
-/** @brief Parse a comma-separated list of counts (app_parse_count) into @p out (at most @p max).
+/** @brief Parse a comma-separated list of counts (mm_parse_size) into @p out (at most @p max).
  * @return how many, or -1 for a bad entry. */
 int app_parse_counts(const char *s, long long *out, int max);
 

@@ -3,6 +3,7 @@
  * destinations (see fft_engine.h for the layouts, the pipeline and the signal protocol).
  */
 #include "fft_engine.h"
+#include "mm_grid.h"
 
 #include <math.h>
 #include <meshmem.h>
@@ -121,15 +122,12 @@ static int YT0(const fft_params_t *p, int row) { return fft_blk_lo(p->n[1], p->p
 
 void fft_grid(int nranks, int want_pc, int *pr, int *pc)
 {
-    int c = 1;
-    if (want_pc > 0)
-        c = want_pc;
-    else
-        for (int i = 1; i * i <= nranks; i++)
-            if (nranks % i == 0)
-                c = i;
-    *pc = c;
-    *pr = nranks / c;
+    if (want_pc > 0) {
+        *pc = want_pc;
+        *pr = nranks / want_pc;
+    } else {
+        mm_grid_most_square(nranks, pr, pc);
+    }
 }
 
 /* elements of the largest L0, L1 and L2 block over the grid */

@@ -84,11 +84,9 @@ double gemm_ops(const gemm_opts_t *o)
 
 void gemm_summa_setup(app_t *h, const gemm_opts_t *o, int P, int me, gemm_summa_t *s)
 {
-    int c = 1;
-    for (int i = 1; i * i <= P; i++) /* most square, pc <= pr (meshmem_topology_square) */
-        if (P % i == 0)
-            c = i;
-    *s = (gemm_summa_t){.pc = c, .pr = P / c, .x = me % c, .y = me / c};
+    int r, c; /* the most square grid, pc <= pr */
+    mm_grid_most_square(P, &r, &c);
+    *s = (gemm_summa_t){.pc = c, .pr = r, .x = me % c, .y = me / c};
     s->r0 = app_part_lo(o->M, s->pr, s->y), s->nr = app_part_len(o->M, s->pr, s->y);
     s->c0 = app_part_lo(o->N, s->pc, s->x), s->nc = app_part_len(o->N, s->pc, s->x);
     s->T = o->panel > 0 ? (o->K + o->panel - 1) / o->panel : P;

@@ -2,6 +2,7 @@
  * The decomposition and the halo exchange plan of the shallow-water app (sw_halo.h).
  */
 #include "sw_halo.h"
+#include "mm_grid.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +17,11 @@ static int lo(int n, int parts, int k)
 
 void sw_grid(sw_grid_t *g, int M, int N, int P, int px, int twod)
 {
-    int c = 1;
+    int c = 1, rows;
     if (px > 0)
         c = px;
     else if (twod)
-        for (int i = 1; i * i <= P; i++)
-            if (P % i == 0)
-                c = i;
+        mm_grid_most_square(P, &rows, &c);
     *g = (sw_grid_t){.M = M, .N = N, .P = P, .px = c, .py = P / c};
 }
 

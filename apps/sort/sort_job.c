@@ -5,6 +5,7 @@
 #include "sort_work.h"
 
 #include "sort_local.h"
+#include "mm_grid.h"
 
 #include <meshmem_coll.h>
 #include <stdio.h>
@@ -66,11 +67,8 @@ static int ghc_columns(int want, int nranks)
     int x = 0, y = 0;
     if (t && sscanf(t, "ghc:%dx%d", &x, &y) == 2 && x > 0 && y > 0 && x * y == nranks)
         return x;
-    int d = 1;
-    for (int i = 1; i * i <= nranks; i++)
-        if (nranks % i == 0)
-            d = i;
-    return nranks / d;
+    mm_grid_most_square(nranks, &x, &y);
+    return x;
 }
 
 static int floor_log2(uint64_t v)

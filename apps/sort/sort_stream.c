@@ -195,10 +195,10 @@ void sort_cursor_grow(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *c, int d,
 
 /*
  * Streams (cursors, times two with values) up to which a pass stores every record straight at
- * its destination; beyond, it stages a line per cursor. Measured on the 2-vCPU EPYC guest, key +
- * value records: 2 ranks x 128 regions, keys only (256 streams), direct 18 % faster; 512 streams
- * (the same with values, or keys only on 4 ranks), staged 7-60 % faster; 1024 streams (4 ranks
- * with values), staged 3 x faster.
+ * its destination; beyond, it stages a line per cursor. Few streams keep their destination pages
+ * in the TLB, and staging's extra copy is pure cost; many miss it on every record, which the
+ * staging lines avoid (the figures behind the threshold: docs/results-apps.md, "The streaming
+ * passes stage a line per cursor").
  */
 #define SORT_DIRECT_STREAMS 256u
 

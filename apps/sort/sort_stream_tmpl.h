@@ -92,7 +92,7 @@ SS_FN(place_seg_direct)(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *base, i
  * destination; stored record by record they miss the TLB on every record (more so with two
  * ranks sharing a core), where the staging lines are a few local pages (software
  * write-combining, as CPU radix partitioners do; the FPGA's burst writes), stored with
- * streaming stores. On 4 ranks on 2 cores this made the single pass 3 x faster. @p slot maps a
+ * streaming stores (docs/results-apps.md has the before and after). @p slot maps a
  * digit to its cursor (destination x regions + region, one table per pass). Inlined with
  * @p has_vals constant, so the keys-only loop carries no test for values.
  */

@@ -202,7 +202,7 @@ def plot(rows: list, path: str, title: str = ""):
 def parse_counts(text: str) -> list[int]:
     """--messages '64,1K,16K' -> [64, 1024, 16384]; UsageError naming the option."""
     try:
-        return [options.parse_count(t) for t in options.comma_list(text)]
+        return [options.parse_size(t, "--messages") for t in options.comma_list(text)]
     except UsageError:
         raise UsageError(f"--messages {text}: counts, e.g. 64,1K,16K") from None
 

@@ -47,7 +47,7 @@ def program_extra(a, topology: str) -> list:
     """The average program's arguments for @p topology and --onestep."""
     extra = ["-g", grid_columns(a, topology)] if topology.startswith("ghc") else []
     if getattr(a, "onestep", None) is not None:
-        extra += ["-T", options.parse_size(str(a.onestep))]
+        extra += ["-T", options.parse_size(str(a.onestep), "--onestep")]
     return extra
 
 
@@ -249,7 +249,7 @@ class AverageCommand(AppCommand):
             raise UsageError(f"--algo {a.algo}: choose naive, aggressive or both")
         options.at_least("--iters", a.iters, 1)
         if a.onestep is not None:
-            options.parse_size(a.onestep)
+            options.parse_size(a.onestep, "--onestep")
         a.topos = options.parse_topologies(a.topology, a.ranks)
         if a.ghc and a.ranks % a.ghc:
             raise UsageError(f"--ghc {a.ghc}: does not divide --ranks {a.ranks}")

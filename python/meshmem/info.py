@@ -1,10 +1,10 @@
 """`meshmem info`: version, machine, build, and with --config every tunable."""
-import os
 import platform
 import subprocess
 
 from meshmem import __version__
 from meshmem.paths import bin_path, build_dir
+from meshmem.report import machine_info
 
 
 def add_arguments(p):
@@ -20,7 +20,9 @@ def run(args) -> int:
             return 1
         return subprocess.call([str(exe)])
     print(f"meshmem {__version__}")
-    print(f"machine   {platform.machine()}, {os.cpu_count()} cpus, {platform.platform()}")
+    m = machine_info()
+    print(f"machine   {platform.machine()}, {m['nproc']} cpus ({m['cpu']}), {m['platform']}, "
+          f"load average {m['loadavg'][0]:.2f}")
     print(f"build     {build_dir()}")
     for tool in ("meshrun", "meshcc"):
         path = bin_path(tool)

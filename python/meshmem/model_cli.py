@@ -18,7 +18,6 @@ from pathlib import Path
 
 from meshmem import options
 from meshmem.model import FabricError, ModelError, cost, load_fabric, resolve_fabric_path
-from meshmem.model.units import parse_bytes
 from meshmem.options import UserError
 
 DESCRIPTION = """\
@@ -156,10 +155,7 @@ def _measured(args) -> int:
     except ValueError as e:
         raise UserError(str(e)) from None
     sizes = [8] if args.quick else options.parse_sizes("--sizes", args.sizes)
-    try:
-        records = 1 << 14 if args.quick else options.parse_count(args.records)
-    except UserError as e:
-        raise UserError(f"--records: {e}") from None
+    records = 1 << 14 if args.quick else options.parse_size(args.records, "--records")
     options.at_least("--rounds", args.rounds, 1)
     options.at_least("--iters", args.iters, 10)
     why = measured.vhosts_unavailable()
@@ -227,7 +223,7 @@ def _predict(args) -> int:
     fabric = load_fabric(resolve_fabric_path(args.fabric), args.fabric_set)
     opts = {k: v for k, v in (("algorithm", args.algo), ("packet_bytes", args.packet),
                               ("variant", args.variant)) if v is not None}
-    c = cost(fabric, args.op, parse_bytes(args.bytes), args.ranks, **opts)
+    c = cost(fabric, args.op, options.parse_size(args.bytes, "--bytes"), args.ranks, **opts)
     tput = c.throughput
     print(f"{c.fabric}: {c.op} of {int(c.nbytes)} B per rank on {c.ranks} ranks ({c.algorithm})")
     print(f"  time       {c.seconds * 1e6:.4g} µs")
@@ -282,10 +278,12 @@ def _sweep(args) -> int:
         elif param == "bandwidth":
             others = [load_fabric(resolve_fabric_path(f)) for f in (args.compare or ["cpu-ib-100g"])]
             links = [float(x) / base.link.efficiency for x in args.links.split(",") if x.strip()]
-            series += sweep.bandwidth_sweep([base] + others, links, args.op, parse_bytes(args.min_bytes),
-                                            parse_bytes(args.max_bytes), bar)
+            lo = options.parse_size(args.min_bytes, "--min-bytes")
+            hi = options.parse_size(args.max_bytes, "--max-bytes")
+            series += sweep.bandwidth_sweep([base] + others, links, args.op, lo, hi, bar)
         else:
-            series += sweep.node_sweep(base, parse_bytes(args.bytes), args.op, args.max_nodes, bar)
+            nbytes = options.parse_size(args.bytes, "--bytes")
+            series += sweep.node_sweep(base, nbytes, args.op, args.max_nodes, bar)
     for s in series:
         last = f"{s['y'][-1]:.4g} at x = {s['x'][-1]}" if s["x"] else "no points"
         print(f"{s['figure']:6} {s['op']:10} {s['label']:32} {len(s['x']):4d} points, {last}")

@@ -11,6 +11,7 @@ errors (Parser) and the checks here, which raise UserError naming the option and
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 from pathlib import Path
@@ -38,31 +39,36 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     help texts themselves, written for users."""
 
 
-def parse_size(text: str) -> int:
-    """'8', '4K', '4KiB', '1M', '1G' -> bytes (binary multiples); UserError otherwise."""
-    t = str(text).strip().upper().removesuffix("IB").removesuffix("B")
-    mult = {"K": KiB, "M": MiB, "G": GiB}.get(t[-1:], 1)
-    if mult != 1:
-        t = t[:-1]
+# a number or 2^N, then a binary unit with an optional i, then an optional B (src/util/mm_size.h)
+_SIZE = re.compile(r"(?P<num>.*?)\s*(?:(?P<unit>[KMGT])I?)?B?", re.IGNORECASE)
+_SHIFT = {"K": 10, "M": 20, "G": 30, "T": 40}
+_INT64_MAX = (1 << 63) - 1
+
+
+def _size_number(num: str, shift: int) -> int | None:
+    """The value of @p num scaled by 2^@p shift, or None when @p num is not a number."""
+    if num.startswith("2^") and num[2:].isdigit():
+        return (1 << int(num[2:])) << shift if int(num[2:]) <= 62 else None
     try:
-        value = int(t) * mult
+        return int(num, 16 if num[:2].lower() == "0x" else 10) << shift
     except ValueError:
-        raise UserError(f"size {text!r} is not a number of bytes (e.g. 8, 4K, 1M)") from None
-    if value < 0:
-        raise UserError(f"size {text!r} is negative")
+        pass
+    try:
+        f = float(num)
+    except ValueError:
+        return None
+    return int(f * (1 << shift)) if f >= 0 and f * (1 << shift) < 2.0 ** 63 else None
+
+
+def parse_size(text: str, what: str = "size") -> int:
+    """A size or count as users write it: '8', '4K', '4KiB', '1.5M', '2GB', '2^24', '16M' ->
+    an int (binary units K, M, G, T in any case); the syntax of the runtime's mm_parse_size.
+    UserError naming @p what and the value otherwise."""
+    m = _SIZE.fullmatch(str(text).strip())
+    value = _size_number(m["num"], _SHIFT[m["unit"].upper()] if m["unit"] else 0) if m else None
+    if value is None or value < 0 or value > _INT64_MAX:
+        raise UserError(f"{what} {text!r} is not a size or count (e.g. 8, 4K, 1.5M, 2^24)")
     return value
-
-
-def parse_count(text: str) -> int:
-    """A count as sizes are written, or a power of two: '2^24', '16M', '1000'."""
-    t = str(text).strip()
-    if t.startswith("2^"):
-        try:
-            return 1 << int(t[2:])
-        except ValueError:
-            raise UserError(f"count {text!r} is not 2^N, a number or a size such as 16M") \
-                from None
-    return parse_size(t)
 
 
 def parse_sizes(option: str, text: str) -> list[int]:
@@ -294,6 +300,7 @@ def parse_topologies(text: str, ranks: int) -> list[str]:
 
 
 def most_square(ranks: int) -> tuple[int, int]:
-    """The most square KX x KY = @p ranks with KX >= KY (as the runtime's ghc)."""
-    ky = max(d for d in range(1, int(ranks ** 0.5) + 1) if ranks % d == 0)
+    """The most square KX x KY = @p ranks with KX >= KY: KY the largest divisor at most
+    sqrt(ranks), as the runtime's ghc and the apps' grids (src/util/mm_grid.h)."""
+    ky = max(d for d in range(1, math.isqrt(ranks) + 1) if ranks % d == 0)
     return ranks // ky, ky

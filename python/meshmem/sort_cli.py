@@ -45,11 +45,6 @@ alone, --vs serial the serial sort alone, --vs none neither; --no-serial leaves 
 whatever --vs names (an old option; before issue 17 --vs openmpi also ran the serial sort)."""
 
 
-def parse_records(text: str) -> int:
-    """'2^24', '16M', '1000' -> a record count."""
-    return options.parse_count(text)
-
-
 def variant_list(text: str) -> list[str]:
     """The variants named by --variant, in order, aliases resolved."""
     out = []
@@ -267,9 +262,9 @@ class SortCommand(AppCommand):
         a.variants = variant_list(a.variant)
         if a.bytes:
             width = 8 if "radix" in a.variants and a.keybits == 64 else 4
-            a.nrecords = options.parse_size(a.bytes) // width
+            a.nrecords = options.parse_size(a.bytes, "--bytes") // width
         else:
-            a.nrecords = parse_records(a.records)
+            a.nrecords = options.parse_size(a.records, "--records")
         options.at_least("--records", a.nrecords, 1)
         options.at_least("--iters", a.iters, 1)
         if a.no_serial and "serial" in a.baselines:

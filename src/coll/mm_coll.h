@@ -49,8 +49,8 @@ meshmem_status_t mm_coll_check_rooted(mm_coll_args_t *a, const char *call, meshm
 void mm_coll_bytes_overflow(const mm_coll_args_t *a, size_t count) __attribute__((noreturn));
 
 /** @brief count * esize, ending the job when count * esize * team size overflows. Inline, by
- * multiplications: it is on every call's path, where the two divisions it used to take were a
- * third of a one-rank 8-byte call. */
+ * overflow-checked multiplications rather than divisions: it is on every call's path, where a
+ * 64-bit division costs a sizeable part of a one-rank 8-byte call (docs/results-coll.md). */
 static inline size_t mm_coll_bytes(const mm_coll_args_t *a, size_t count)
 {
     size_t len, all;
@@ -146,7 +146,25 @@ meshmem_status_t mm_coll_allgather_run(mm_coll_args_t *a, const void *sendbuf, s
 meshmem_status_t mm_coll_reduce_slices(const mm_coll_args_t *a, const void *sendbuf, void *out,
                                        size_t count, meshmem_dtype_t dtype, meshmem_op_t op);
 
-/* ---- mm_coll_basic.c: the reference symmetric collectives (two steps, full mesh) ---- */
+/* ---- mm_coll_api.c ---- */
+
+/** @brief Barrier over @p t on its topology (node leaders, GHC or full mesh), without
+ * completing RMA: the one barrier under meshmem_barrier, meshmem_team_sync and
+ * meshmem_coll_barrier. */
+void mm_coll_barrier(struct meshmem_team *t);
+
+/* ---- mm_coll_symmetric.c: collectives on symmetric buffers (meshmem_broadcast ...) ---- */
+
+/** @brief The team of a broadcast; NULL, after a line naming the call, when @p root is not
+ * one of its members. */
+struct meshmem_team *mm_symmetric_rooted(meshmem_team_t team, int root);
+
+/** @brief The checks of a symmetric reduction: @p op defined on @p dtype (else an error line
+ * and MESHMEM_ERR_ARG); @p src symmetric (else the job ends). */
+meshmem_status_t mm_symmetric_reduce_check(meshmem_team_t team, const void *src, size_t count,
+                                           meshmem_dtype_t dtype, meshmem_op_t op);
+
+/* ---- mm_coll_reference.c: the reference symmetric collectives (two steps, full mesh) ---- */
 
 /*
  * The first implementations of meshmem_broadcast / collect / fcollect / alltoall / alltoalls /

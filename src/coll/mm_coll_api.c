@@ -101,11 +101,17 @@ meshmem_status_t meshmem_coll_barrier(meshmem_team_t team)
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_barrier", team, MESHMEM_BYTE,
                                         MESHMEM_ALGO_AUTO);
-    if (st == MESHMEM_OK && mm_leader_barrier_for(a.t))
-        mm_leader_barrier(a.t);
-    else if (st == MESHMEM_OK && mm_topo_ghc(a.t))
-        mm_ghc_barrier(a.t);
-    else if (st == MESHMEM_OK)
-        mm_coll_sync(a.t);
+    if (st == MESHMEM_OK)
+        mm_coll_barrier(a.t);
     return st;
+}
+
+void mm_coll_barrier(struct meshmem_team *t)
+{
+    if (mm_leader_barrier_for(t))
+        mm_leader_barrier(t);
+    else if (mm_topo_ghc(t))
+        mm_ghc_barrier(t);
+    else
+        mm_fullmesh_barrier(t);
 }

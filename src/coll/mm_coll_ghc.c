@@ -534,8 +534,8 @@ meshmem_status_t mm_ghc_gather(const mm_coll_args_t *a, const void *sendbuf, voi
 void mm_ghc_barrier(struct meshmem_team *t)
 {
     mm_ghc_t g = mm_ghc_of(t);
-    mm_coll_sync(g.row);
-    mm_coll_sync(g.col);
+    mm_fullmesh_barrier(g.row);
+    mm_fullmesh_barrier(g.col);
 }
 
 /* ---- reductions ---- */

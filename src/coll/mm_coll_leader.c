@@ -95,10 +95,10 @@ static void mm_leader_ok(const mm_coll_args_t *a, meshmem_status_t st)
 void mm_leader_barrier(struct meshmem_team *t)
 {
     mm_leader_t l = mm_leader_of(t);
-    mm_coll_sync(l.host);
+    mm_fullmesh_barrier(l.host);
     if (l.li == 0)
-        mm_coll_sync(l.net);
-    mm_coll_sync(l.host);
+        mm_fullmesh_barrier(l.net);
+    mm_fullmesh_barrier(l.host);
 }
 
 void mm_leader_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root)

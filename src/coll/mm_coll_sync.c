@@ -52,8 +52,9 @@ static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t
              mm_g.rank, w, w, st == MM_RANK_FINALIZED ? "has finalized" : "is in shmem_finalize");
 }
 
-/* polls without a pause first: a pause costs ~25 ns here, a quarter of a 2-rank collective, and
- * the post is usually a line transfer away; then pause, which spares an SMT sibling */
+/* polls without a pause first: a pause costs tens of nanoseconds on recent x86 cores (a sizeable
+ * part of a 2-rank collective; docs/results-core.md), and the post is usually a line transfer
+ * away; then pause, which spares an SMT sibling */
 #define MM_WAIT_TIGHT_POLLS 16u
 
 /*
@@ -209,7 +210,7 @@ uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, const uint64_t *in, 
     return seq;
 }
 
-void mm_coll_sync(struct meshmem_team *t)
+void mm_fullmesh_barrier(struct meshmem_team *t)
 {
     mm_coll_exchange(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
 }

@@ -252,7 +252,7 @@ void meshmem_team_destroy(meshmem_team_t team)
         return;
     MM_CHECK_INIT("shmem_team_destroy");
     mm_topo_release(team);
-    mm_coll_sync(team);
+    mm_fullmesh_barrier(team);
     /* nobody writes into our copy of the slot any more (mm_team.h): zero it and free it */
     memset(mm_g.seg + mm_g.sync_offset + (size_t)team->slot * mm_g.slot_bytes, 0,
            mm_g.slot_bytes);

@@ -204,8 +204,9 @@ uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, const uint64_t *in, 
 uint64_t mm_coll_exchange_open(struct meshmem_team *t, int kind, const uint64_t *in, int n,
                                uint64_t *out);
 
-/** @brief Barrier over @p t without completing RMA (exchange with no payload). */
-void mm_coll_sync(struct meshmem_team *t);
+/** @brief Barrier over @p t on the full mesh, whatever its topology, without completing RMA
+ * (an exchange with no payload). mm_coll_barrier (mm_coll.h) picks the team's own. */
+void mm_fullmesh_barrier(struct meshmem_team *t);
 
 /* ---- topology (mm_topo.c) ---- */
 

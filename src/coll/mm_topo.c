@@ -18,6 +18,7 @@
  * one of H x L; any other placement keeps the full mesh, which is correct for any.
  */
 #include "mm_config.h"
+#include "mm_grid.h"
 #include "mm_msg.h"
 
 #include <stdio.h>
@@ -27,12 +28,7 @@ void meshmem_topology_square(int n, int *kx, int *ky)
 {
     if (n < 1 || kx == NULL || ky == NULL)
         return;
-    int best = 1;
-    for (int d = 1; (int64_t)d * d <= n; d++)
-        if (n % d == 0)
-            best = d;
-    *ky = best;
-    *kx = n / best;
+    mm_grid_most_square(n, kx, ky);
 }
 
 /* check and set a GHC shape on @p t; @return 0, or -1 after a line naming the shape */

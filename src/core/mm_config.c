@@ -27,54 +27,6 @@ static const mm_config_entry_t mm_config_entries[] = {
 #undef MM_CONFIG_ENTRY
 };
 
-int mm_parse_size(const char *text, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || errno != 0 || !(v >= 0)) /* NaN too: converting it is undefined */
-        return -1;
-    while (isspace((unsigned char)*end))
-        end++;
-    double mult = 1;
-    switch (toupper((unsigned char)*end)) {
-    case '\0': break;
-    case 'K': mult = 1024.0; end++; break;
-    case 'M': mult = 1024.0 * 1024; end++; break;
-    case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-    case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    default: return -1;
-    }
-    if (toupper((unsigned char)*end) == 'I') /* accept KiB, MiB */
-        end++;
-    if (toupper((unsigned char)*end) == 'B')
-        end++;
-    if (*end != '\0')
-        return -1;
-    if (v * mult >= 9.2e18) /* past INT64_MAX: the conversion below would be undefined */
-        return -1;
-    *out = (int64_t)(v * mult);
-    return 0;
-}
-
-char *mm_format_size(char *buf, size_t len, uint64_t bytes)
-{
-    static const char units[] = "KMGT";
-    int u = -1;
-    double v = (double)bytes;
-    while (u < 3 && v >= 1024.0) {
-        v /= 1024.0;
-        u++;
-    }
-    if (u < 0)
-        snprintf(buf, len, "%llu", (unsigned long long)bytes);
-    else if (v == (double)(uint64_t)v)
-        snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
-    else
-        snprintf(buf, len, "%.1f%c", v, units[u]);
-    return buf;
-}
-
 int mm_parse_topology(const char *text, int64_t *out)
 {
     if (!strcasecmp(text, "auto")) {

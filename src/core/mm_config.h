@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mm_size.h" /* mm_parse_size, mm_format_size: the SIZE kind's syntax */
+
 /* kinds: SIZE (bytes, K/M/G suffixes), INT, BOOL (0/1/yes/no), TOPO (see mm_parse_topology) */
 #define MM_CONFIG_TABLE(X)                                                                         \
     X(HEAP_SIZE, heap_size, SIZE, "256M",                                                          \
@@ -87,19 +89,6 @@ extern mm_config_t mm_config;
  * @return 0, or -1 after logging the variable whose value cannot be parsed.
  */
 int mm_config_load(void);
-
-/**
- * @brief Parse a size such as "64", "4K", "256M", "1G" (binary units).
- * @return 0 and *out, or -1 when @p text is not a size.
- */
-int mm_parse_size(const char *text, int64_t *out);
-
-/**
- * @brief Write @p bytes as a size mm_parse_size reads back (the project's spelling: 8, 1K, 64K,
- * 1M, 40G; one decimal where it is not a whole number of the unit: 21.4G) into @p buf.
- * @return @p buf.
- */
-char *mm_format_size(char *buf, size_t len, uint64_t bytes);
 
 /** Topology values of MESHMEM_TOPOLOGY, as mm_parse_topology stores them. */
 #define MM_TOPO_FULLMESH 0

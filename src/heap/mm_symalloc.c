@@ -163,7 +163,7 @@ void *meshmem_calloc(size_t count, size_t size)
     void *p = mm_symalloc("shmem_calloc", count * size, 64);
     if (p) {
         memset(p, 0, count * size);
-        mm_coll_sync(MESHMEM_TEAM_WORLD); /* no peer may write into it before it is zeroed */
+        mm_fullmesh_barrier(MESHMEM_TEAM_WORLD); /* no peer may write into it before it is zeroed */
     }
     return p;
 }
@@ -213,7 +213,8 @@ void *meshmem_realloc(void *ptr, size_t size)
             mm_heap_free(mm_symheap, ptr);
         }
     }
-    mm_coll_sync(MESHMEM_TEAM_WORLD); /* no peer may write into the new block before the copy */
+    /* no peer may write into the new block before the copy */
+    mm_fullmesh_barrier(MESHMEM_TEAM_WORLD);
     return p;
 }
 

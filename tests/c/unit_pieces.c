@@ -1,7 +1,9 @@
-/* Unit tests of small pieces: wrap-safe sequence compare, size parsing, half precision,
+/* Unit tests of small pieces: wrap-safe sequence compare, size parsing, the most square grid,
+ * half precision,
  * reduction kernels. */
 #include "mm_config.h"
 #include "mm_core.h"
+#include "mm_grid.h"
 #include "mm_reduce.h"
 #include "mm_test.h"
 
@@ -42,6 +44,54 @@ static void test_sizes(void)
     CHECK(mm_parse_size(mm_format_size(buf, sizeof buf, 3ULL << 40), &v) == 0 && v == 3LL << 40);
     CHECK(mm_parse_size("-5", &v) == -1);
     CHECK(mm_parse_size("nan", &v) == -1 && mm_parse_size("inf", &v) == -1); /* found by config_fuzz */
+    /* what the applications' counts and meshrun's --heap accepted: one syntax for all */
+    CHECK(mm_parse_size("2^24", &v) == 0 && v == 1LL << 24);
+    CHECK(mm_parse_size("2^10K", &v) == 0 && v == 1LL << 20);
+    CHECK(mm_parse_size("2^62", &v) == 0 && v == 1LL << 62);
+    CHECK(mm_parse_size("2^63", &v) == -1 && mm_parse_size("2^", &v) == -1);
+    CHECK(mm_parse_size("3^4", &v) == -1 && mm_parse_size("2^-1", &v) == -1);
+    CHECK(mm_parse_size("16m", &v) == 0 && v == 16LL << 20);
+    CHECK(mm_parse_size("16MB", &v) == 0 && v == 16LL << 20);
+    CHECK(mm_parse_size("64 K", &v) == 0 && v == 65536);
+    CHECK(mm_parse_size(" 8", &v) == 0 && v == 8);
+    CHECK(mm_parse_size("8B", &v) == 0 && v == 8);
+    CHECK(mm_parse_size("0x10", &v) == 0 && v == 16);
+    CHECK(mm_parse_size("1e3", &v) == 0 && v == 1000);
+    CHECK(mm_parse_size("0", &v) == 0 && v == 0);
+    /* integers stay exact past a double's 53 bits */
+    CHECK(mm_parse_size("9007199254740993", &v) == 0 && v == 9007199254740993LL);
+    CHECK(mm_parse_size("9223372036854775807", &v) == 0 && v == INT64_MAX);
+    CHECK(mm_parse_size("9223372036854775808", &v) == -1);
+    CHECK(mm_parse_size("8388607T", &v) == 0 && v == 8388607LL << 40);
+    CHECK(mm_parse_size("8388608T", &v) == -1); /* 2^63: past INT64_MAX */
+    CHECK(mm_parse_size("8388608.0T", &v) == -1);
+    CHECK(mm_parse_size(mm_format_size(buf, sizeof buf, INT64_MAX), &v) == 0 && v == INT64_MAX);
+    /* not sizes: a unit alone, an i without a unit, two units, stray characters */
+    CHECK(mm_parse_size("K", &v) == -1 && mm_parse_size("5i", &v) == -1);
+    CHECK(mm_parse_size("4KK", &v) == -1 && mm_parse_size("4K x", &v) == -1);
+    CHECK(mm_parse_size(" 4K ", &v) == 0 && v == 4096);
+    CHECK(mm_parse_size("4,5", &v) == -1 && mm_parse_size("-1K", &v) == -1);
+    v = 7;
+    CHECK(mm_parse_size("bad", &v) == -1 && v == 7); /* *out untouched */
+}
+
+static void test_grid(void)
+{
+    static const int want[][3] = {{1, 1, 1}, {2, 2, 1}, {3, 3, 1}, {4, 2, 2}, {6, 3, 2},
+                                  {7, 7, 1}, {8, 4, 2}, {12, 4, 3}, {16, 4, 4}, {18, 6, 3},
+                                  {36, 6, 6}, {97, 97, 1}, {1000, 40, 25}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int l = 0, s = 0;
+        mm_grid_most_square(want[i][0], &l, &s);
+        CHECK(l == want[i][1] && s == want[i][2]);
+    }
+    for (int n = 1; n <= 4096; n++) { /* the definition: the largest divisor at most sqrt(n) */
+        int l, s;
+        mm_grid_most_square(n, &l, &s);
+        CHECK(l * s == n && s <= l && n % s == 0);
+        for (int d = s + 1; d * d <= n; d++)
+            CHECK(n % d != 0);
+    }
 }
 
 static void test_half(void)
@@ -85,6 +135,7 @@ int main(void)
 {
     test_seq();
     test_sizes();
+    test_grid();
     test_half();
     test_kernels();
     return 0;

@@ -55,11 +55,11 @@ if(MESHMEM_CLANG)
   mm_fuzz_target(am SOURCES tests/c/am_fuzz.c src/am/mm_am_wire.c INCLUDES src/am)
   mm_fuzz_target(coll_msg SOURCES tests/fuzz/coll_msg_fuzz.c
                  INCLUDES src/core src/heap src/transport src/transport/shm src/rma src/coll
-                          src/shmem src/am)
+                          src/shmem src/am src/util)
   mm_fuzz_target(ucx_post SOURCES tests/fuzz/ucx_post_fuzz.c INCLUDES src/transport/ucx)
   mm_fuzz_target(ucx_rma SOURCES tests/fuzz/ucx_rma_fuzz.c INCLUDES src/transport/ucx)
   mm_fuzz_target(config SOURCES tests/fuzz/config_fuzz.c src/core/mm_config.c
-                 INCLUDES src/core DICT config.dict)
+                 INCLUDES src/core src/util DICT config.dict)
 else()
   message(STATUS "tests: clang not found (scripts/install-deps.sh installs it): the C fuzz "
                  "targets are not built")

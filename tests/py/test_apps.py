@@ -30,13 +30,11 @@ def test_parse_lines_and_values():
     assert apps_run.parse_lines("@average us=2\n", "sort") == []
 
 
-def test_variant_list_and_records():
+def test_variant_list():
     assert sort_cli.variant_list("single,3step,a1") == ["a1", "a3"]
     assert sort_cli.variant_list("all") == list(sort_cli.VARIANTS)
     with pytest.raises(ValueError):
         sort_cli.variant_list("quick")
-    assert sort_cli.parse_records("2^24") == 1 << 24
-    assert sort_cli.parse_records("16M") == 16 << 20
 
 
 def test_sort_cli_tiny_json(built, tmp_path):

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from meshmem.model.fabric import load_fabric, resolve_fabric_path
 from meshmem.model.ops import cost
+from meshmem.report import format_size
 
 TOLERANCE = 0.25
 FABRIC = "vcluster-tcp"
@@ -272,8 +273,9 @@ def run(shapes: list[Shape], sizes: list[int], ops=("alltoall", "allreduce"),
             for s in sizes:
                 L = s * shape.ranks if op == "alltoall" else s  # the model's L: bytes per rank
                 pred = cost(fab, op, L).seconds * 1e6
-                rows.append(MeasuredRow(f"v{shape.label}-{op}-{_size(s)}", "measured",
-                                        f"{op} {_size(s)} on {shape.hosts} vhosts x {shape.per_host}",
+                size = format_size(s)
+                rows.append(MeasuredRow(f"v{shape.label}-{op}-{size}", "measured",
+                                        f"{op} {size} on {shape.hosts} vhosts x {shape.per_host}",
                                         "µs", times[s][0], pred))
         if records:
             r = _sort_run(shape, records, sort_variant, overrides, log)
@@ -285,12 +287,6 @@ def run(shapes: list[Shape], sizes: list[int], ops=("alltoall", "allreduce"),
             "recalibrated": recalibrate, "tolerance": TOLERANCE,
             "load": {"start": load_start, "end": os.getloadavg()[0]}}
 
-
-def _size(n: int) -> str:
-    for unit, f in (("M", 1 << 20), ("K", 1 << 10)):
-        if n >= f and n % f == 0:
-            return f"{n // f}{unit}"
-    return str(n)
 
 
 def format_table(result: dict) -> str:

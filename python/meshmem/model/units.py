@@ -27,11 +27,3 @@ def shown(unit: str) -> str:
     """The unit as printed in text tables."""
     return SHOWN.get(unit, unit)
 
-
-def parse_bytes(text: str) -> int:
-    """'4096', '64K', '64KiB', '2M', '2GiB' -> bytes (binary multiples)."""
-    t = str(text).strip().replace("iB", "").replace("B", "")
-    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-    if t and t[-1].upper() in mult:
-        return int(float(t[:-1]) * mult[t[-1].upper()])
-    return int(float(t))
