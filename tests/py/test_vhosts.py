@@ -197,6 +197,23 @@ def test_binding_on_virtual_hosts(vtools, bind):
         assert len(got) == 4 and all(len(v) > 1 or len(cpus) == 1 for v in got.values()), got
 
 
+def test_bound_ranks_sharing_cores_complete_collectives(vtools, build_dir):
+    """2 virtual hosts x 2 ranks bound to the 2 cores (each core holds a rank of each host with
+    its UCX progress and async threads): alltoall at 8 B and 64 KiB completes, every time. With
+    the progress thread bound to its rank's core, about 2 jobs in 5 stalled at their first
+    flush; three runs catch that most of the time."""
+    osu = build_dir / "bench" / "osu_coll"
+    if not osu.exists():
+        pytest.skip("osu_coll not built")
+    for _ in range(3):
+        job = Job(vtools, ["--vhosts", "2", "-n", "4", "--bind-to", "core", "--timeout", "40",
+                           str(osu), "-o", "alltoall", "-s", "8,65536", "-i", "100", "-I", "5",
+                           "-w", "2", "-W", "2"])
+        assert job.finish(90) == 0, f"stdout:\n{job.out}\nstderr:\n{job.err}"
+        assert "bytes=65536" in job.out, job.out
+        check_clean(job)
+
+
 def test_environment_reaches_the_ranks(vtools):
     """meshmem's variables (MESHMEM_*, SHMEM_*, UCX_*, --heap) reach ranks on other hosts; others
     do not, as over ssh; UCX goes over TCP on the host's veth unless the user chose otherwise."""

@@ -47,6 +47,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,7 @@
 #define MM_UCX_AM_GET_REPLY 5 /* its answer (mm_ucx_rma_t, then the data) */
 #define MM_UCX_EAGER_MAX   ((size_t)64 << 10)
 #define MM_UCX_KEEPALIVE   "5s"
+#define MM_UCX_LOST_GRACE_US 500000 /* a lost peer: time for its launcher to end the job */
 
 
 static const mm_plugin_host_t *H;
@@ -150,9 +152,12 @@ static void mm_ucx_failed(const char *what, int pe, ucs_status_t st)
  * serve: counting there stalled 2x2 jobs) */
 static void mm_ucx_spin(void)
 {
-    if (!G->oversubscribed)
+    if (!G->oversubscribed) {
         atomic_fetch_add_explicit(&U.app_polls, 1, memory_order_relaxed);
-    ucp_worker_progress(U.worker);
+        ucp_worker_progress(U.worker);
+    } else if (ucp_worker_progress(U.worker) == 0) {
+        sched_yield(); /* the peer this waits for may need this core */
+    }
 }
 
 /* wait for @p req to complete, progressing; NULL: it completed at once */
@@ -675,9 +680,24 @@ static void mm_ucx_idle(void)
 
 /* ---- the progress thread ---- */
 
+/* the progress thread may run on any CPU of the machine (the kernel keeps it inside the job's
+ * cpuset): bound to its rank's core, it competed with the rank and the rank's UCX async
+ * thread there, and 2 x 2 virtual hosts bound to 2 cores stalled at their first flush */
+static void mm_ucx_thread_float(void)
+{
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    long n = sysconf(_SC_NPROCESSORS_CONF);
+    for (long c = 0; c < n && c < CPU_SETSIZE; c++)
+        CPU_SET((int)c, &all);
+    if (pthread_setaffinity_np(pthread_self(), sizeof(all), &all) != 0)
+        H->log(MM_LOG_DEBUG, "transport: the progress thread stays on the rank's CPUs");
+}
+
 static void *mm_ucx_thread_main(void *arg)
 {
     (void)arg;
+    mm_ucx_thread_float();
     long us = (long)H->config->net_progress_us;
     uint64_t seen = atomic_load(&U.app_polls);
     while (!atomic_load(&U.stop)) {
@@ -723,6 +743,10 @@ static void mm_ucx_on_error(void *arg, ucp_ep_h ep, ucs_status_t status)
      * is no failure (a peer that dies instead never finalizes, and its launcher ends the job) */
     if (atomic_load(&U.closing) || G->finalizing)
         return;
+    /* a peer that ends the job itself (shmem_global_exit) drops its connections just as its
+     * launcher sets out to stop every rank: give the launcher a moment, so that the job ends
+     * with the status that peer asked for rather than this rank's 1 */
+    usleep(MM_UCX_LOST_GRACE_US);
     H->fatal("lost the connection to rank %d (host %s): %s; ending the job", pe, mm_ucx_host(pe),
              ucs_status_string(status));
 }
@@ -746,6 +770,12 @@ static int mm_ucx_open(void)
      * (a NIC's own atomics are coherent only with each other) */
     if (getenv("UCX_ATOMIC_MODE") == NULL)
         ucp_config_modify(cfg, "ATOMIC_MODE", "cpu");
+    /* the worker's lock is taken by the application and by the progress thread, which shares
+     * the application's core: a spinning waiter would burn its time slice while the holder,
+     * descheduled on that same core, cannot release (2 x 2 virtual hosts on 2 cores ran into
+     * keepalive timeouts); a mutex sleeps instead */
+    if (getenv("UCX_USE_MT_MUTEX") == NULL)
+        ucp_config_modify(cfg, "USE_MT_MUTEX", "y");
     ucp_params_t p = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
                       .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
                                   UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
