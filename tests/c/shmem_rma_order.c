@@ -40,16 +40,24 @@ static void expect_pattern(const unsigned char *p, size_t n, int pe, int salt, c
                n, p[i], pattern(pe, i, salt));
 }
 
+/* one round's start: the target and its word cleared, @p n source bytes filled, then a barrier
+ * (the neighbour writes only after this rank has cleared) */
+static void start_round(unsigned char *heap, uint64_t *word, unsigned char *src, size_t n,
+                        int salt)
+{
+    memset(heap, 0, BIG + 64);
+    *word = 0;
+    fill(src, n, me, salt);
+    shmem_barrier_all();
+}
+
 /* a large put, fence, then the flag: the neighbour that sees the flag sees all the data */
 static void test_fence_orders_put_before_flag(unsigned char *heap, unsigned char *src)
 {
     const size_t sizes[] = {8191, 8192, 65539, BIG};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         size_t n = sizes[k];
-        memset(heap, 0, BIG + 64);
-        flag = 0;
-        fill(src, n, me, (int)k);
-        shmem_barrier_all();
+        start_round(heap, &flag, src, n, (int)k);
         shmem_putmem(heap + 3, src, n, right);
         shmem_fence();
         uint64_t one = k + 1;
@@ -82,10 +90,7 @@ static void test_put_signal_large(unsigned char *heap, unsigned char *src)
     const size_t sizes[] = {100, 8192, 300001, BIG};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         size_t n = sizes[k];
-        memset(heap, 0, BIG + 64);
-        sig = 0;
-        fill(src, n, me, 50 + (int)k);
-        shmem_barrier_all();
+        start_round(heap, &sig, src, n, 50 + (int)k);
         shmem_putmem_signal(heap + 1, src, n, &sig, k + 1, SHMEM_SIGNAL_SET, right);
         shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, k + 1);
         expect_pattern(heap + 1, n, left, 50 + (int)k, "data before its signal");

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const mm_plugin_host_t *H;
@@ -18,6 +19,7 @@ static pmix_proc_t mm_pmix_me;
 
 #undef mm_error /* the plugin logs through its host */
 #define mm_error(...) H->log(MM_LOG_ERROR, __VA_ARGS__)
+#define MM_PMIX_ABORT_GRACE_S 2 /* after PMIx_Abort: time for the launcher to stop the job */
 static unsigned mm_pmix_round; /* allgathers so far: each uses keys of its own */
 
 static int mm_pmix_check(pmix_status_t rc, const char *what)
@@ -126,6 +128,10 @@ static __attribute__((noreturn)) void mm_pmix_abort(int status, const char *why)
     fflush(NULL);
     /* the launcher kills every rank of the job, on every host, and exits with status */
     PMIx_Abort(status, why ? why : "meshmem: the job was ended", NULL, 0);
+    /* wait for it with this rank's connections open: exiting at once, peers on other hosts
+     * would see them drop and end the job first, with their own status 1 */
+    struct timespec grace = {MM_PMIX_ABORT_GRACE_S, 0};
+    nanosleep(&grace, NULL);
     _exit(status);
 }
 

@@ -64,7 +64,6 @@
 #define MM_UCX_AM_GET_REPLY 5 /* its answer (mm_ucx_rma_t, then the data) */
 #define MM_UCX_EAGER_MAX   ((size_t)64 << 10)
 #define MM_UCX_KEEPALIVE   "5s"
-#define MM_UCX_LOST_GRACE_US 500000 /* a lost peer: time for its launcher to end the job */
 
 
 static const mm_plugin_host_t *H;
@@ -236,14 +235,19 @@ static void mm_ucx_send_rma(int pe, unsigned id, const mm_ucx_rma_t *h, const vo
         mm_ucx_release(req, what, pe); /* the callback still comes, and frees s */
 }
 
+/* complete every RMA operation and AMO issued so far (not the large transfers' messages) */
+static void mm_ucx_flush_worker(void)
+{
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    mm_ucx_wait(ucp_worker_flush_nbx(U.worker, &prm), "flush", -1);
+}
+
 /* before a large put: RMA issued before a fence is complete, so the put lands after it (a
  * worker fence orders RMA, not messages) */
 static void mm_ucx_settle_fence(void)
 {
-    if (atomic_exchange(&U.fenced, false)) {
-        ucp_request_param_t prm = {.op_attr_mask = 0};
-        mm_ucx_wait(ucp_worker_flush_nbx(U.worker, &prm), "flush", -1);
-    }
+    if (atomic_exchange(&U.fenced, false))
+        mm_ucx_flush_worker();
 }
 
 static void mm_ucx_am_put(int pe, void *dest, const void *src, size_t n, bool wait)
@@ -269,9 +273,11 @@ static void mm_ucx_am_get(int pe, void *dest, const void *src, size_t n, _Atomic
     mm_ucx_send_rma(pe, MM_UCX_AM_GET, &h, NULL, 0, wait, "get");
 }
 
-/* the data of a large put from @p src is in place: wake this rank's sleepers, acknowledge */
-static void mm_ucx_put_landed(int src)
+/* the data of a large put from rank @p from is in place: wake this rank's sleepers,
+ * acknowledge */
+static void mm_ucx_put_landed(void *from)
 {
+    int src = (int)(intptr_t)from;
     H->wake_self();
     ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                                .flags = UCP_AM_SEND_FLAG_EAGER};
@@ -291,23 +297,47 @@ static void mm_ucx_put_received(void *req, ucs_status_t st, size_t length, void 
             mm_ucx_failed("receiving a put", src, st);
         return;
     }
-    mm_ucx_put_landed(src);
+    mm_ucx_put_landed(user_data);
 }
 
-/* the header of a large transfer from a peer, checked; false (logged) when malformed */
-static bool mm_ucx_rma_header(const void *header, size_t header_length, size_t length,
-                              bool is_get, mm_ucx_rma_t *h, const char *what)
+/* the header of a large transfer from a peer, checked: a malformed one ends the job (its
+ * sender waits for an answer that would never come) */
+static mm_ucx_rma_t mm_ucx_rma_header(const void *header, size_t header_length, size_t length,
+                                      bool is_get, const char *what)
 {
-    if (header_length == sizeof(*h)) {
-        memcpy(h, header, sizeof(*h));
-        if (mm_ucx_rma_valid(h, length, is_get, G->seg_bytes, G->data_size, G->nranks) &&
-            U.peer[h->src].ep != NULL)
-            return true;
+    mm_ucx_rma_t h;
+    if (header_length != sizeof(h))
+        H->fatal("transport: a malformed %s (%zu header bytes) arrived", what, header_length);
+    memcpy(&h, header, sizeof(h));
+    if (!mm_ucx_rma_valid(&h, length, is_get, G->seg_bytes, G->data_size, G->nranks) ||
+        U.peer[h.src].ep == NULL)
+        H->fatal("transport: a malformed %s (%zu data bytes) arrived", what, length);
+    return h;
+}
+
+/* place a message's @p len data bytes at @p dest: copied from an eager message, or by
+ * rendezvous straight into place; @p landed(@p arg) runs once they are there, from @p received
+ * when the rendezvous completes later. @return what the message's handler returns. */
+static ucs_status_t mm_ucx_place(void *data, void *dest, size_t len,
+                                 const ucp_am_recv_param_t *param,
+                                 ucp_am_recv_data_nbx_callback_t received, void *arg,
+                                 void (*landed)(void *arg), const char *what, int from)
+{
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        memcpy(dest, data, len);
+        landed(arg);
+        return UCS_OK;
     }
-    /* the sender waits for an answer that will never come: end the job rather than hang */
-    H->fatal("transport: a malformed %s (%zu header bytes, %zu data bytes) arrived", what,
-             header_length, length);
-    return false;
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                               UCP_OP_ATTR_FIELD_USER_DATA,
+                               .cb.recv_am = received,
+                               .user_data = arg};
+    ucs_status_ptr_t req = ucp_am_recv_data_nbx(U.worker, data, dest, len, &prm);
+    if (req == NULL)
+        landed(arg);
+    else if (UCS_PTR_IS_ERR(req))
+        mm_ucx_failed(what, from, UCS_PTR_STATUS(req));
+    return UCS_INPROGRESS;
 }
 
 /* a large put arrives: place its data (by rendezvous, straight into place), then acknowledge */
@@ -315,25 +345,9 @@ static ucs_status_t mm_ucx_on_put(void *arg, const void *header, size_t header_l
                                   void *data, size_t length, const ucp_am_recv_param_t *param)
 {
     (void)arg;
-    mm_ucx_rma_t h;
-    if (!mm_ucx_rma_header(header, header_length, length, false, &h, "put"))
-        return UCS_OK;
-    char *dest = mm_ucx_base(h.region) + h.off;
-    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
-        ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                                                   UCP_OP_ATTR_FIELD_USER_DATA,
-                                   .cb.recv_am = mm_ucx_put_received,
-                                   .user_data = (void *)(intptr_t)h.src};
-        ucs_status_ptr_t req = ucp_am_recv_data_nbx(U.worker, data, dest, h.len, &prm);
-        if (req == NULL)
-            mm_ucx_put_landed(h.src);
-        else if (UCS_PTR_IS_ERR(req))
-            mm_ucx_failed("receiving a put", h.src, UCS_PTR_STATUS(req));
-        return UCS_INPROGRESS;
-    }
-    memcpy(dest, data, h.len);
-    mm_ucx_put_landed(h.src);
-    return UCS_OK;
+    mm_ucx_rma_t h = mm_ucx_rma_header(header, header_length, length, false, "put");
+    return mm_ucx_place(data, mm_ucx_base(h.region) + h.off, h.len, param, mm_ucx_put_received,
+                        (void *)(intptr_t)h.src, mm_ucx_put_landed, "receiving a put", h.src);
 }
 
 static ucs_status_t mm_ucx_on_put_ack(void *arg, const void *header, size_t header_length,
@@ -358,9 +372,7 @@ static ucs_status_t mm_ucx_on_get(void *arg, const void *header, size_t header_l
                                   void *data, size_t length, const ucp_am_recv_param_t *param)
 {
     (void)arg, (void)data, (void)param;
-    mm_ucx_rma_t h;
-    if (!mm_ucx_rma_header(header, header_length, length, true, &h, "get request"))
-        return UCS_OK;
+    mm_ucx_rma_t h = mm_ucx_rma_header(header, header_length, length, true, "get request");
     const char *src = mm_ucx_base(h.region) + h.off;
     int to = h.src;
     h.src = U.me;
@@ -368,9 +380,10 @@ static ucs_status_t mm_ucx_on_get(void *arg, const void *header, size_t header_l
     return UCS_OK;
 }
 
-static void mm_ucx_get_arrived(_Atomic uint64_t *token)
+/* a large get's data is here: count down its token (an _Atomic uint64_t) */
+static void mm_ucx_get_arrived(void *token)
 {
-    atomic_fetch_sub_explicit(token, 1, memory_order_release);
+    atomic_fetch_sub_explicit((_Atomic uint64_t *)token, 1, memory_order_release);
 }
 
 static void mm_ucx_get_received(void *req, ucs_status_t st, size_t length, void *user_data)
@@ -395,23 +408,9 @@ static ucs_status_t mm_ucx_on_get_reply(void *arg, const void *header, size_t he
     if (length != h.len)
         H->fatal("transport: a get reply of %zu bytes where %llu were asked for", length,
                  (unsigned long long)h.len);
-    void *dest = (void *)(uintptr_t)h.reply_dest;
-    _Atomic uint64_t *token = (_Atomic uint64_t *)(uintptr_t)h.token;
-    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
-        ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                                                   UCP_OP_ATTR_FIELD_USER_DATA,
-                                   .cb.recv_am = mm_ucx_get_received,
-                                   .user_data = token};
-        ucs_status_ptr_t req = ucp_am_recv_data_nbx(U.worker, data, dest, h.len, &prm);
-        if (req == NULL)
-            mm_ucx_get_arrived(token);
-        else if (UCS_PTR_IS_ERR(req))
-            mm_ucx_failed("receiving a get's data", h.src, UCS_PTR_STATUS(req));
-        return UCS_INPROGRESS;
-    }
-    memcpy(dest, data, h.len);
-    mm_ucx_get_arrived(token);
-    return UCS_OK;
+    return mm_ucx_place(data, (void *)(uintptr_t)h.reply_dest, h.len, param,
+                        mm_ucx_get_received, (void *)(uintptr_t)h.token, mm_ucx_get_arrived,
+                        "receiving a get's data", h.src);
 }
 
 /* ---- operations ---- */
@@ -653,9 +652,8 @@ static void mm_ucx_fence(void)
 
 static void mm_ucx_quiet(void)
 {
-    ucp_request_param_t prm = {.op_attr_mask = 0};
     atomic_store(&U.fenced, false);
-    mm_ucx_wait(ucp_worker_flush_nbx(U.worker, &prm), "flush", -1);
+    mm_ucx_flush_worker();
     mm_ucx_drain(&U.puts_out);
     mm_ucx_drain(&U.gets_out);
 }
@@ -743,10 +741,6 @@ static void mm_ucx_on_error(void *arg, ucp_ep_h ep, ucs_status_t status)
      * is no failure (a peer that dies instead never finalizes, and its launcher ends the job) */
     if (atomic_load(&U.closing) || G->finalizing)
         return;
-    /* a peer that ends the job itself (shmem_global_exit) drops its connections just as its
-     * launcher sets out to stop every rank: give the launcher a moment, so that the job ends
-     * with the status that peer asked for rather than this rank's 1 */
-    usleep(MM_UCX_LOST_GRACE_US);
     H->fatal("lost the connection to rank %d (host %s): %s; ending the job", pe, mm_ucx_host(pe),
              ucs_status_string(status));
 }
