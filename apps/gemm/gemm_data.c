@@ -82,16 +82,22 @@ double gemm_ops(const gemm_opts_t *o)
     return 2.0 * o->M * o->N * o->K;
 }
 
-void gemm_summa_setup(app_t *h, const gemm_opts_t *o, int P, int me, gemm_summa_t *s)
+void gemm_summa_grid(const gemm_opts_t *o, int P, gemm_summa_t *s)
 {
     int r, c; /* the most square grid, pc <= pr */
     mm_grid_most_square(P, &r, &c);
-    *s = (gemm_summa_t){.pc = c, .pr = r, .x = me % c, .y = me / c};
-    s->r0 = app_part_lo(o->M, s->pr, s->y), s->nr = app_part_len(o->M, s->pr, s->y);
-    s->c0 = app_part_lo(o->N, s->pc, s->x), s->nc = app_part_len(o->N, s->pc, s->x);
+    *s = (gemm_summa_t){.pc = c, .pr = r};
     s->T = o->panel > 0 ? (o->K + o->panel - 1) / o->panel : P;
     s->T = s->T > o->K ? o->K : s->T;
     s->maxkt = (o->K + s->T - 1) / s->T;
+}
+
+void gemm_summa_setup(app_t *h, const gemm_opts_t *o, int P, int me, gemm_summa_t *s)
+{
+    gemm_summa_grid(o, P, s);
+    s->x = me % s->pc, s->y = me / s->pc;
+    s->r0 = app_part_lo(o->M, s->pr, s->y), s->nr = app_part_len(o->M, s->pr, s->y);
+    s->c0 = app_part_lo(o->N, s->pc, s->x), s->nc = app_part_len(o->N, s->pc, s->x);
     s->apan = app_alloc(h, (size_t)s->T * sizeof(double *), "panel list");
     s->bpan = app_alloc(h, (size_t)s->T * sizeof(double *), "panel list");
     for (int t = 0; t < s->T; t++) {

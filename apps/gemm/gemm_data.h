@@ -73,6 +73,9 @@ typedef struct {
                                   t % pr == y; NULL otherwise */
 } gemm_summa_t;
 
+/** @brief SUMMA's grid and panels on @p P ranks (pr, pc, T, maxkt; the rest zero). */
+void gemm_summa_grid(const gemm_opts_t *o, int P, gemm_summa_t *s);
+
 /** @brief SUMMA's layout for rank @p me of @p P, its own panels filled from the input. */
 void gemm_summa_setup(app_t *h, const gemm_opts_t *o, int P, int me, gemm_summa_t *s);
 

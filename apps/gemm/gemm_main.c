@@ -14,14 +14,18 @@
  *   the chunks' counted signals (app_stream.h; one product is one phase). A sender cannot
  *   overwrite a slot the owner is still summing: every timed run starts from a barrier, and
  *   the owner sums before it reaches the next.
- * summa: per panel of K, meshmem_broadcast of the A panel over the grid row's team and of the
- * B panel over the grid column's team, then a local dgemm accumulating C.
+ * summa: per panel of K, a broadcast (meshmem_coll_bcast, in place, as the twin's MPI_Bcast)
+ * of the A panel over the grid row's team and of the B panel over the grid column's team, then
+ * a local dgemm accumulating C. The panels a rank owns live in the symmetric heap, so peers
+ * copy them straight from the owner's memory (private panels would be staged first: one more
+ * copy of every panel that the twin does not make).
  * serial: one dgemm of the whole product on one rank.
  */
 #include "gemm_data.h"
 #include "../common/app_stream.h"
 
 #include <meshmem.h>
+#include <meshmem_coll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +41,7 @@ typedef struct {
     /* summa */
     meshmem_team_t row, col;
     gemm_summa_t s;
-    double *abuf, *bbuf;
+    double *abuf, *bbuf, *owned; /* receive panels; the owned panels, symmetric */
     /* result: this rank's block of C (rows x its columns) */
     double *c;
     int crow0, crows, ccol0, ccols;
@@ -105,6 +109,18 @@ static void stream_run(void *ctx, int run)
 
 /* --- summa --------------------------------------------------------------------------------- */
 
+/* SUMMA's symmetric doubles on @p P ranks: the owned A and B panels, one received panel of each */
+static size_t summa_doubles(const gemm_opts_t *o, int P, size_t *own_a, size_t *own_b)
+{
+    gemm_summa_t g;
+    gemm_summa_grid(o, P, &g);
+    size_t maxr = (size_t)(o->M + g.pr - 1) / g.pr, maxc = (size_t)(o->N + g.pc - 1) / g.pc;
+    size_t pa = maxr * g.maxkt, pb = (size_t)g.maxkt * maxc;
+    *own_a = (size_t)((g.T + g.pc - 1) / g.pc) * pa; /* the most panels any rank owns */
+    *own_b = (size_t)((g.T + g.pr - 1) / g.pr) * pb;
+    return *own_a + *own_b + pa + pb;
+}
+
 static void summa_setup(gemm_job_t *j)
 {
     const gemm_opts_t *o = j->o;
@@ -112,14 +128,37 @@ static void summa_setup(gemm_job_t *j)
     gemm_summa_setup(j->h, o, j->P, j->me, s);
     if (meshmem_team_split_2d(MESHMEM_TEAM_WORLD, s->pc, &j->row, &j->col) != MESHMEM_OK)
         app_fatal(j->h, "meshmem_team_split_2d of a %dx%d grid failed", s->pr, s->pc);
-    int maxr = (o->M + s->pr - 1) / s->pr, maxc = (o->N + s->pc - 1) / s->pc;
-    j->abuf = meshmem_malloc((size_t)maxr * s->maxkt * sizeof(double));
-    j->bbuf = meshmem_malloc((size_t)s->maxkt * maxc * sizeof(double));
-    if (!j->abuf || !j->bbuf)
+    size_t own_a, own_b, all = summa_doubles(o, j->P, &own_a, &own_b);
+    j->owned = meshmem_malloc(all * sizeof(double));
+    if (!j->owned)
         app_fatal(j->h, "out of symmetric memory (gemm -N %s -H %d prints what it needs)",
                   o->size, j->P);
+    j->abuf = j->owned + own_a + own_b;
+    j->bbuf = j->abuf + (size_t)((o->M + s->pr - 1) / s->pr) * s->maxkt;
+    /* the owned panels move into the symmetric heap, one after the other */
+    double *a = j->owned, *b = j->owned + own_a;
+    for (int t = 0; t < s->T; t++) {
+        size_t kt = (size_t)app_part_len(o->K, s->T, t);
+        if (s->apan[t]) {
+            memcpy(a, s->apan[t], (size_t)s->nr * kt * sizeof(double));
+            free(s->apan[t]);
+            s->apan[t] = a, a += (size_t)s->nr * kt;
+        }
+        if (s->bpan[t]) {
+            memcpy(b, s->bpan[t], kt * (size_t)s->nc * sizeof(double));
+            free(s->bpan[t]);
+            s->bpan[t] = b, b += kt * (size_t)s->nc;
+        }
+    }
     j->crow0 = s->r0, j->crows = s->nr, j->ccol0 = s->c0, j->ccols = s->nc;
     j->c = app_alloc(j->h, (size_t)s->nr * s->nc * sizeof(double), "C's block");
+}
+
+static void bcast_panel(gemm_job_t *j, meshmem_team_t team, double *panel, size_t bytes, int root)
+{
+    if (meshmem_coll_bcast(team, panel, bytes / sizeof(double), MESHMEM_FLOAT64, root,
+                           MESHMEM_ALGO_AUTO) != MESHMEM_OK)
+        app_fatal(j->h, "meshmem_coll_bcast of a %zu-byte panel failed", bytes);
 }
 
 static void summa_run(void *ctx, int run)
@@ -131,12 +170,12 @@ static void summa_run(void *ctx, int run)
         int kt = app_part_len(j->o->K, s->T, t);
         size_t abytes = (size_t)s->nr * kt * sizeof(double);
         size_t bbytes = (size_t)kt * s->nc * sizeof(double);
-        meshmem_broadcast(j->row, j->abuf, s->apan[t] ? s->apan[t] : j->abuf, abytes, t % s->pc);
-        meshmem_broadcast(j->col, j->bbuf, s->bpan[t] ? s->bpan[t] : j->bbuf, bbytes, t % s->pr);
+        double *a = s->apan[t] ? s->apan[t] : j->abuf, *b = s->bpan[t] ? s->bpan[t] : j->bbuf;
+        bcast_panel(j, j->row, a, abytes, t % s->pc);
+        bcast_panel(j, j->col, b, bbytes, t % s->pr);
         meshmem_model_compute(abytes + bbytes, (size_t)s->nr * s->nc * 8,
                               2ull * s->nr * s->nc * kt);
-        gemm_multiply(s->nr, s->nc, kt, j->abuf, kt, j->bbuf, s->nc, t ? 1.0 : 0.0, j->c,
-                      s->nc);
+        gemm_multiply(s->nr, s->nc, kt, a, kt, b, s->nc, t ? 1.0 : 0.0, j->c, s->nc);
     }
 }
 
@@ -164,7 +203,7 @@ static void serial_run(void *ctx, int run)
 static size_t heap_bytes(const gemm_opts_t *o, int P)
 {
     size_t slots = (size_t)P * ((o->M + P - 1) / P) * o->N * sizeof(double);
-    size_t panels = (size_t)(o->M + o->N) * o->K * sizeof(double); /* at most: one panel */
+    size_t own_a, own_b, panels = summa_doubles(o, P, &own_a, &own_b) * sizeof(double);
     return (slots > panels ? slots : panels) + (8u << 20);
 }
 
