@@ -194,7 +194,7 @@ static void mm_allreduce_ring(const mm_coll_args_t *a, const void *sendbuf, void
         mm_reduce_apply3(dtype, op, acc + rlo * es, m.data, acc + rlo * es, rhi - rlo);
         mm_msg_release(t, seq, left, &m);
         if (by_desc)
-            mm_coll_wait(t, right, MM_FLAG_DONE, seq);
+            mm_msg_sent_wait(t, seq, right);
         mm_coll_end(t, seq);
     }
     /* member me now holds the full reduction of chunk me+1: ring all-gather of the chunks */
@@ -209,7 +209,7 @@ static void mm_allreduce_ring(const mm_coll_args_t *a, const void *sendbuf, void
         mm_coll_wake(t, right);
         mm_msg_recv_exact(a->call, t, seq, left, acc + rlo * es, (rhi - rlo) * es);
         if (by_desc)
-            mm_coll_wait(t, right, MM_FLAG_DONE, seq);
+            mm_msg_sent_wait(t, seq, right);
         mm_coll_end(t, seq);
     }
 }
@@ -243,12 +243,12 @@ static void mm_recdbl_step(const mm_coll_args_t *a, int peer, char *acc, size_t 
             mm_reduce_apply3(dtype, op, dst, acc, m.data, count);
         mm_msg_release(t, seq, peer, &m);
         if (by_desc) {
-            mm_coll_wait(t, peer, MM_FLAG_DONE, seq);
+            mm_msg_sent_wait(t, seq, peer);
             memcpy(acc, dst, len);
             free(dst);
         }
     } else if (by_desc) {
-        mm_coll_wait(t, peer, MM_FLAG_DONE, seq);
+        mm_msg_sent_wait(t, seq, peer);
     }
     mm_coll_end(t, seq);
 }
@@ -387,7 +387,7 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
         bool by_desc = mm_msg_send(t, seq, root, s, cnt * es, &d);
         mm_coll_wake(t, root);
         if (by_desc)
-            mm_coll_wait(t, root, MM_FLAG_DONE, seq);
+            mm_msg_sent_wait(t, seq, root);
     } else {
         memcpy((char *)recvbuf + lo * es, slice, cnt * es);
         for (int k = 1; k < n; k++) {

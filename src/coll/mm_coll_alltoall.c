@@ -33,6 +33,13 @@ static void mm_peerset_fini(mm_peerset_t *s)
         free(s->bits);
 }
 
+/* block of @p len bytes to member @p j goes by descriptor from staging when not in shared memory
+ * (or always, @p stage_all: in place) */
+static bool mm_a2a_staged(struct meshmem_team *t, int j, size_t len, bool stage_all)
+{
+    return j != t->my_rank && len > mm_g.eager_bytes && (stage_all || !mm_msg_pushed_to(t, j));
+}
+
 void mm_coll_a2a_step(const mm_coll_args_t *a, const char *sbuf, const size_t *soff,
                         const size_t *slen, char *rbuf, const size_t *roff, const size_t *rcap,
                         size_t *rlen, bool stage_all)
@@ -43,17 +50,19 @@ void mm_coll_a2a_step(const mm_coll_args_t *a, const char *sbuf, const size_t *s
     mm_peerset_t rndv;
     mm_peerset_init(&rndv, n);
 
-    /* expose what goes by descriptor: in place, or private blocks, go through staging */
+    /* expose what goes by descriptor: in place, or private blocks, go through staging (a block
+     * pushed to another host needs no descriptor; in place it is staged all the same, since
+     * this rank's receives overwrite it while the push may still read it) */
     size_t big = 0;
     for (int j = 0; j < n; j++)
-        if (j != me && slen[j] > mm_g.eager_bytes)
+        if (mm_a2a_staged(t, j, slen[j], stage_all))
             big += slen[j];
     char *stage = NULL;
     if (big) {
         mm_desc_t probe;
         bool shared = true;
         for (int j = 0; j < n && shared; j++)
-            if (j != me && slen[j] > mm_g.eager_bytes)
+            if (mm_a2a_staged(t, j, slen[j], stage_all))
                 shared = mm_desc_of(sbuf + soff[j], slen[j], &probe);
         if (stage_all || !shared) {
             stage = mm_msg_stage(t, big);
@@ -67,7 +76,7 @@ void mm_coll_a2a_step(const mm_coll_args_t *a, const char *sbuf, const size_t *s
         const char *blk = sbuf + soff[j];
         mm_desc_t d = {MM_DESC_NONE, 0};
         if (slen[j] > mm_g.eager_bytes) {
-            if (stage) {
+            if (stage && mm_a2a_staged(t, j, slen[j], stage_all)) {
                 memcpy(stage + at, blk, slen[j]);
                 blk = stage + at;
                 at += slen[j];
@@ -126,7 +135,7 @@ static void mm_a2a_ring(const mm_coll_args_t *a, const char *sbuf, const size_t 
         uint64_t seq = mm_coll_begin(t);
         const char *blk = sbuf + soff[to];
         mm_desc_t d = {MM_DESC_NONE, 0};
-        if (slen[to] > mm_g.eager_bytes) {
+        if (slen[to] > mm_g.eager_bytes && !mm_msg_pushed_to(t, to)) {
             if (stage_all || !mm_desc_of(blk, slen[to], &d)) {
                 char *stage = mm_msg_stage(t, slen[to]);
                 if (stage == NULL)
@@ -141,7 +150,7 @@ static void mm_a2a_ring(const mm_coll_args_t *a, const char *sbuf, const size_t 
         if (rlen)
             rlen[from] = got;
         if (by_desc)
-            mm_coll_wait(t, to, MM_FLAG_DONE, seq);
+            mm_msg_sent_wait(t, seq, to);
         mm_coll_end(t, seq);
     }
     free(copy);

@@ -53,7 +53,7 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
         bool by_desc = mm_msg_send(t, seq, root, src, len, &d);
         mm_coll_wake(t, root);
         if (by_desc)
-            mm_coll_wait(t, root, MM_FLAG_DONE, seq);
+            mm_msg_sent_wait(t, seq, root);
         mm_coll_end(t, seq);
         return MESHMEM_OK;
     }
@@ -115,7 +115,7 @@ static void mm_allgather_ring(const mm_coll_args_t *a, const char *blk, size_t m
         mm_coll_wake(t, right);
         mm_msg_recv_exact(a->call, t, seq, left, rbuf + roff[in], rcap[in]);
         if (by_desc)
-            mm_coll_wait(t, right, MM_FLAG_DONE, seq);
+            mm_msg_sent_wait(t, seq, right);
         mm_coll_end(t, seq);
     }
     (void)in_place;

@@ -163,10 +163,13 @@ static void mm_ghc_a2a_in1(void *vc, const mm_msg_t *m)
 {
     mm_ghc_a2a_t *c = vc;
     int kx = c->g->kx, ky = c->g->ky;
+    /* the senders' choice (mm_ghc_alltoall): packed when it fits the eager channel, else the
+     * span of the sender's buffer, whichever way the span travelled */
+    bool span = ky > 1 && (size_t)ky * c->L > mm_g.eager_bytes;
     for (int xs = 0; xs < kx; xs++) {
         size_t stride = c->L;
         bool ok = m[xs].bytes == (size_t)ky * c->L;
-        if (m[xs].by_desc && ky > 1) { /* a span: (ky - 1) strides and one block */
+        if (span) { /* (ky - 1) strides and one block */
             stride = (m[xs].bytes - c->L) / (size_t)(ky - 1);
             ok = m[xs].bytes >= c->L && stride >= c->L &&
                  (m[xs].bytes - c->L) % (size_t)(ky - 1) == 0;

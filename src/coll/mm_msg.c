@@ -2,6 +2,7 @@
 #include "mm_msg.h"
 #include "mm_heap.h"
 #include "mm_tp.h"
+#include "mm_config.h"
 #include "mm_wait.h"
 
 #include <stdlib.h>
@@ -126,6 +127,24 @@ const void *mm_msg_expose(const void *buf, size_t len, void *stage, mm_desc_t *d
     return stage;
 }
 
+/* the tag of team @p t's messages in collective @p seq (a team's slot is the same on every
+ * member; a member sends another at most one message per collective) */
+static uint64_t mm_msg_tag(const struct meshmem_team *t, uint64_t seq)
+{
+    return (uint64_t)t->slot << 56 | (seq & ((UINT64_C(1) << 56) - 1));
+}
+
+/* the pushed message of @p bytes from team member @p src (world rank @p w) into @p buf */
+static void mm_msg_pull_push(struct meshmem_team *t, uint64_t seq, int w, void *buf, size_t bytes)
+{
+    mm_net->msg_recv(w, mm_msg_tag(t, seq), buf, bytes);
+}
+
+bool mm_msg_pushed_to(struct meshmem_team *t, int dst)
+{
+    return mm_config.net_push && !mm_team_local(mm_team_world(t, dst));
+}
+
 bool mm_msg_send(struct meshmem_team *t, uint64_t seq, int dst, const void *buf, size_t n,
                  const mm_desc_t *desc)
 {
@@ -147,6 +166,12 @@ bool mm_msg_send(struct meshmem_team *t, uint64_t seq, int dst, const void *buf,
         }
         memcpy(mm_team_eager(t, w, seq, t->my_rank), buf, n);
         words = 1;
+    } else if (mm_msg_pushed_to(t, dst)) {
+        int w = mm_team_world(t, dst);
+        mm_net->msg_send(w, mm_msg_tag(t, seq), buf, n, &t->pushes);
+        line[0] = MM_MSG_HDR(MM_MSG_PUSH, n);
+        words = 1;
+        by_desc = true; /* in use until sent: mm_msg_sent_wait */
     } else {
         line[0] = MM_MSG_HDR(MM_MSG_RNDV, n);
         line[1] = desc->kind;
@@ -192,6 +217,19 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
         m.data = m.owned;
         break;
     }
+    case MM_MSG_PUSH: {
+        int w = mm_team_world(t, src);
+        if (MM_UNLIKELY(mm_team_local(w)))
+            mm_fatal("collective: team rank %d of this host sent a network message header %#llx",
+                     src, (unsigned long long)h);
+        m.owned = malloc(m.bytes ? m.bytes : 1);
+        if (m.owned == NULL)
+            mm_fatal("collective: out of memory receiving %zu bytes from team rank %d", m.bytes,
+                     src);
+        mm_msg_pull_push(t, seq, w, m.owned, m.bytes);
+        m.data = m.owned;
+        break;
+    }
     default:
         mm_fatal("collective: corrupt message header %#llx from team rank %d",
                  (unsigned long long)h, src);
@@ -201,9 +239,9 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
 
 void mm_msg_release(struct meshmem_team *t, uint64_t seq, int src, const mm_msg_t *m)
 {
+    free(m->owned);
     if (!m->by_desc)
         return;
-    free(m->owned);
     mm_coll_post(t, src, MM_FLAG_DONE, seq, NULL, 0);
     mm_coll_wake(t, src);
 }
@@ -215,6 +253,13 @@ size_t mm_msg_recv(const char *call, struct meshmem_team *t, uint64_t seq, int s
     if (MM_UNLIKELY(!mm_team_local(w))) {
         /* a rendezvous from another host: get straight into the destination */
         const mm_flag_t *f = mm_coll_wait(t, src, MM_FLAG_DATA, seq);
+        if (MM_MSG_PROTO(f->payload[0]) == MM_MSG_PUSH) {
+            size_t bytes = MM_MSG_BYTES(f->payload[0]);
+            if (bytes > cap)
+                mm_msg_counts_differ(call, src, bytes, cap);
+            mm_msg_pull_push(t, seq, w, buf, bytes);
+            return bytes;
+        }
         if (MM_MSG_PROTO(f->payload[0]) == MM_MSG_RNDV) {
             mm_msg_t m = {.bytes = MM_MSG_BYTES(f->payload[0]), .by_desc = true};
             if (m.bytes > cap)
@@ -253,5 +298,13 @@ void mm_msg_send_complete(struct meshmem_team *t, uint64_t seq, const uint8_t *s
 {
     for (int r = 0; r < t->size; r++)
         if (sent_by_desc[r])
-            mm_coll_wait(t, r, MM_FLAG_DONE, seq);
+            mm_msg_sent_wait(t, seq, r);
+}
+
+void mm_msg_sent_wait(struct meshmem_team *t, uint64_t seq, int dst)
+{
+    if (!mm_msg_pushed_to(t, dst))
+        mm_coll_wait(t, dst, MM_FLAG_DONE, seq);
+    else if (atomic_load_explicit(&t->pushes, memory_order_acquire) != 0)
+        mm_net->msg_wait(&t->pushes); /* every push of the team: they complete in any order */
 }

@@ -13,8 +13,12 @@
  *           buffer until every such DONE arrived (mm_msg_send_complete).
  * Between hosts (mm_tp.h) the same protocol runs over the network transport: an inline message
  * is one post of its line, an eager one one post of the channel's bytes and the line together,
- * and a rendezvous receiver gets the sender's buffer (straight into its destination in
- * mm_msg_recv) before it posts DONE.
+ * and a larger one is pushed (MM_MSG_PUSH): the sender hands its buffer to the network transport
+ * as one tagged message (mm_net.h msg_send) and posts the DATA line with the size; the receiver
+ * takes the message straight into its destination (msg_recv) and posts nothing back; the sender
+ * completes when the transport has sent it (mm_msg_send_complete). With MESHMEM_NET_PUSH=0 a
+ * larger message between hosts is a rendezvous as on a node: the receiver gets the sender's
+ * buffer (straight into its destination in mm_msg_recv) before it posts DONE.
  * Posting follows the room check of mm_team.h, so channels and lines are never overwritten
  * before they are read.
  *
@@ -31,7 +35,7 @@
 
 /* DATA line payload[0]: bytes in the low 56 bits, the protocol in the top 8 (the wire format
  * of every collective message, mm_msg.c's and the line path's, mm_coll_line.c) */
-enum { MM_MSG_INLINED = 1, MM_MSG_EAGER = 2, MM_MSG_RNDV = 3 };
+enum { MM_MSG_INLINED = 1, MM_MSG_EAGER = 2, MM_MSG_RNDV = 3, MM_MSG_PUSH = 4 };
 #define MM_MSG_HDR(proto, n) (((uint64_t)(proto) << 56) | (uint64_t)(n))
 #define MM_MSG_PROTO(h)      ((int)((h) >> 56))
 #define MM_MSG_BYTES(h)      ((size_t)((h) & ((UINT64_C(1) << 56) - 1)))
@@ -51,13 +55,15 @@ typedef struct {
 
 /** @return true when DATA header @p h names a protocol and a size it can carry: an inline
  * message fits the line (MM_MSG_INLINE), an eager one the channel (@p eager_bytes). A
- * rendezvous size is checked with its descriptor (mm_desc_valid). */
+ * rendezvous size is checked with its descriptor (mm_desc_valid), a pushed one against the
+ * message that arrives (the transport's msg_recv). */
 static inline bool mm_msg_hdr_valid(uint64_t h, size_t eager_bytes)
 {
     switch (MM_MSG_PROTO(h)) {
     case MM_MSG_INLINED: return MM_MSG_BYTES(h) <= MM_MSG_INLINE;
     case MM_MSG_EAGER: return MM_MSG_BYTES(h) <= eager_bytes;
-    case MM_MSG_RNDV: return true;
+    case MM_MSG_RNDV:
+    case MM_MSG_PUSH: return true;
     default: return false;
     }
 }
@@ -114,11 +120,17 @@ void mm_msg_stage_release(struct meshmem_team *t);
  */
 const void *mm_msg_expose(const void *buf, size_t len, void *stage, mm_desc_t *desc);
 
+/** @return true when a message larger than the eager size to member @p dst of team @p t is
+ * pushed (MM_MSG_PUSH: @p buf may be any memory, it needs no descriptor). */
+bool mm_msg_pushed_to(struct meshmem_team *t, int dst);
+
 /**
  * @brief Send @p n bytes to member @p dst in collective @p seq. Inline and eager messages are
  * copied now; a larger one is sent by @p desc (describing exactly @p buf), and @p buf must stay
  * unchanged until mm_msg_send_complete(). Does not wake @p dst (mm_coll_wake_all after a batch).
- * @return true when sent by descriptor (a DONE will come back).
+ * @return true when @p buf is still in use: sent by descriptor (a DONE will come back) or
+ * pushed and not yet sent; either way mm_msg_sent_wait() (or mm_msg_send_complete()) tells when
+ * it is free.
  */
 bool mm_msg_send(struct meshmem_team *t, uint64_t seq, int dst, const void *buf, size_t n,
                  const mm_desc_t *desc);
@@ -154,7 +166,11 @@ void mm_msg_recv_exact(const char *call, struct meshmem_team *t, uint64_t seq, i
 void mm_msg_counts_differ(const char *call, int src, size_t got, size_t want)
     __attribute__((noreturn, cold));
 
-/** @brief Wait for the DONE of every member in @p sent_by_desc (a bitmap over members). */
+/** @brief mm_msg_sent_wait() for every member in @p sent_by_desc (a bitmap over members). */
 void mm_msg_send_complete(struct meshmem_team *t, uint64_t seq, const uint8_t *sent_by_desc);
+
+/** @brief Wait until the buffer of a message of collective @p seq that mm_msg_send() to member
+ * @p dst reported in use is free: its DONE, or the sends of the team's pushed messages. */
+void mm_msg_sent_wait(struct meshmem_team *t, uint64_t seq, int dst);
 
 #endif /* MM_MSG_H */

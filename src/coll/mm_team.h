@@ -54,6 +54,7 @@ struct meshmem_team {
     int      ghc_kx, ghc_ky;      /* GHC grid, kx * ky == size; 0 x 0: full mesh (mm_topo.c) */
     int      ghc_hosts;           /* the grid is the hosts' (topology auto): MM_HOSTS_* */
     struct meshmem_team *ghc_x, *ghc_y; /* this member's row and column teams (built on use) */
+    _Atomic uint64_t pushes;      /* messages pushed to other hosts, not yet sent (mm_msg.h) */
 };
 
 /*

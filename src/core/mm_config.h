@@ -68,6 +68,10 @@
       "Jobs across hosts: a put or get of at least this many bytes to a rank on another host "    \
       "travels as an active message (one eager message, or UCX's rendezvous), not as UCX RMA, "   \
       "which UCX's TCP transport emulates in small pieces; 0: always UCX RMA.")                   \
+    X(NET_PUSH, net_push, BOOL, "1",                                                               \
+      "Jobs across hosts: a collective's message larger than the eager size goes to a rank on "   \
+      "another host as one active message that the receiver takes straight into its buffer; 0: " \
+      "the receiver gets it from the sender's memory by descriptor and acknowledges it.")        \
     X(LEADER_BYTES, leader_bytes, INT, "64",                                                       \
       "Jobs across hosts: barriers, and the bcast, allreduce, allgather and alltoall of at most "  \
       "this many bytes per rank (per block for allgather and alltoall), take the node-leader "     \

@@ -16,6 +16,13 @@
  * rewritten with what they held, so a concurrent AMO on them makes the swap fail and retry).
  * fence is ucp_worker_fence, quiet a worker flush (plus the large transfers' acknowledgements).
  *
+ * A collective's large message to another host (msg_send, msg_recv) is one active message too,
+ * matched by its tag: when its receiver already waits for it, the handler places the data
+ * straight into the receiver's buffer (by rendezvous when UCX chose one); otherwise it is kept
+ * (a rendezvous not yet accepted, or UCX's eager data) until the receiver asks for it and names
+ * its buffer. The sender pushes: no descriptor for the receiver to fetch from, no request, no
+ * acknowledgement of its own (UCX completes the send when the data has left its buffer).
+ *
  * Runtime posts (flag lines, eager channels, active-message slots, credits) are one active
  * message each (ucp_am_send_nbx, eager only): a fixed header says where, the data part carries
  * the body and the extra bytes, and the target's handler writes the extra bytes, the body and
@@ -62,6 +69,7 @@
 #define MM_UCX_AM_PUT_ACK   3 /* its acknowledgement: the acknowledging rank (int32_t) */
 #define MM_UCX_AM_GET       4 /* a large get's request (mm_ucx_rma_t) */
 #define MM_UCX_AM_GET_REPLY 5 /* its answer (mm_ucx_rma_t, then the data) */
+#define MM_UCX_AM_MSG       6 /* a collective's large message (mm_ucx_msg_t, then the data) */
 #define MM_UCX_EAGER_MAX   ((size_t)64 << 10)
 #define MM_UCX_KEEPALIVE   "5s"
 
@@ -93,6 +101,27 @@ static struct {
     int32_t        me;                /* this rank, the body of every acknowledgement */
     char         (*hosts)[64];        /* [nranks] host names, for messages */
 } U = {.efd = -1, .kickfd = -1};
+
+/* a collective's large message (msg_send): arrived before its receive, or a receive waiting */
+typedef struct mm_ucx_match {
+    struct mm_ucx_match *next;
+    int      src;
+    uint64_t tag;
+    size_t   len;
+    void    *data;      /* arrived: UCX's descriptor (rendezvous) or data, or our copy */
+    int      kind;      /* arrived: MM_UCX_KEPT_* */
+    void    *buf;       /* waiting: where the data goes */
+    atomic_bool done;   /* waiting: the data is there */
+} mm_ucx_match_t;
+
+enum { MM_UCX_KEPT_RNDV, MM_UCX_KEPT_UCX, MM_UCX_KEPT_COPY };
+
+/* the unmatched messages and the waiting receives (the handler runs on any thread that
+ * progresses the worker) */
+static struct {
+    pthread_mutex_t lock;
+    mm_ucx_match_t *arrived, *waiting;
+} M = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 
 #define G (H->g)
@@ -195,18 +224,58 @@ static void mm_ucx_drain(_Atomic uint64_t *out)
 
 /* a send whose header must outlive the call (UCX 1.13 keeps the pointer until completion) */
 typedef struct {
-    mm_ucx_rma_t h;
-    int          pe;
-    const char  *what;
+    union {
+        mm_ucx_rma_t rma;
+        mm_ucx_msg_t msg;
+    } h;
+    int               pe;
+    const char       *what;
+    _Atomic uint64_t *pending; /* counted down at completion (NULL: none) */
 } mm_ucx_sending_t;
+
+static void mm_ucx_sending_done(mm_ucx_sending_t *s)
+{
+    if (s->pending)
+        atomic_fetch_sub_explicit(s->pending, 1, memory_order_release);
+    free(s);
+}
 
 static void mm_ucx_sent(void *req, ucs_status_t st, void *user_data)
 {
     mm_ucx_sending_t *s = user_data;
-    (void)req;
+    ucp_request_free(req);
     if (st != UCS_OK && !atomic_load(&U.closing))
         mm_ucx_failed(s->what, s->pe, st);
-    free(s);
+    mm_ucx_sending_done(s);
+}
+
+/* send active message @p id, header *@p s (@p hlen bytes, malloc'd; freed at completion) and
+ * @p n bytes of @p data, to s->pe; returns at once */
+static void mm_ucx_send_owned(mm_ucx_sending_t *s, unsigned id, size_t hlen, const void *data,
+                              size_t n)
+{
+    if (s->pending)
+        atomic_fetch_add_explicit(s->pending, 1, memory_order_relaxed);
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                               UCP_OP_ATTR_FIELD_USER_DATA,
+                               .cb.send = mm_ucx_sent,
+                               .user_data = s};
+    ucs_status_ptr_t req = ucp_am_send_nbx(U.peer[s->pe].ep, id, &s->h, hlen, data, n, &prm);
+    if (req == NULL) /* done at once: the callback is not called */
+        mm_ucx_sending_done(s);
+    else if (UCS_PTR_IS_ERR(req))
+        mm_ucx_failed(s->what, s->pe, UCS_PTR_STATUS(req));
+    /* else the callback comes, and frees the request and s (ucp_request_free here would
+     * cancel the callback: UCX calls none for a request freed before it completes) */
+}
+
+static mm_ucx_sending_t *mm_ucx_sending_new(int pe, const char *what, _Atomic uint64_t *pending)
+{
+    mm_ucx_sending_t *s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        H->fatal("transport: out of memory for a %s to rank %d", what, pe);
+    s->pe = pe, s->what = what, s->pending = pending;
+    return s;
 }
 
 /* send @p h (and @p n bytes of @p data) to @p pe as active message @p id; @p wait: return at
@@ -214,25 +283,14 @@ static void mm_ucx_sent(void *req, ucs_status_t st, void *user_data)
 static void mm_ucx_send_rma(int pe, unsigned id, const mm_ucx_rma_t *h, const void *data,
                             size_t n, bool wait, const char *what)
 {
-    ucp_ep_h ep = U.peer[pe].ep;
     if (wait) {
         ucp_request_param_t prm = {.op_attr_mask = 0};
-        mm_ucx_wait(ucp_am_send_nbx(ep, id, h, sizeof(*h), data, n, &prm), what, pe);
+        mm_ucx_wait(ucp_am_send_nbx(U.peer[pe].ep, id, h, sizeof(*h), data, n, &prm), what, pe);
         return;
     }
-    mm_ucx_sending_t *s = malloc(sizeof(*s));
-    if (s == NULL)
-        H->fatal("transport: out of memory for a %s to rank %d", what, pe);
-    *s = (mm_ucx_sending_t){*h, pe, what};
-    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                                               UCP_OP_ATTR_FIELD_USER_DATA,
-                               .cb.send = mm_ucx_sent,
-                               .user_data = s};
-    ucs_status_ptr_t req = ucp_am_send_nbx(ep, id, &s->h, sizeof(s->h), data, n, &prm);
-    if (req == NULL) /* done at once: the callback is not called */
-        free(s);
-    else
-        mm_ucx_release(req, what, pe); /* the callback still comes, and frees s */
+    mm_ucx_sending_t *s = mm_ucx_sending_new(pe, what, NULL);
+    s->h.rma = *h;
+    mm_ucx_send_owned(s, id, sizeof(*h), data, n);
 }
 
 /* complete every RMA operation and AMO issued so far (not the large transfers' messages) */
@@ -411,6 +469,158 @@ static ucs_status_t mm_ucx_on_get_reply(void *arg, const void *header, size_t he
     return mm_ucx_place(data, (void *)(uintptr_t)h.reply_dest, h.len, param,
                         mm_ucx_get_received, (void *)(uintptr_t)h.token, mm_ucx_get_arrived,
                         "receiving a get's data", h.src);
+}
+
+/* ---- a collective's large messages (see the head of the file) ---- */
+
+static void mm_ucx_msg_send(int pe, uint64_t tag, const void *buf, size_t n,
+                            _Atomic uint64_t *pending)
+{
+    mm_ucx_sending_t *s = mm_ucx_sending_new(pe, "message", pending);
+    s->h.msg = (mm_ucx_msg_t){.tag = tag, .len = n, .src = U.me};
+    mm_ucx_send_owned(s, MM_UCX_AM_MSG, sizeof(s->h.msg), buf, n);
+}
+
+static void mm_ucx_msg_wait(_Atomic uint64_t *pending)
+{
+    mm_ucx_drain(pending);
+}
+
+/* the data of a waiting receive @p w is in place */
+static void mm_ucx_msg_landed(void *w)
+{
+    atomic_store_explicit(&((mm_ucx_match_t *)w)->done, true, memory_order_release);
+    H->wake_self();
+}
+
+static void mm_ucx_msg_received(void *req, ucs_status_t st, size_t length, void *user_data)
+{
+    (void)length;
+    ucp_request_free(req);
+    if (st != UCS_OK && !atomic_load(&U.closing))
+        mm_ucx_failed("receiving a message", ((mm_ucx_match_t *)user_data)->src, st);
+    mm_ucx_msg_landed(user_data);
+}
+
+/* take the entry for (@p src, @p tag) off @p list (under M.lock); NULL when there is none */
+static mm_ucx_match_t *mm_ucx_match_take(mm_ucx_match_t **list, int src, uint64_t tag)
+{
+    for (mm_ucx_match_t **p = list; *p; p = &(*p)->next)
+        if ((*p)->src == src && (*p)->tag == tag) {
+            mm_ucx_match_t *m = *p;
+            *p = m->next;
+            return m;
+        }
+    return NULL;
+}
+
+static void mm_ucx_msg_sizes_differ(int src, size_t got, size_t want)
+{
+    H->fatal("transport: rank %d sent a message of %zu bytes where %zu were announced", src, got,
+             want);
+}
+
+/* a message arrives: into its waiting receive's buffer, or kept until it is asked for */
+static ucs_status_t mm_ucx_on_msg(void *arg, const void *header, size_t header_length,
+                                  void *data, size_t length, const ucp_am_recv_param_t *param)
+{
+    (void)arg;
+    mm_ucx_msg_t h;
+    if (header_length != sizeof(h))
+        H->fatal("transport: a malformed message (%zu header bytes) arrived", header_length);
+    memcpy(&h, header, sizeof(h));
+    if (!mm_ucx_msg_valid(&h, length, G->nranks) || U.peer[h.src].ep == NULL)
+        H->fatal("transport: a malformed message (%zu data bytes) arrived", length);
+    pthread_mutex_lock(&M.lock);
+    mm_ucx_match_t *w = mm_ucx_match_take(&M.waiting, h.src, h.tag);
+    if (w != NULL) {
+        pthread_mutex_unlock(&M.lock);
+        if (w->len != length)
+            mm_ucx_msg_sizes_differ(h.src, length, w->len);
+        return mm_ucx_place(data, w->buf, length, param, mm_ucx_msg_received, w,
+                            mm_ucx_msg_landed, "receiving a message", h.src);
+    }
+    mm_ucx_match_t *k = calloc(1, sizeof(*k));
+    if (k == NULL)
+        H->fatal("transport: out of memory for a message from rank %d", h.src);
+    *k = (mm_ucx_match_t){.src = h.src, .tag = h.tag, .len = length, .data = data};
+    ucs_status_t ret = UCS_INPROGRESS; /* UCX's descriptor or data stay ours until released */
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        k->kind = MM_UCX_KEPT_RNDV;
+    } else if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) {
+        k->kind = MM_UCX_KEPT_UCX;
+    } else {
+        k->kind = MM_UCX_KEPT_COPY;
+        k->data = malloc(length ? length : 1);
+        if (k->data == NULL)
+            H->fatal("transport: out of memory for a message of %zu bytes from rank %d", length,
+                     h.src);
+        memcpy(k->data, data, length);
+        ret = UCS_OK;
+    }
+    mm_ucx_match_t **tail = &M.arrived;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = k;
+    pthread_mutex_unlock(&M.lock);
+    H->wake_self();
+    return ret;
+}
+
+/* the data of kept message @p k into @p buf; frees @p k */
+static void mm_ucx_msg_unkeep(mm_ucx_match_t *k, void *buf)
+{
+    switch (k->kind) {
+    case MM_UCX_KEPT_RNDV: {
+        ucp_request_param_t prm = {.op_attr_mask = 0};
+        void *rq = ucp_am_recv_data_nbx(U.worker, k->data, buf, k->len, &prm);
+        mm_ucx_wait(rq, "receiving a message", k->src);
+        break;
+    }
+    case MM_UCX_KEPT_UCX:
+        memcpy(buf, k->data, k->len);
+        ucp_am_data_release(U.worker, k->data);
+        break;
+    default:
+        memcpy(buf, k->data, k->len);
+        free(k->data);
+    }
+    free(k);
+}
+
+static void mm_ucx_msg_recv(int pe, uint64_t tag, void *buf, size_t n)
+{
+    pthread_mutex_lock(&M.lock);
+    mm_ucx_match_t *k = mm_ucx_match_take(&M.arrived, pe, tag);
+    if (k != NULL) {
+        pthread_mutex_unlock(&M.lock);
+        if (k->len != n)
+            mm_ucx_msg_sizes_differ(pe, k->len, n);
+        mm_ucx_msg_unkeep(k, buf);
+        return;
+    }
+    mm_ucx_match_t w = {.src = pe, .tag = tag, .len = n, .buf = buf, .next = M.waiting};
+    M.waiting = &w;
+    pthread_mutex_unlock(&M.lock);
+    while (!atomic_load_explicit(&w.done, memory_order_acquire))
+        mm_ucx_spin();
+}
+
+/* finalize: messages nobody asked for (none in a correct program) go back to UCX */
+static void mm_ucx_msg_drop_all(void)
+{
+    pthread_mutex_lock(&M.lock);
+    while (M.arrived) {
+        mm_ucx_match_t *k = M.arrived;
+        M.arrived = k->next;
+        if (k->kind == MM_UCX_KEPT_COPY)
+            free(k->data);
+        else
+            ucp_am_data_release(U.worker, k->data);
+        free(k);
+    }
+    M.waiting = NULL;
+    pthread_mutex_unlock(&M.lock);
 }
 
 /* ---- operations ---- */
@@ -797,7 +1007,8 @@ static int mm_ucx_open(void)
                     {MM_UCX_AM_PUT, mm_ucx_on_put},
                     {MM_UCX_AM_PUT_ACK, mm_ucx_on_put_ack},
                     {MM_UCX_AM_GET, mm_ucx_on_get},
-                    {MM_UCX_AM_GET_REPLY, mm_ucx_on_get_reply}};
+                    {MM_UCX_AM_GET_REPLY, mm_ucx_on_get_reply},
+                    {MM_UCX_AM_MSG, mm_ucx_on_msg}};
     for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
         ucp_am_handler_param_t ah = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
                                                    UCP_AM_HANDLER_PARAM_FIELD_CB |
@@ -938,6 +1149,7 @@ static void mm_ucx_fini(void)
             ucp_worker_progress(U.worker);
         ucp_request_free(freq);
     }
+    mm_ucx_msg_drop_all();
     /* close while the worker is still progressed: over TCP a close that is not progressed
      * can hang at cleanup; FLUSH completes what is in flight first */
     int n = G->nranks;
@@ -981,6 +1193,9 @@ static const mm_net_ops_t mm_ucx_ops = {
     .quiet = mm_ucx_quiet,
     .progress = mm_ucx_progress,
     .idle = mm_ucx_idle,
+    .msg_send = mm_ucx_msg_send,
+    .msg_recv = mm_ucx_msg_recv,
+    .msg_wait = mm_ucx_msg_wait,
     .host = mm_ucx_host,
 };
 

@@ -80,4 +80,22 @@ static inline bool mm_ucx_rma_valid(const mm_ucx_rma_t *h, size_t length, bool i
     return length == (is_get ? 0 : h->len);
 }
 
+/**
+ * What a collective's large message carries ahead of its data (MM_UCX_AM_MSG: mm_net.h's
+ * msg_send): the tag its receiver matches on, the sender, and the data's length.
+ */
+typedef struct {
+    uint64_t tag;
+    uint64_t len;
+    int32_t  src;
+    uint32_t pad;
+} mm_ucx_msg_t;
+
+/** @return true when message header @p h, which arrived with @p length data bytes, names a
+ * sender in [0, @p nranks) and carries exactly its len bytes. */
+static inline bool mm_ucx_msg_valid(const mm_ucx_msg_t *h, size_t length, int nranks)
+{
+    return h->src >= 0 && h->src < nranks && h->len == length && h->pad == 0;
+}
+
 #endif /* MM_UCX_POST_H */
