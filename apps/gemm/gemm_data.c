@@ -13,11 +13,11 @@ void gemm_parse(app_t *h, gemm_opts_t *o, const char *synopsis, const char *vari
     static char vhelp[128], vdefault[32];
     snprintf(vdefault, sizeof(vdefault), "%.*s", (int)strcspn(variants, ","), variants);
     snprintf(vhelp, sizeof(vhelp), "%s (default %s)", variants, vdefault);
-    *o = (gemm_opts_t){.size = "256", .variant = vdefault, .chunk = 64};
+    *o = (gemm_opts_t){.size = "256", .variant = vdefault, .chunk = 256};
     const app_opt_t opts[] = {
         {'N', APP_STR, &o->size, 0, "SIZE", "n (square) or MxNxK: C is MxN, A MxK, B KxN (default 256)"},
         {'v', APP_STR, &o->variant, 0, "VARIANT", vhelp},
-        {'b', APP_INT, &o->chunk, 1, "ROWS", "stream: rows of C per streamed chunk (default 64)"},
+        {'b', APP_INT, &o->chunk, 1, "ROWS", "stream: rows of C per streamed chunk (default 256)"},
         {'k', APP_INT, &o->panel, 0, "COLS", "summa: panel width; 0: K in one panel per rank (default 0)"},
         {'H', APP_INT, &o->heap_ranks, 1, "RANKS", "print the symmetric heap bytes a run on RANKS ranks needs, and exit"},
         {0, APP_FLAG, NULL, 0, NULL, NULL},

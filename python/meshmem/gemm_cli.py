@@ -124,8 +124,8 @@ class GemmCommand(AppCommand):
                        help="C is MxN, A MxK, B KxN; one n for squares (default 512)")
         p.add_argument("--variant", "-v", default="stream,summa", metavar="LIST",
                        help="stream, summa or both comma-separated (default both)")
-        p.add_argument("--chunk", type=int, default=64, metavar="ROWS",
-                       help="stream: rows of C per streamed chunk (default 64)")
+        p.add_argument("--chunk", type=int, default=256, metavar="ROWS",
+                       help="stream: rows of C per streamed chunk (default 256)")
         p.add_argument("--panel", type=int, default=0, metavar="COLS",
                        help="summa: panel width; 0: one panel per rank (default 0)")
         p.add_argument("--iters", type=int, default=3, metavar="N",
