@@ -18,8 +18,10 @@
  *   mm_wait_t w; mm_wait_init(&w);
  *   while (!cond) mm_wait_step(&w);
  *   mm_wait_done(&w);
- * or MM_WAIT_UNTIL(cond) / MM_WAIT_RUNTIME_UNTIL(cond), which first poll inline (no call, no
- * progress hook) for up to mm_wait_inline_polls polls, the first part of the spin budget, and
+ * or MM_WAIT_UNTIL(cond) / MM_WAIT_RUNTIME_UNTIL(cond), which first poll inline (no call on
+ * one host, no progress hook; in a job across hosts each poll progresses the network, or a
+ * remote peer's put would wait for the progress thread) for up to mm_wait_inline_polls polls,
+ * the first part of the spin budget, and
  * only then step: a condition that comes true within a few microseconds (a ping-pong, a
  * barrier of ranks on their own cores) is seen by a tight loop of load, compare, pause. The
  * progress hook (active messages) therefore runs from the first out-of-line step on, at most
@@ -109,9 +111,10 @@ static inline void mm_cpu_relax(void)
         if (!(cond)) {                                                                             \
             uint32_t mm_n_ = 0;                                                                    \
             const uint32_t mm_lim_ = mm_wait_inline_polls;                                         \
-            do                                                                                     \
+            do {                                                                                   \
                 mm_cpu_relax();                                                                    \
-            while (!(cond) && ++mm_n_ < mm_lim_);                                                  \
+                mm_tp_poll();                                                                      \
+            } while (!(cond) && ++mm_n_ < mm_lim_);                                                \
             if (mm_n_ >= mm_lim_) {                                                                \
                 mm_wait_t mm_w_;                                                                   \
                 init(&mm_w_);                                                                      \

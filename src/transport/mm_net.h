@@ -46,6 +46,12 @@ typedef struct {
      * *@p fetched when not NULL. Atomic with respect to every other rank's AMOs on the word. */
     void (*amo)(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t value,
                 uint64_t cond, uint64_t *fetched);
+    /** Put @p n bytes of @p src at symmetric @p dest on @p pe (@p dest may be NULL when @p n is
+     * 0), then apply @p op (MESHMEM_SIGNAL_SET or _ADD) with @p value to the 64-bit symmetric
+     * @p sig there, as one operation: the target sees the data before the signal. Returns at
+     * local completion; complete at the target by quiet; ordered by fence as a put. */
+    void (*put_signal)(int pe, void *dest, const void *src, size_t n, uint64_t *sig, int op,
+                       uint64_t value);
     /** Write @p extra_len bytes at symmetric @p extra_dest (may be 0), @p body_len bytes at
      * symmetric @p line + 8, then the 8-byte @p seq at @p line, in that order as seen by the
      * target (see above). Returns at local completion. */

@@ -114,11 +114,7 @@ MM_INLINE_HOT void mm_tp_put_signal_at(void *local, uint64_t *lsig, void *dest, 
         mm_signal_post(lsig, signal, op);
         mm_wake_local(pe);
     } else {
-        if (n)
-            mm_net->put(pe, dest, src, n);
-        mm_net->fence(); /* the data before the signal */
-        mm_net->amo(pe, sig, op == MESHMEM_SIGNAL_SET ? MESHMEM_AMO_SET : MESHMEM_AMO_ADD, 8,
-                    signal, 0, NULL);
+        mm_net->put_signal(pe, dest, src, n, sig, op, signal);
     }
 }
 

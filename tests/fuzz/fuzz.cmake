@@ -12,6 +12,7 @@
 #     coll_msg   the collective message header and rendezvous descriptor (src/coll/mm_msg.h)
 #     ucx_post   a post between hosts, as the UCX transport checks it (mm_ucx_post.h)
 #     ucx_rma    a large put or get between hosts, as the UCX transport checks it (the same)
+#     ucx_putsig a put with signal between hosts, as the UCX transport checks it (the same)
 #     config     the environment: every MESHMEM_* variable, SHMEM_SYMMETRIC_SIZE, the size and
 #                topology parsers (src/core/mm_config.c)
 #   Python (mutation from the corpus, no coverage feedback):
@@ -58,6 +59,7 @@ if(MESHMEM_CLANG)
                           src/shmem src/am src/util)
   mm_fuzz_target(ucx_post SOURCES tests/fuzz/ucx_post_fuzz.c INCLUDES src/transport/ucx)
   mm_fuzz_target(ucx_rma SOURCES tests/fuzz/ucx_rma_fuzz.c INCLUDES src/transport/ucx)
+  mm_fuzz_target(ucx_putsig SOURCES tests/fuzz/ucx_putsig_fuzz.c INCLUDES src/transport/ucx)
   mm_fuzz_target(config SOURCES tests/fuzz/config_fuzz.c src/core/mm_config.c
                  INCLUDES src/core src/util DICT config.dict)
 else()

@@ -8,13 +8,24 @@
  * transport has no RMA and emulates it in pieces of a few KiB, each served by the target, 10 to
  * 25 times slower than its active messages, which move a large message in one eager send or a
  * rendezvous (ucx_perftest between two virtual hosts, docs/results-across.md). So a large put is
- * an active message (MM_UCX_AM_PUT) whose handler places the data and acknowledges it; quiet and
- * fence wait for the acknowledgements, as they wait for RMA's completion. A large get is a
- * request (MM_UCX_AM_GET) that the target answers with the data (MM_UCX_AM_GET_REPLY); the
- * reply's handler places it and counts the get down. UCX has 32- and 64-bit atomics only: 8- and 16-bit AMOs are a
- * compare-and-swap loop on the aligned 32-bit word that contains them (the other bytes are
- * rewritten with what they held, so a concurrent AMO on them makes the swap fail and retry).
- * fence is ucp_worker_fence, quiet a worker flush (plus the large transfers' acknowledgements).
+ * an active message (MM_UCX_AM_PUT) whose handler places the data. A large get is a request
+ * (MM_UCX_AM_GET) that the target answers with the data (MM_UCX_AM_GET_REPLY); the reply's
+ * handler places it and counts the get down. UCX has 32- and 64-bit atomics only: 8- and 16-bit
+ * AMOs are a compare-and-swap loop on the aligned 32-bit word that contains them (the other
+ * bytes are rewritten with what they held, so a concurrent AMO on them makes the swap fail and
+ * retry). fence is ucp_worker_fence, quiet a worker flush, each plus the completion of the puts
+ * that travelled as messages (below).
+ *
+ * A put with signal is one active message too (MM_UCX_AM_PUT_SIGNAL): the handler places the
+ * data, then sets or adds the signal word with a CPU atomic (the data first) and wakes this
+ * rank's sleepers. As a put, an RMA put, a flush and an AMO, each emulated by the target over
+ * TCP, it cost several round trips.
+ *
+ * Puts that travel as messages are not acknowledged one by one (an acknowledgement per put
+ * with signal doubled a ping-pong's messages: 38 against 19 us). Each side counts them per
+ * peer, the sender those it sent, the target those in place; quiet and fence ask every peer
+ * with puts it has not confirmed (MM_UCX_AM_COMPLETE, the count sent so far) and wait for the
+ * answer (MM_UCX_AM_DONE), which the target gives once that many are in place.
  *
  * A collective's large message to another host (msg_send, msg_recv) is one active message too,
  * matched by its tag: when its receiver already waits for it, the handler places the data
@@ -66,10 +77,12 @@
 
 #define MM_UCX_AM_POST      1
 #define MM_UCX_AM_PUT       2 /* a large put (mm_ucx_rma_t, then the data) */
-#define MM_UCX_AM_PUT_ACK   3 /* its acknowledgement: the acknowledging rank (int32_t) */
+#define MM_UCX_AM_DONE      3 /* answer to a completion request (mm_ucx_done_t) */
 #define MM_UCX_AM_GET       4 /* a large get's request (mm_ucx_rma_t) */
 #define MM_UCX_AM_GET_REPLY 5 /* its answer (mm_ucx_rma_t, then the data) */
 #define MM_UCX_AM_MSG       6 /* a collective's large message (mm_ucx_msg_t, then the data) */
+#define MM_UCX_AM_PUT_SIGNAL 7 /* a put with signal (mm_ucx_putsig_t, then the data) */
+#define MM_UCX_AM_COMPLETE  8 /* completion request: are my first n puts in place? (mm_ucx_done_t) */
 #define MM_UCX_EAGER_MAX   ((size_t)64 << 10)
 #define MM_UCX_KEEPALIVE   "5s"
 
@@ -80,7 +93,11 @@ typedef struct {
     ucp_ep_h   ep;
     ucp_rkey_h rkey[MM_UCX_REGIONS];
     uint64_t   base[MM_UCX_REGIONS]; /* the peer's segment and static data, in its address space */
-    _Atomic uint64_t puts_out;       /* large puts to the peer not acknowledged yet */
+    /* puts that travel as messages (large puts, puts with signal), counted both ways: */
+    _Atomic uint64_t sent;           /* to the peer, so far */
+    _Atomic uint64_t done;           /* to the peer: how many it said are in place */
+    _Atomic uint64_t landed;         /* from the peer: in place here */
+    _Atomic uint64_t asked;          /* from the peer: the count its pending request waits for */
 } mm_ucx_peer_t;
 
 static struct {
@@ -95,7 +112,6 @@ static struct {
     atomic_bool    stop;
     atomic_bool    closing;           /* finalize: peers closing their endpoints is no error */
     _Atomic uint64_t app_polls;       /* progress calls by the application */
-    _Atomic uint64_t puts_out;        /* large puts not acknowledged yet, to any peer */
     _Atomic uint64_t gets_out;        /* large get_nbi whose data is not here yet */
     atomic_bool    fenced;            /* a fence since the last flush: RMA may be in flight */
     int32_t        me;                /* this rank, the body of every acknowledgement */
@@ -225,8 +241,9 @@ static void mm_ucx_drain(_Atomic uint64_t *out)
 /* a send whose header must outlive the call (UCX 1.13 keeps the pointer until completion) */
 typedef struct {
     union {
-        mm_ucx_rma_t rma;
-        mm_ucx_msg_t msg;
+        mm_ucx_rma_t  rma;
+        mm_ucx_msg_t  msg;
+        mm_ucx_done_t done;
     } h;
     int               pe;
     const char       *what;
@@ -313,8 +330,7 @@ static void mm_ucx_am_put(int pe, void *dest, const void *src, size_t n, bool wa
     mm_ucx_settle_fence();
     mm_ucx_rma_t h = {.len = n, .src = U.me};
     mm_ucx_locate(pe, dest, n, &h.region, &h.off);
-    atomic_fetch_add_explicit(&U.peer[pe].puts_out, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&U.puts_out, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&U.peer[pe].sent, 1, memory_order_relaxed);
     mm_ucx_send_rma(pe, MM_UCX_AM_PUT, &h, src, n, wait, "put");
 }
 
@@ -331,18 +347,34 @@ static void mm_ucx_am_get(int pe, void *dest, const void *src, size_t n, _Atomic
     mm_ucx_send_rma(pe, MM_UCX_AM_GET, &h, NULL, 0, wait, "get");
 }
 
-/* the data of a large put from rank @p from is in place: wake this rank's sleepers,
- * acknowledge */
+/* tell rank @p to that its first @p n puts are in place here */
+static void mm_ucx_send_done(int to, uint64_t n)
+{
+    mm_ucx_sending_t *s = mm_ucx_sending_new(to, "completion answer", NULL);
+    s->h.done = (mm_ucx_done_t){.count = n, .from = U.me};
+    mm_ucx_send_owned(s, MM_UCX_AM_DONE, sizeof(s->h.done), NULL, 0);
+}
+
+/* rank @p src's request for @p want: answered now, or by the landing that reaches it; the
+ * compare-and-swap makes exactly one of the two answer */
+static void mm_ucx_answer_if_landed(int src)
+{
+    mm_ucx_peer_t *p = &U.peer[src];
+    uint64_t want = atomic_load_explicit(&p->asked, memory_order_acquire);
+    if (want != 0 && atomic_load_explicit(&p->landed, memory_order_acquire) >= want &&
+        atomic_compare_exchange_strong(&p->asked, &want, 0))
+        mm_ucx_send_done(src, want);
+}
+
+/* the data of a put from rank @p from is in place: wake this rank's sleepers, count it, and
+ * answer a completion request that waited for it (puts are not acknowledged one by one: a
+ * put with signal would cost two messages) */
 static void mm_ucx_put_landed(void *from)
 {
     int src = (int)(intptr_t)from;
     H->wake_self();
-    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                               .flags = UCP_AM_SEND_FLAG_EAGER};
-    /* the header is U.me, which outlives the send */
-    mm_ucx_release(ucp_am_send_nbx(U.peer[src].ep, MM_UCX_AM_PUT_ACK, &U.me, sizeof(U.me), NULL,
-                                   0, &prm),
-                   "acknowledgement", src);
+    atomic_fetch_add_explicit(&U.peer[src].landed, 1, memory_order_release);
+    mm_ucx_answer_if_landed(src);
 }
 
 static void mm_ucx_put_received(void *req, ucs_status_t st, size_t length, void *user_data)
@@ -408,20 +440,73 @@ static ucs_status_t mm_ucx_on_put(void *arg, const void *header, size_t header_l
                         (void *)(intptr_t)h.src, mm_ucx_put_landed, "receiving a put", h.src);
 }
 
-static ucs_status_t mm_ucx_on_put_ack(void *arg, const void *header, size_t header_length,
-                                      void *data, size_t length, const ucp_am_recv_param_t *param)
+/* a completion request or its answer, checked */
+static mm_ucx_done_t mm_ucx_done_header(const void *header, size_t header_length, size_t length,
+                                        const char *what)
+{
+    mm_ucx_done_t h;
+    if (header_length != sizeof(h) || length != 0)
+        H->fatal("transport: a malformed %s (%zu header bytes) arrived", what, header_length);
+    memcpy(&h, header, sizeof(h));
+    if (h.from < 0 || h.from >= G->nranks || U.peer[h.from].ep == NULL || h.count == 0)
+        H->fatal("transport: a %s from rank %d, not a rank on another host", what, h.from);
+    return h;
+}
+
+/* a peer asks whether its first count puts are in place here */
+static ucs_status_t mm_ucx_on_complete(void *arg, const void *header, size_t header_length,
+                                       void *data, size_t length, const ucp_am_recv_param_t *param)
 {
     (void)arg, (void)data, (void)param;
-    int32_t from;
-    if (header_length != sizeof(from) || length != 0)
-        H->fatal("transport: a malformed acknowledgement (%zu header bytes) arrived",
-                 header_length);
-    memcpy(&from, header, sizeof(from));
-    if (from < 0 || from >= G->nranks || U.peer[from].ep == NULL)
-        H->fatal("transport: an acknowledgement from rank %d, not a rank on another host", from);
-    atomic_fetch_sub_explicit(&U.peer[from].puts_out, 1, memory_order_release);
-    atomic_fetch_sub_explicit(&U.puts_out, 1, memory_order_release);
+    mm_ucx_done_t h = mm_ucx_done_header(header, header_length, length, "completion request");
+    /* the largest count asked for (requests from two threads of the peer may cross): its
+     * answer answers the smaller ones too */
+    _Atomic uint64_t *asked = &U.peer[h.from].asked;
+    uint64_t cur = atomic_load_explicit(asked, memory_order_relaxed);
+    while (cur < h.count && !atomic_compare_exchange_weak_explicit(asked, &cur, h.count,
+                                                                    memory_order_release,
+                                                                    memory_order_relaxed))
+        ;
+    mm_ucx_answer_if_landed(h.from);
     return UCS_OK;
+}
+
+/* a peer answers: our first count puts are in place there */
+static ucs_status_t mm_ucx_on_done(void *arg, const void *header, size_t header_length,
+                                   void *data, size_t length, const ucp_am_recv_param_t *param)
+{
+    (void)arg, (void)data, (void)param;
+    mm_ucx_done_t h = mm_ucx_done_header(header, header_length, length, "completion answer");
+    _Atomic uint64_t *done = &U.peer[h.from].done;
+    uint64_t cur = atomic_load_explicit(done, memory_order_relaxed);
+    while (cur < h.count && !atomic_compare_exchange_weak_explicit(done, &cur, h.count,
+                                                                    memory_order_release,
+                                                                    memory_order_relaxed))
+        ;
+    return UCS_OK;
+}
+
+/* complete every put that travelled as a message to @p pe (all peers when @p pe < 0): ask each
+ * peer with puts it has not confirmed, then wait for the answers */
+static void mm_ucx_complete_puts(int pe)
+{
+    int lo = pe < 0 ? 0 : pe, hi = pe < 0 ? G->nranks : pe + 1;
+    for (int r = lo; r < hi; r++) {
+        mm_ucx_peer_t *p = &U.peer[r];
+        uint64_t n = atomic_load_explicit(&p->sent, memory_order_relaxed);
+        if (p->ep == NULL || atomic_load_explicit(&p->done, memory_order_acquire) >= n)
+            continue;
+        mm_ucx_done_t h = {.count = n, .from = U.me};
+        ucp_request_param_t prm = {.op_attr_mask = 0};
+        mm_ucx_wait(ucp_am_send_nbx(p->ep, MM_UCX_AM_COMPLETE, &h, sizeof(h), NULL, 0, &prm),
+                    "completion request", r);
+    }
+    for (int r = lo; r < hi; r++) {
+        mm_ucx_peer_t *p = &U.peer[r];
+        uint64_t n = atomic_load_explicit(&p->sent, memory_order_relaxed);
+        while (p->ep != NULL && atomic_load_explicit(&p->done, memory_order_acquire) < n)
+            mm_ucx_spin();
+    }
 }
 
 /* a large get's request arrives: answer with the data (UCX reads it from this rank's memory
@@ -469,6 +554,80 @@ static ucs_status_t mm_ucx_on_get_reply(void *arg, const void *header, size_t he
     return mm_ucx_place(data, (void *)(uintptr_t)h.reply_dest, h.len, param,
                         mm_ucx_get_received, (void *)(uintptr_t)h.token, mm_ucx_get_arrived,
                         "receiving a get's data", h.src);
+}
+
+/* ---- put with signal (see the head of the file) ---- */
+
+static void mm_ucx_put_signal(int pe, void *dest, const void *src, size_t n, uint64_t *sig,
+                              int op, uint64_t value)
+{
+    mm_ucx_settle_fence();
+    mm_ucx_putsig_t h = {.put = {.len = n, .src = U.me},
+                         .value = value,
+                         .op = op == MESHMEM_SIGNAL_ADD ? MM_UCX_SIG_ADD : MM_UCX_SIG_SET};
+    if (n)
+        mm_ucx_locate(pe, dest, n, &h.put.region, &h.put.off);
+    mm_ucx_locate(pe, sig, sizeof(*sig), &h.sig_region, &h.sig_off);
+    atomic_fetch_add_explicit(&U.peer[pe].sent, 1, memory_order_relaxed);
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    mm_ucx_wait(ucp_am_send_nbx(U.peer[pe].ep, MM_UCX_AM_PUT_SIGNAL, &h, sizeof(h), src, n, &prm),
+                "put with signal", pe);
+}
+
+/* a put with signal's data is in place: its signal, then what a put's landing does */
+typedef struct {
+    _Atomic uint64_t *sig;
+    uint64_t          value;
+    uint32_t          op;
+    int32_t           src;
+} mm_ucx_signal_t;
+
+static void mm_ucx_signal_landed(void *arg)
+{
+    mm_ucx_signal_t *s = arg;
+    if (s->op == MM_UCX_SIG_ADD)
+        atomic_fetch_add_explicit(s->sig, s->value, memory_order_seq_cst);
+    else
+        atomic_store_explicit(s->sig, s->value, memory_order_seq_cst);
+    int src = s->src;
+    free(s);
+    mm_ucx_put_landed((void *)(intptr_t)src);
+}
+
+static void mm_ucx_signal_received(void *req, ucs_status_t st, size_t length, void *user_data)
+{
+    (void)length;
+    ucp_request_free(req);
+    if (st != UCS_OK) {
+        if (!atomic_load(&U.closing))
+            mm_ucx_failed("receiving a put with signal", ((mm_ucx_signal_t *)user_data)->src, st);
+        free(user_data);
+        return;
+    }
+    mm_ucx_signal_landed(user_data);
+}
+
+static ucs_status_t mm_ucx_on_put_signal(void *arg, const void *header, size_t header_length,
+                                         void *data, size_t length,
+                                         const ucp_am_recv_param_t *param)
+{
+    (void)arg;
+    mm_ucx_putsig_t h;
+    if (header_length != sizeof(h))
+        H->fatal("transport: a malformed put with signal (%zu header bytes) arrived",
+                 header_length);
+    memcpy(&h, header, sizeof(h));
+    if (!mm_ucx_putsig_valid(&h, length, G->seg_bytes, G->data_size, G->nranks) ||
+        U.peer[h.put.src].ep == NULL)
+        H->fatal("transport: a malformed put with signal (%zu data bytes) arrived", length);
+    mm_ucx_signal_t *s = malloc(sizeof(*s));
+    if (s == NULL)
+        H->fatal("transport: out of memory for a put with signal from rank %d", h.put.src);
+    *s = (mm_ucx_signal_t){(_Atomic uint64_t *)(mm_ucx_base(h.sig_region) + h.sig_off), h.value,
+                           h.op, h.put.src};
+    return mm_ucx_place(data, mm_ucx_base(h.put.region) + h.put.off, h.put.len, param,
+                        mm_ucx_signal_received, s, mm_ucx_signal_landed,
+                        "receiving a put with signal", h.put.src);
 }
 
 /* ---- a collective's large messages (see the head of the file) ---- */
@@ -790,7 +949,7 @@ static void mm_ucx_post(int pe, void *line, const void *body, size_t body_len, u
         mm_ucx_put(pe, extra_dest, extra, extra_len);
         ucp_request_param_t fp = {.op_attr_mask = 0};
         mm_ucx_wait(ucp_ep_flush_nbx(U.peer[pe].ep, &fp), "flush", pe);
-        mm_ucx_drain(&U.peer[pe].puts_out); /* a put that went as a message */
+        mm_ucx_complete_puts(pe); /* a put that went as a message */
         extra_len = 0;
     }
     if (extra_len) {
@@ -856,7 +1015,7 @@ static void mm_ucx_fence(void)
     ucp_worker_fence(U.worker);
     /* large puts are messages, which a worker fence does not order: they complete here, and
      * the next large put waits for the RMA before it */
-    mm_ucx_drain(&U.puts_out);
+    mm_ucx_complete_puts(-1);
     atomic_store(&U.fenced, true);
 }
 
@@ -864,7 +1023,7 @@ static void mm_ucx_quiet(void)
 {
     atomic_store(&U.fenced, false);
     mm_ucx_flush_worker();
-    mm_ucx_drain(&U.puts_out);
+    mm_ucx_complete_puts(-1);
     mm_ucx_drain(&U.gets_out);
 }
 
@@ -1005,10 +1164,12 @@ static int mm_ucx_open(void)
         ucp_am_recv_callback_t cb;
     } handlers[] = {{MM_UCX_AM_POST, mm_ucx_on_post},
                     {MM_UCX_AM_PUT, mm_ucx_on_put},
-                    {MM_UCX_AM_PUT_ACK, mm_ucx_on_put_ack},
+                    {MM_UCX_AM_DONE, mm_ucx_on_done},
+                    {MM_UCX_AM_COMPLETE, mm_ucx_on_complete},
                     {MM_UCX_AM_GET, mm_ucx_on_get},
                     {MM_UCX_AM_GET_REPLY, mm_ucx_on_get_reply},
-                    {MM_UCX_AM_MSG, mm_ucx_on_msg}};
+                    {MM_UCX_AM_MSG, mm_ucx_on_msg},
+                    {MM_UCX_AM_PUT_SIGNAL, mm_ucx_on_put_signal}};
     for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
         ucp_am_handler_param_t ah = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
                                                    UCP_AM_HANDLER_PARAM_FIELD_CB |
@@ -1188,6 +1349,7 @@ static const mm_net_ops_t mm_ucx_ops = {
     .get = mm_ucx_get,
     .get_nbi = mm_ucx_get_nbi,
     .amo = mm_ucx_amo,
+    .put_signal = mm_ucx_put_signal,
     .post = mm_ucx_post,
     .fence = mm_ucx_fence,
     .quiet = mm_ucx_quiet,

@@ -81,6 +81,48 @@ static inline bool mm_ucx_rma_valid(const mm_ucx_rma_t *h, size_t length, bool i
 }
 
 /**
+ * A completion request (MM_UCX_AM_COMPLETE: are the sender's first count puts that travelled
+ * as messages in place?) and its answer (MM_UCX_AM_DONE: they are), both this header alone.
+ */
+typedef struct {
+    uint64_t count;
+    int32_t  from;
+    uint32_t pad;
+} mm_ucx_done_t;
+
+/** The signal operations of a put with signal (MESHMEM_SIGNAL_SET and _ADD's values). */
+enum { MM_UCX_SIG_SET = 0, MM_UCX_SIG_ADD = 1 };
+
+/**
+ * What a put with signal to another host carries (MM_UCX_AM_PUT_SIGNAL): the put's header
+ * (its data follows, put.len bytes for put.region at put.off), then where the 64-bit signal
+ * word is and what to do to it once the data is in place.
+ */
+typedef struct {
+    mm_ucx_rma_t put;
+    uint64_t     sig_off;    /* offset of the signal word in its region */
+    uint64_t     value;
+    uint32_t     sig_region; /* MM_UCX_SEG or MM_UCX_DATA */
+    uint32_t     op;         /* MM_UCX_SIG_SET or MM_UCX_SIG_ADD */
+} mm_ucx_putsig_t;
+
+/**
+ * @return true when put with signal @p h, which arrived with @p length data bytes, is a valid
+ * put (mm_ucx_rma_valid) whose signal is an 8-aligned word inside its region and whose op is
+ * one of the two.
+ */
+static inline bool mm_ucx_putsig_valid(const mm_ucx_putsig_t *h, size_t length,
+                                       size_t seg_bytes, size_t data_size, int nranks)
+{
+    if (!mm_ucx_rma_valid(&h->put, length, false, seg_bytes, data_size, nranks))
+        return false;
+    if (h->sig_region > MM_UCX_DATA || h->op > MM_UCX_SIG_ADD)
+        return false;
+    size_t region = h->sig_region == MM_UCX_DATA ? data_size : seg_bytes;
+    return region >= 8 && h->sig_off % 8 == 0 && h->sig_off <= region - 8;
+}
+
+/**
  * What a collective's large message carries ahead of its data (MM_UCX_AM_MSG: mm_net.h's
  * msg_send): the tag its receiver matches on, the sender, and the data's length.
  */
