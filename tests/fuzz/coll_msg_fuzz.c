@@ -6,17 +6,13 @@
  * report. Input: header (8 bytes), descriptor (16), eager channel, heap, data and segment sizes
  * (2 bytes each, small so that the buffers exist).
  */
+#include "fuzz_input.h"
 #include "mm_msg.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static size_t take16(const uint8_t *p)
-{
-    return (size_t)p[0] | (size_t)p[1] << 8;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,17 +5,13 @@
  * is an AddressSanitizer report. Input: the header (40 bytes), then the data length, segment and
  * static data sizes (2 bytes each, small), then the data.
  */
+#include "fuzz_input.h"
 #include "mm_ucx_post.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static size_t take16(const uint8_t *p)
-{
-    return (size_t)p[0] | (size_t)p[1] << 8;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

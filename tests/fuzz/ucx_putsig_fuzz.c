@@ -7,6 +7,7 @@
  * UBSan one). Input: the header (64 bytes), the data length, segment and static data sizes
  * (2 bytes each, small), the number of ranks (1 byte), then the data.
  */
+#include "fuzz_input.h"
 #include "mm_ucx_post.h"
 
 #include <stdatomic.h>
@@ -14,11 +15,6 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static size_t take16(const uint8_t *p)
-{
-    return (size_t)p[0] | (size_t)p[1] << 8;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -440,6 +440,15 @@ static ucs_status_t mm_ucx_on_put(void *arg, const void *header, size_t header_l
                         (void *)(intptr_t)h.src, mm_ucx_put_landed, "receiving a put", h.src);
 }
 
+/* *@p w = max(*@p w, @p v), atomically */
+static void mm_ucx_raise(_Atomic uint64_t *w, uint64_t v)
+{
+    uint64_t cur = atomic_load_explicit(w, memory_order_relaxed);
+    while (cur < v && !atomic_compare_exchange_weak_explicit(w, &cur, v, memory_order_release,
+                                                              memory_order_relaxed))
+        ;
+}
+
 /* a completion request or its answer, checked */
 static mm_ucx_done_t mm_ucx_done_header(const void *header, size_t header_length, size_t length,
                                         const char *what)
@@ -461,12 +470,7 @@ static ucs_status_t mm_ucx_on_complete(void *arg, const void *header, size_t hea
     mm_ucx_done_t h = mm_ucx_done_header(header, header_length, length, "completion request");
     /* the largest count asked for (requests from two threads of the peer may cross): its
      * answer answers the smaller ones too */
-    _Atomic uint64_t *asked = &U.peer[h.from].asked;
-    uint64_t cur = atomic_load_explicit(asked, memory_order_relaxed);
-    while (cur < h.count && !atomic_compare_exchange_weak_explicit(asked, &cur, h.count,
-                                                                    memory_order_release,
-                                                                    memory_order_relaxed))
-        ;
+    mm_ucx_raise(&U.peer[h.from].asked, h.count);
     mm_ucx_answer_if_landed(h.from);
     return UCS_OK;
 }
@@ -477,12 +481,7 @@ static ucs_status_t mm_ucx_on_done(void *arg, const void *header, size_t header_
 {
     (void)arg, (void)data, (void)param;
     mm_ucx_done_t h = mm_ucx_done_header(header, header_length, length, "completion answer");
-    _Atomic uint64_t *done = &U.peer[h.from].done;
-    uint64_t cur = atomic_load_explicit(done, memory_order_relaxed);
-    while (cur < h.count && !atomic_compare_exchange_weak_explicit(done, &cur, h.count,
-                                                                    memory_order_release,
-                                                                    memory_order_relaxed))
-        ;
+    mm_ucx_raise(&U.peer[h.from].done, h.count);
     return UCS_OK;
 }
 
