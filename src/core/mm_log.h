@@ -34,7 +34,9 @@ void mm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
 void mm_fatal_collective(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /** The OpenSHMEM routine this thread is in while it makes a native call (NULL otherwise). */
-extern _Thread_local const char *mm_user_call;
+/* initial-exec: every native collective reads it on entry, and the default model for a shared
+ * library's thread-local variable is a call to __tls_get_addr per access */
+extern _Thread_local const char *mm_user_call __attribute__((tls_model("initial-exec")));
 
 /** @brief The name an error of native call @p native gives: the user's routine when there is one. */
 static inline const char *mm_call_name(const char *native)

@@ -24,7 +24,7 @@ const char *meshmem_status_string(meshmem_status_t status)
     return "unknown status";
 }
 
-_Thread_local const char *mm_user_call;
+_Thread_local const char *mm_user_call __attribute__((tls_model("initial-exec")));
 
 /* the rank of this process: before init (or in a failed init) the one meshrun gave it */
 static int mm_log_rank(void)
