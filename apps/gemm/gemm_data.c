@@ -92,7 +92,18 @@ void gemm_summa_grid(const gemm_opts_t *o, int P, gemm_summa_t *s)
     s->maxkt = (o->K + s->T - 1) / s->T;
 }
 
-void gemm_summa_setup(app_t *h, const gemm_opts_t *o, int P, int me, gemm_summa_t *s)
+/* @p n doubles from *@p store, advanced past them, or memory of their own */
+static double *panel_at(app_t *h, double **store, size_t n, const char *what)
+{
+    if (*store == NULL)
+        return app_alloc(h, n * sizeof(double), what);
+    double *p = *store;
+    *store += n;
+    return p;
+}
+
+void gemm_summa_setup(app_t *h, const gemm_opts_t *o, int P, int me, gemm_summa_t *s,
+                      double *a_store, double *b_store)
 {
     gemm_summa_grid(o, P, s);
     s->x = me % s->pc, s->y = me / s->pc;
@@ -104,11 +115,11 @@ void gemm_summa_setup(app_t *h, const gemm_opts_t *o, int P, int me, gemm_summa_
         int k0 = app_part_lo(o->K, s->T, t), kt = app_part_len(o->K, s->T, t);
         s->apan[t] = s->bpan[t] = NULL;
         if (t % s->pc == s->x) {
-            s->apan[t] = app_alloc(h, (size_t)s->nr * kt * sizeof(double), "an A panel");
+            s->apan[t] = panel_at(h, &a_store, (size_t)s->nr * kt, "an A panel");
             gemm_fill_a(h->seed, o, s->r0, s->nr, k0, kt, s->apan[t], kt);
         }
         if (t % s->pr == s->y) {
-            s->bpan[t] = app_alloc(h, (size_t)kt * s->nc * sizeof(double), "a B panel");
+            s->bpan[t] = panel_at(h, &b_store, (size_t)kt * s->nc, "a B panel");
             gemm_fill_b(h->seed, o, k0, kt, s->c0, s->nc, s->bpan[t], s->nc);
         }
     }

@@ -76,8 +76,11 @@ typedef struct {
 /** @brief SUMMA's grid and panels on @p P ranks (pr, pc, T, maxkt; the rest zero). */
 void gemm_summa_grid(const gemm_opts_t *o, int P, gemm_summa_t *s);
 
-/** @brief SUMMA's layout for rank @p me of @p P, its own panels filled from the input. */
-void gemm_summa_setup(app_t *h, const gemm_opts_t *o, int P, int me, gemm_summa_t *s);
+/** @brief SUMMA's layout for rank @p me of @p P, its own panels filled from the input: one
+ * after the other from @p a_store and @p b_store when given (room for the panels of
+ * gemm_summa_grid's counts), else each in memory of its own. */
+void gemm_summa_setup(app_t *h, const gemm_opts_t *o, int P, int me, gemm_summa_t *s,
+                      double *a_store, double *b_store);
 
 /** @brief The stream variant's input of rank @p me of @p P: K part [*k0, *k0 + *kp), A[:, part]
  * in *@p a (M x kp), B[part, :] in *@p b (kp x N). */

@@ -109,47 +109,43 @@ static void stream_run(void *ctx, int run)
 
 /* --- summa --------------------------------------------------------------------------------- */
 
-/* SUMMA's symmetric doubles on @p P ranks: the owned A and B panels, one received panel of each */
-static size_t summa_doubles(const gemm_opts_t *o, int P, size_t *own_a, size_t *own_b)
+/* SUMMA's symmetric memory on @p P ranks, in doubles: the owned A panels, the owned B panels,
+ * then one received panel of each */
+typedef struct {
+    size_t own_a, own_b, pa, pb;
+} summa_layout_t;
+
+static summa_layout_t summa_layout(const gemm_opts_t *o, int P)
 {
     gemm_summa_t g;
     gemm_summa_grid(o, P, &g);
     size_t maxr = (size_t)(o->M + g.pr - 1) / g.pr, maxc = (size_t)(o->N + g.pc - 1) / g.pc;
-    size_t pa = maxr * g.maxkt, pb = (size_t)g.maxkt * maxc;
-    *own_a = (size_t)((g.T + g.pc - 1) / g.pc) * pa; /* the most panels any rank owns */
-    *own_b = (size_t)((g.T + g.pr - 1) / g.pr) * pb;
-    return *own_a + *own_b + pa + pb;
+    summa_layout_t l = {.pa = maxr * g.maxkt, .pb = (size_t)g.maxkt * maxc};
+    l.own_a = (size_t)((g.T + g.pc - 1) / g.pc) * l.pa; /* the most panels any rank owns */
+    l.own_b = (size_t)((g.T + g.pr - 1) / g.pr) * l.pb;
+    return l;
+}
+
+static size_t summa_doubles(const summa_layout_t *l)
+{
+    return l->own_a + l->own_b + l->pa + l->pb;
 }
 
 static void summa_setup(gemm_job_t *j)
 {
     const gemm_opts_t *o = j->o;
     gemm_summa_t *s = &j->s;
-    gemm_summa_setup(j->h, o, j->P, j->me, s);
-    if (meshmem_team_split_2d(MESHMEM_TEAM_WORLD, s->pc, &j->row, &j->col) != MESHMEM_OK)
-        app_fatal(j->h, "meshmem_team_split_2d of a %dx%d grid failed", s->pr, s->pc);
-    size_t own_a, own_b, all = summa_doubles(o, j->P, &own_a, &own_b);
-    j->owned = meshmem_malloc(all * sizeof(double));
+    summa_layout_t l = summa_layout(o, j->P);
+    j->owned = meshmem_malloc(summa_doubles(&l) * sizeof(double));
     if (!j->owned)
         app_fatal(j->h, "out of symmetric memory (gemm -N %s -H %d prints what it needs)",
                   o->size, j->P);
-    j->abuf = j->owned + own_a + own_b;
-    j->bbuf = j->abuf + (size_t)((o->M + s->pr - 1) / s->pr) * s->maxkt;
-    /* the owned panels move into the symmetric heap, one after the other */
-    double *a = j->owned, *b = j->owned + own_a;
-    for (int t = 0; t < s->T; t++) {
-        size_t kt = (size_t)app_part_len(o->K, s->T, t);
-        if (s->apan[t]) {
-            memcpy(a, s->apan[t], (size_t)s->nr * kt * sizeof(double));
-            free(s->apan[t]);
-            s->apan[t] = a, a += (size_t)s->nr * kt;
-        }
-        if (s->bpan[t]) {
-            memcpy(b, s->bpan[t], kt * (size_t)s->nc * sizeof(double));
-            free(s->bpan[t]);
-            s->bpan[t] = b, b += kt * (size_t)s->nc;
-        }
-    }
+    /* the owned panels are filled in the symmetric heap, where peers read them */
+    gemm_summa_setup(j->h, o, j->P, j->me, s, j->owned, j->owned + l.own_a);
+    if (meshmem_team_split_2d(MESHMEM_TEAM_WORLD, s->pc, &j->row, &j->col) != MESHMEM_OK)
+        app_fatal(j->h, "meshmem_team_split_2d of a %dx%d grid failed", s->pr, s->pc);
+    j->abuf = j->owned + l.own_a + l.own_b;
+    j->bbuf = j->abuf + l.pa;
     j->crow0 = s->r0, j->crows = s->nr, j->ccol0 = s->c0, j->ccols = s->nc;
     j->c = app_alloc(j->h, (size_t)s->nr * s->nc * sizeof(double), "C's block");
 }
@@ -203,7 +199,8 @@ static void serial_run(void *ctx, int run)
 static size_t heap_bytes(const gemm_opts_t *o, int P)
 {
     size_t slots = (size_t)P * ((o->M + P - 1) / P) * o->N * sizeof(double);
-    size_t own_a, own_b, panels = summa_doubles(o, P, &own_a, &own_b) * sizeof(double);
+    summa_layout_t l = summa_layout(o, P);
+    size_t panels = summa_doubles(&l) * sizeof(double);
     return (slots > panels ? slots : panels) + (8u << 20);
 }
 

@@ -78,7 +78,7 @@ static void stream_run(void *ctx, int run)
 static void summa_setup(twin_t *j)
 {
     gemm_summa_t *s = &j->s;
-    gemm_summa_setup(j->h, j->o, j->P, j->me, s);
+    gemm_summa_setup(j->h, j->o, j->P, j->me, s, NULL, NULL);
     MPI_Comm_split(MPI_COMM_WORLD, s->y, s->x, &j->row);
     MPI_Comm_split(MPI_COMM_WORLD, s->x, s->y, &j->col);
     j->abuf = app_alloc(j->h, (size_t)s->nr * s->maxkt * sizeof(double), "the A panel");

@@ -70,21 +70,13 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
     /* a tight poll first: a post from a peer on its own core lands within a line transfer,
      * and the stepped wait's first step reads the clock (as long as the transfer itself) */
     uint32_t polls = 0;
-    if (MM_LIKELY(mm_net == NULL)) { /* one host: nothing to progress, the shortest loop */
-        while (!mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq)) {
-            if (++polls > mm_wait_inline_polls)
-                break;
-            if (polls > MM_WAIT_TIGHT_POLLS)
-                mm_cpu_relax();
-        }
-    } else {
-        while (!mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq)) {
-            if (++polls > mm_wait_inline_polls)
-                break;
-            if (polls > MM_WAIT_TIGHT_POLLS)
-                mm_cpu_relax();
-            mm_net->progress();
-        }
+    const mm_net_ops_t *net = mm_net;
+    while (!mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq)) {
+        if (++polls > mm_wait_inline_polls)
+            break;
+        if (polls > MM_WAIT_TIGHT_POLLS)
+            mm_cpu_relax();
+        mm_tp_poll_with(net);
     }
     if (polls <= mm_wait_inline_polls)
         return;

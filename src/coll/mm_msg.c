@@ -135,7 +135,8 @@ static uint64_t mm_msg_tag(const struct meshmem_team *t, uint64_t seq)
 }
 
 /* the pushed message of @p bytes from team member @p src (world rank @p w) into @p buf */
-static void mm_msg_pull_push(struct meshmem_team *t, uint64_t seq, int w, void *buf, size_t bytes)
+static void mm_msg_take_pushed(struct meshmem_team *t, uint64_t seq, int w, void *buf,
+                               size_t bytes)
 {
     mm_net->msg_recv(w, mm_msg_tag(t, seq), buf, bytes);
 }
@@ -226,7 +227,7 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
         if (m.owned == NULL)
             mm_fatal("collective: out of memory receiving %zu bytes from team rank %d", m.bytes,
                      src);
-        mm_msg_pull_push(t, seq, w, m.owned, m.bytes);
+        mm_msg_take_pushed(t, seq, w, m.owned, m.bytes);
         m.data = m.owned;
         break;
     }
@@ -257,7 +258,7 @@ size_t mm_msg_recv(const char *call, struct meshmem_team *t, uint64_t seq, int s
             size_t bytes = MM_MSG_BYTES(f->payload[0]);
             if (bytes > cap)
                 mm_msg_counts_differ(call, src, bytes, cap);
-            mm_msg_pull_push(t, seq, w, buf, bytes);
+            mm_msg_take_pushed(t, seq, w, buf, bytes);
             return bytes;
         }
         if (MM_MSG_PROTO(f->payload[0]) == MM_MSG_RNDV) {

@@ -21,8 +21,7 @@
  * or MM_WAIT_UNTIL(cond) / MM_WAIT_RUNTIME_UNTIL(cond), which first poll inline (no call on
  * one host, no progress hook; in a job across hosts each poll progresses the network, or a
  * remote peer's put would wait for the progress thread) for up to mm_wait_inline_polls polls,
- * the first part of the spin budget, and
- * only then step: a condition that comes true within a few microseconds (a ping-pong, a
+ * the first part of the spin budget, and only then step: a condition that comes true within a few microseconds (a ping-pong, a
  * barrier of ranks on their own cores) is seen by a tight loop of load, compare, pause. The
  * progress hook (active messages) therefore runs from the first out-of-line step on, at most
  * mm_wait_inline_polls pauses (a few microseconds) into a wait.
@@ -111,9 +110,10 @@ static inline void mm_cpu_relax(void)
         if (!(cond)) {                                                                             \
             uint32_t mm_n_ = 0;                                                                    \
             const uint32_t mm_lim_ = mm_wait_inline_polls;                                         \
+            const mm_net_ops_t *mm_net_ = mm_net;                                                  \
             do {                                                                                   \
                 mm_cpu_relax();                                                                    \
-                mm_tp_poll();                                                                      \
+                mm_tp_poll_with(mm_net_);                                                          \
             } while (!(cond) && ++mm_n_ < mm_lim_);                                                \
             if (mm_n_ >= mm_lim_) {                                                                \
                 mm_wait_t mm_w_;                                                                   \

@@ -29,6 +29,15 @@ MM_INLINE_HOT void mm_tp_poll(void)
         mm_net->progress();
 }
 
+/** @brief mm_tp_poll for a poll loop: @p net is mm_net read once before the loop (a global
+ * read after each poll's acquire load cannot be hoisted by the compiler, and on one host the
+ * loop would pay a load and a branch per poll for nothing). */
+MM_INLINE_HOT void mm_tp_poll_with(const mm_net_ops_t *net)
+{
+    if (MM_UNLIKELY(net != NULL))
+        net->progress();
+}
+
 /** @return a load/store pointer to symmetric @p addr on @p pe, NULL when @p pe is on another
  * host (the meaning of shmem_ptr). */
 static inline void *mm_tp_ptr(const void *addr, int pe)

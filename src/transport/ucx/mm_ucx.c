@@ -67,6 +67,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,7 @@ typedef struct {
     _Atomic uint64_t done;           /* to the peer: how many it said are in place */
     _Atomic uint64_t landed;         /* from the peer: in place here */
     _Atomic uint64_t asked;          /* from the peer: the count its pending request waits for */
+    _Atomic uint64_t requested;      /* to the peer: the largest count asked for so far */
 } mm_ucx_peer_t;
 
 static struct {
@@ -113,6 +115,9 @@ static struct {
     atomic_bool    closing;           /* finalize: peers closing their endpoints is no error */
     _Atomic uint64_t app_polls;       /* progress calls by the application */
     _Atomic uint64_t gets_out;        /* large get_nbi whose data is not here yet */
+    _Atomic uint64_t sent_all;        /* puts sent as messages, to every peer (the peers' sum) */
+    _Atomic uint64_t confirmed_all;   /* of those, the first this many are known in place: a
+                                       * quiet with nothing new sent need not ask any peer */
     atomic_bool    fenced;            /* a fence since the last flush: RMA may be in flight */
     int32_t        me;                /* this rank, the body of every acknowledgement */
     char         (*hosts)[64];        /* [nranks] host names, for messages */
@@ -325,12 +330,19 @@ static void mm_ucx_settle_fence(void)
         mm_ucx_flush_worker();
 }
 
+/* one more put to @p pe that travels as a message (completed by mm_ucx_complete_puts) */
+static void mm_ucx_count_sent(int pe)
+{
+    atomic_fetch_add_explicit(&U.peer[pe].sent, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&U.sent_all, 1, memory_order_relaxed);
+}
+
 static void mm_ucx_am_put(int pe, void *dest, const void *src, size_t n, bool wait)
 {
     mm_ucx_settle_fence();
     mm_ucx_rma_t h = {.len = n, .src = U.me};
     mm_ucx_locate(pe, dest, n, &h.region, &h.off);
-    atomic_fetch_add_explicit(&U.peer[pe].sent, 1, memory_order_relaxed);
+    mm_ucx_count_sent(pe);
     mm_ucx_send_rma(pe, MM_UCX_AM_PUT, &h, src, n, wait, "put");
 }
 
@@ -390,18 +402,40 @@ static void mm_ucx_put_received(void *req, ucs_status_t st, size_t length, void 
     mm_ucx_put_landed(user_data);
 }
 
-/* the header of a large transfer from a peer, checked: a malformed one ends the job (its
- * sender waits for an answer that would never come) */
+/* a peer's message header of @p size bytes into @p out, checked by @p valid (its fields) and
+ * for a sender (the int32_t at @p src_off) on another host: a malformed one ends the job (its
+ * sender would wait for an answer that never comes, or its data land where it must not) */
+static void mm_ucx_header(void *out, size_t size, const void *header, size_t header_length,
+                          bool (*valid)(const void *h, size_t length), size_t length,
+                          size_t src_off, const char *what)
+{
+    if (header_length != size)
+        H->fatal("transport: a malformed %s (%zu header bytes) arrived", what, header_length);
+    memcpy(out, header, size);
+    int32_t src;
+    memcpy(&src, (const char *)out + src_off, sizeof(src));
+    if (!valid(out, length) || U.peer[src].ep == NULL)
+        H->fatal("transport: a malformed %s (%zu data bytes) arrived", what, length);
+}
+
+static bool mm_ucx_put_header_valid(const void *h, size_t length)
+{
+    return mm_ucx_rma_valid(h, length, false, G->seg_bytes, G->data_size, G->nranks);
+}
+
+static bool mm_ucx_get_header_valid(const void *h, size_t length)
+{
+    return mm_ucx_rma_valid(h, length, true, G->seg_bytes, G->data_size, G->nranks);
+}
+
+/* the header of a large put (@p is_get false) or get request from a peer, checked */
 static mm_ucx_rma_t mm_ucx_rma_header(const void *header, size_t header_length, size_t length,
                                       bool is_get, const char *what)
 {
     mm_ucx_rma_t h;
-    if (header_length != sizeof(h))
-        H->fatal("transport: a malformed %s (%zu header bytes) arrived", what, header_length);
-    memcpy(&h, header, sizeof(h));
-    if (!mm_ucx_rma_valid(&h, length, is_get, G->seg_bytes, G->data_size, G->nranks) ||
-        U.peer[h.src].ep == NULL)
-        H->fatal("transport: a malformed %s (%zu data bytes) arrived", what, length);
+    mm_ucx_header(&h, sizeof(h), header, header_length,
+                  is_get ? mm_ucx_get_header_valid : mm_ucx_put_header_valid, length,
+                  offsetof(mm_ucx_rma_t, src), what);
     return h;
 }
 
@@ -449,16 +483,18 @@ static void mm_ucx_raise(_Atomic uint64_t *w, uint64_t v)
         ;
 }
 
+static bool mm_ucx_done_header_valid(const void *h, size_t length)
+{
+    return mm_ucx_done_valid(h, length, G->nranks);
+}
+
 /* a completion request or its answer, checked */
 static mm_ucx_done_t mm_ucx_done_header(const void *header, size_t header_length, size_t length,
                                         const char *what)
 {
     mm_ucx_done_t h;
-    if (header_length != sizeof(h) || length != 0)
-        H->fatal("transport: a malformed %s (%zu header bytes) arrived", what, header_length);
-    memcpy(&h, header, sizeof(h));
-    if (h.from < 0 || h.from >= G->nranks || U.peer[h.from].ep == NULL || h.count == 0)
-        H->fatal("transport: a %s from rank %d, not a rank on another host", what, h.from);
+    mm_ucx_header(&h, sizeof(h), header, header_length, mm_ucx_done_header_valid, length,
+                  offsetof(mm_ucx_done_t, from), what);
     return h;
 }
 
@@ -489,23 +525,31 @@ static ucs_status_t mm_ucx_on_done(void *arg, const void *header, size_t header_
  * peer with puts it has not confirmed, then wait for the answers */
 static void mm_ucx_complete_puts(int pe)
 {
+    uint64_t all = atomic_load_explicit(&U.sent_all, memory_order_acquire);
+    if (pe < 0 && atomic_load_explicit(&U.confirmed_all, memory_order_acquire) >= all)
+        return;
     int lo = pe < 0 ? 0 : pe, hi = pe < 0 ? G->nranks : pe + 1;
     for (int r = lo; r < hi; r++) {
         mm_ucx_peer_t *p = &U.peer[r];
         uint64_t n = atomic_load_explicit(&p->sent, memory_order_relaxed);
         if (p->ep == NULL || atomic_load_explicit(&p->done, memory_order_acquire) >= n)
             continue;
+        mm_ucx_raise(&p->requested, n);
         mm_ucx_done_t h = {.count = n, .from = U.me};
         ucp_request_param_t prm = {.op_attr_mask = 0};
         mm_ucx_wait(ucp_am_send_nbx(p->ep, MM_UCX_AM_COMPLETE, &h, sizeof(h), NULL, 0, &prm),
                     "completion request", r);
     }
+    /* wait for the largest count asked for, not the count sent by now: puts another thread
+     * sent since were asked for by nobody (a larger count asked for is answered too) */
     for (int r = lo; r < hi; r++) {
         mm_ucx_peer_t *p = &U.peer[r];
-        uint64_t n = atomic_load_explicit(&p->sent, memory_order_relaxed);
+        uint64_t n = atomic_load_explicit(&p->requested, memory_order_acquire);
         while (p->ep != NULL && atomic_load_explicit(&p->done, memory_order_acquire) < n)
             mm_ucx_spin();
     }
+    if (pe < 0)
+        mm_ucx_raise(&U.confirmed_all, all);
 }
 
 /* a large get's request arrives: answer with the data (UCX reads it from this rank's memory
@@ -567,7 +611,7 @@ static void mm_ucx_put_signal(int pe, void *dest, const void *src, size_t n, uin
     if (n)
         mm_ucx_locate(pe, dest, n, &h.put.region, &h.put.off);
     mm_ucx_locate(pe, sig, sizeof(*sig), &h.sig_region, &h.sig_off);
-    atomic_fetch_add_explicit(&U.peer[pe].sent, 1, memory_order_relaxed);
+    mm_ucx_count_sent(pe);
     ucp_request_param_t prm = {.op_attr_mask = 0};
     mm_ucx_wait(ucp_am_send_nbx(U.peer[pe].ep, MM_UCX_AM_PUT_SIGNAL, &h, sizeof(h), src, n, &prm),
                 "put with signal", pe);
@@ -581,16 +625,21 @@ typedef struct {
     int32_t           src;
 } mm_ucx_signal_t;
 
-static void mm_ucx_signal_landed(void *arg)
+/* the signal, then what a put's landing does */
+static void mm_ucx_signal_apply(const mm_ucx_signal_t *s)
 {
-    mm_ucx_signal_t *s = arg;
     if (s->op == MM_UCX_SIG_ADD)
         atomic_fetch_add_explicit(s->sig, s->value, memory_order_seq_cst);
     else
         atomic_store_explicit(s->sig, s->value, memory_order_seq_cst);
-    int src = s->src;
-    free(s);
-    mm_ucx_put_landed((void *)(intptr_t)src);
+    mm_ucx_put_landed((void *)(intptr_t)s->src);
+}
+
+/* the landing of a rendezvous, whose signal waited on the heap */
+static void mm_ucx_signal_landed(void *arg)
+{
+    mm_ucx_signal_apply(arg);
+    free(arg);
 }
 
 static void mm_ucx_signal_received(void *req, ucs_status_t st, size_t length, void *user_data)
@@ -606,27 +655,33 @@ static void mm_ucx_signal_received(void *req, ucs_status_t st, size_t length, vo
     mm_ucx_signal_landed(user_data);
 }
 
+static bool mm_ucx_putsig_header_valid(const void *h, size_t length)
+{
+    return mm_ucx_putsig_valid(h, length, G->seg_bytes, G->data_size, G->nranks);
+}
+
 static ucs_status_t mm_ucx_on_put_signal(void *arg, const void *header, size_t header_length,
                                          void *data, size_t length,
                                          const ucp_am_recv_param_t *param)
 {
     (void)arg;
     mm_ucx_putsig_t h;
-    if (header_length != sizeof(h))
-        H->fatal("transport: a malformed put with signal (%zu header bytes) arrived",
-                 header_length);
-    memcpy(&h, header, sizeof(h));
-    if (!mm_ucx_putsig_valid(&h, length, G->seg_bytes, G->data_size, G->nranks) ||
-        U.peer[h.put.src].ep == NULL)
-        H->fatal("transport: a malformed put with signal (%zu data bytes) arrived", length);
-    mm_ucx_signal_t *s = malloc(sizeof(*s));
-    if (s == NULL)
+    mm_ucx_header(&h, sizeof(h), header, header_length, mm_ucx_putsig_header_valid, length,
+                  offsetof(mm_ucx_putsig_t, put.src), "put with signal");
+    mm_ucx_signal_t s = {(_Atomic uint64_t *)(mm_ucx_base(h.sig_region) + h.sig_off), h.value,
+                         h.op, h.put.src};
+    char *dest = mm_ucx_base(h.put.region) + h.put.off;
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) { /* eager: all here, no allocation */
+        memcpy(dest, data, h.put.len);
+        mm_ucx_signal_apply(&s);
+        return UCS_OK;
+    }
+    mm_ucx_signal_t *k = malloc(sizeof(*k));
+    if (k == NULL)
         H->fatal("transport: out of memory for a put with signal from rank %d", h.put.src);
-    *s = (mm_ucx_signal_t){(_Atomic uint64_t *)(mm_ucx_base(h.sig_region) + h.sig_off), h.value,
-                           h.op, h.put.src};
-    return mm_ucx_place(data, mm_ucx_base(h.put.region) + h.put.off, h.put.len, param,
-                        mm_ucx_signal_received, s, mm_ucx_signal_landed,
-                        "receiving a put with signal", h.put.src);
+    *k = s;
+    return mm_ucx_place(data, dest, h.put.len, param, mm_ucx_signal_received, k,
+                        mm_ucx_signal_landed, "receiving a put with signal", h.put.src);
 }
 
 /* ---- a collective's large messages (see the head of the file) ---- */
@@ -637,11 +692,6 @@ static void mm_ucx_msg_send(int pe, uint64_t tag, const void *buf, size_t n,
     mm_ucx_sending_t *s = mm_ucx_sending_new(pe, "message", pending);
     s->h.msg = (mm_ucx_msg_t){.tag = tag, .len = n, .src = U.me};
     mm_ucx_send_owned(s, MM_UCX_AM_MSG, sizeof(s->h.msg), buf, n);
-}
-
-static void mm_ucx_msg_wait(_Atomic uint64_t *pending)
-{
-    mm_ucx_drain(pending);
 }
 
 /* the data of a waiting receive @p w is in place */
@@ -678,17 +728,19 @@ static void mm_ucx_msg_sizes_differ(int src, size_t got, size_t want)
              want);
 }
 
+static bool mm_ucx_msg_header_valid(const void *h, size_t length)
+{
+    return mm_ucx_msg_valid(h, length, G->nranks);
+}
+
 /* a message arrives: into its waiting receive's buffer, or kept until it is asked for */
 static ucs_status_t mm_ucx_on_msg(void *arg, const void *header, size_t header_length,
                                   void *data, size_t length, const ucp_am_recv_param_t *param)
 {
     (void)arg;
     mm_ucx_msg_t h;
-    if (header_length != sizeof(h))
-        H->fatal("transport: a malformed message (%zu header bytes) arrived", header_length);
-    memcpy(&h, header, sizeof(h));
-    if (!mm_ucx_msg_valid(&h, length, G->nranks) || U.peer[h.src].ep == NULL)
-        H->fatal("transport: a malformed message (%zu data bytes) arrived", length);
+    mm_ucx_header(&h, sizeof(h), header, header_length, mm_ucx_msg_header_valid, length,
+                  offsetof(mm_ucx_msg_t, src), "message");
     pthread_mutex_lock(&M.lock);
     mm_ucx_match_t *w = mm_ucx_match_take(&M.waiting, h.src, h.tag);
     if (w != NULL) {
@@ -1356,7 +1408,7 @@ static const mm_net_ops_t mm_ucx_ops = {
     .idle = mm_ucx_idle,
     .msg_send = mm_ucx_msg_send,
     .msg_recv = mm_ucx_msg_recv,
-    .msg_wait = mm_ucx_msg_wait,
+    .msg_wait = mm_ucx_drain,
     .host = mm_ucx_host,
 };
 

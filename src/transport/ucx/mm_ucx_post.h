@@ -90,6 +90,13 @@ typedef struct {
     uint32_t pad;
 } mm_ucx_done_t;
 
+/** @return true when completion request or answer @p h, which arrived with @p length data
+ * bytes (none), names a rank in [0, @p nranks) and a count of at least one. */
+static inline bool mm_ucx_done_valid(const mm_ucx_done_t *h, size_t length, int nranks)
+{
+    return length == 0 && h->from >= 0 && h->from < nranks && h->count != 0;
+}
+
 /** The signal operations of a put with signal (MESHMEM_SIGNAL_SET and _ADD's values). */
 enum { MM_UCX_SIG_SET = 0, MM_UCX_SIG_ADD = 1 };
 
