@@ -69,6 +69,8 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
 {
     /* a tight poll first: a post from a peer on its own core lands within a line transfer,
      * and the stepped wait's first step reads the clock (as long as the transfer itself) */
+    if (mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq))
+        return; /* posted already: the common case of a peer that came first */
     uint32_t polls = 0;
     const mm_net_ops_t *net = mm_net;
     while (!mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq)) {
