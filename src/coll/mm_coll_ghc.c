@@ -47,6 +47,7 @@
  * reduce-scatter that forwards partial sums along y, as every slice crosses each dimension once.)
  */
 #include "mm_coll.h"
+#include "mm_config.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -200,12 +201,86 @@ static void mm_ghc_a2a_in2(void *vc, const mm_msg_t *m)
     }
 }
 
+/*
+ * All-to-all across hosts, pipelined, when rows are hosts (shared memory) and columns span
+ * them (the network), and the column messages are pushed (larger than the eager size). The
+ * two phases above would run one after the other: every row copy, then every network
+ * transfer. Here the row phase runs once per column peer y': an all-to-all over the row of the
+ * kx blocks bound for (0..kx-1, y') (adjacent in sbuf), whose result, what (x, y') takes from
+ * this row, is pushed to (x, y') at once and travels while the row phase for the next column
+ * peer runs. This member's own column (y' = y) goes last, straight into rbuf. The receives are
+ * posted first, each straight into its final place (the kx blocks from column peer y'' are
+ * adjacent in rbuf, at y'' * kx * len), so the data lands while this member copies; in place,
+ * they are posted after the last row phase has read sbuf. Whether a call takes this path
+ * depends only on what every member has equal (shape, sizes, configuration), never on its
+ * buffers: the members must run the same collectives.
+ */
+static bool mm_ghc_a2a_pipelines(const mm_coll_args_t *a, const mm_ghc_t *g, size_t len)
+{
+    size_t rowb = (size_t)g->kx * len, cap = mm_msg_stage_capacity();
+    return a->t->ghc_hosts == MM_HOSTS_ROWS && mm_config.net_push && g->ky > 1 &&
+           rowb > mm_g.eager_bytes && rowb <= cap && rowb <= cap / (size_t)(g->ky - 1);
+}
+
+static void mm_ghc_a2a_pipelined(const mm_coll_args_t *a, const mm_ghc_t *g, const char *sbuf,
+                                 char *rbuf, size_t len)
+{
+    int kx = g->kx, ky = g->ky;
+    size_t rowb = (size_t)kx * len;
+    bool in_place = sbuf == rbuf;
+    struct meshmem_team *col = g->col;
+    _Atomic uint64_t landing = 0;
+    uint64_t seq = mm_coll_begin(col);
+    for (int ys = 0; ys < ky && !in_place; ys++)
+        if (ys != g->y)
+            mm_msg_post_pushed(col, seq, ys, rbuf + (size_t)ys * rowb, rowb, &landing);
+    char *mid = mm_ghc_stage(a, col, (size_t)(ky - 1) * rowb);
+    size_t *v = mm_ghc_sizes(a, 4 * (size_t)kx);
+    size_t *soff = v, *slen = v + kx, *roff = v + 2 * kx, *rcap = v + 3 * kx;
+    uint8_t *sent = mm_ghc_alloc(a, (size_t)ky);
+    memset(sent, 0, (size_t)ky);
+    mm_coll_args_t sub = mm_ghc_sub(a, g->row);
+    for (int k = 1; k <= ky; k++) {
+        int yd = (g->y + k) % ky; /* k == ky: this member's own column, last */
+        bool own = yd == g->y;
+        char *dst = own ? rbuf + (size_t)yd * rowb : mid + (size_t)(k - 1) * rowb;
+        for (int i = 0; i < kx; i++) {
+            soff[i] = ((size_t)yd * (size_t)kx + (size_t)i) * len;
+            roff[i] = (size_t)i * len;
+            slen[i] = rcap[i] = len;
+        }
+        mm_coll_a2a_step(&sub, sbuf, soff, slen, dst, roff, rcap, NULL, own && in_place);
+        if (!own) {
+            mm_desc_t d;
+            mm_desc_of(dst, rowb, &d);
+            sent[yd] = mm_msg_send(col, seq, yd, dst, rowb, &d);
+            mm_coll_wake_all(col);
+        }
+    }
+    for (int ys = 0; ys < ky; ys++) {
+        if (ys == g->y)
+            continue;
+        if (in_place)
+            mm_msg_post_pushed(col, seq, ys, rbuf + (size_t)ys * rowb, rowb, &landing);
+        mm_msg_take_posted(a->call, col, seq, ys, rowb);
+    }
+    mm_msg_posted_wait(&landing);
+    mm_msg_send_complete(col, seq, sent);
+    mm_coll_end(col, seq);
+    free(sent);
+    free(v);
+}
+
 void mm_ghc_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len)
 {
     mm_ghc_t g = mm_ghc_of(a->t);
     size_t n = (size_t)g.n;
     if (len == 0)
         return;
+    if (mm_ghc_a2a_pipelines(a, &g, len)) {
+        mm_ghc_a2a_pipelined(a, &g, sbuf, rbuf, len);
+        return;
+    }
     /* rounds over slices of every block when the staging of one round would not fit; the
      * same cut on every member (it depends on sizes only) */
     size_t budget = mm_msg_stage_capacity() / 2, chunk = len;
@@ -402,6 +477,64 @@ void mm_ghc_alltoallv(const mm_coll_args_t *a, const char *sbuf, const size_t *s
 
 /* ---- all-gather(v), broadcast, scatter, gather, barrier ---- */
 
+/*
+ * All-gather(v) across hosts, pipelined, when rows are hosts and columns span them: the
+ * column step (the network) comes first and overlaps the row steps (shared memory). Every
+ * member pushes its block to its column at once, each receive posted straight into the
+ * block's final place; then the row shares its own blocks, and then, one column peer y'' at a
+ * time as its block lands, the blocks of row y'' (each member of this row received the one of
+ * its own column), while the blocks of the next column peers are still on the way. Only the
+ * shape and the configuration, equal on every member, choose this path; a block up to the
+ * eager size goes eagerly, a larger one pushed, as its size (known to all) says.
+ */
+static meshmem_status_t mm_ghc_allgatherv_pipelined(const mm_coll_args_t *a, const mm_ghc_t *g,
+                                                    const char *blk, size_t mylen, char *rb,
+                                                    const size_t *roff, const size_t *rcap)
+{
+    int kx = g->kx, ky = g->ky;
+    struct meshmem_team *col = g->col;
+    _Atomic uint64_t *landing = mm_ghc_alloc(a, sizeof(*landing) * (size_t)ky);
+    uint8_t *sent = mm_ghc_alloc(a, (size_t)ky);
+    size_t *v = mm_ghc_sizes(a, 2 * (size_t)kx), *w = v + kx;
+    memset(sent, 0, (size_t)ky);
+    uint64_t seq = mm_coll_begin(col);
+    for (int ys = 0; ys < ky; ys++) {
+        int r = ys * kx + g->x;
+        atomic_init(&landing[ys], 0);
+        if (ys != g->y && rcap[r] > mm_g.eager_bytes)
+            mm_msg_post_pushed(col, seq, ys, rb + roff[r], rcap[r], &landing[ys]);
+    }
+    mm_desc_t d;
+    mm_desc_of(blk, mylen, &d);
+    for (int k = 1; k < ky; k++)
+        sent[(g->y + k) % ky] = mm_msg_send(col, seq, (g->y + k) % ky, blk, mylen, &d);
+    mm_coll_wake_all(col);
+    meshmem_status_t st = MESHMEM_OK;
+    mm_coll_args_t sub = mm_ghc_sub(a, g->row);
+    for (int k = 0; k < ky; k++) {
+        int ys = (g->y + k) % ky, r = ys * kx + g->x; /* row ys; this member holds block r */
+        if (ys != g->y && rcap[r] > mm_g.eager_bytes) {
+            mm_msg_take_posted(a->call, col, seq, ys, rcap[r]);
+            mm_msg_posted_wait(&landing[ys]);
+        } else if (ys != g->y) {
+            mm_msg_recv_exact(a->call, col, seq, ys, rb + roff[r], rcap[r]);
+        }
+        for (int xs = 0; xs < kx; xs++) {
+            v[xs] = roff[ys * kx + xs];
+            w[xs] = rcap[ys * kx + xs];
+        }
+        meshmem_status_t s = mm_coll_allgather_run(&sub, ys == g->y ? blk : rb + roff[r], rcap[r],
+                                                   rb, v, w);
+        st = st == MESHMEM_OK ? s : st;
+    }
+    mm_msg_send_complete(col, seq, sent);
+    mm_coll_end(col, seq);
+    free(v);
+    free(sent);
+    free(landing);
+    return st;
+}
+
 meshmem_status_t mm_ghc_allgatherv(const mm_coll_args_t *a, const void *sendbuf, size_t mylen,
                                    void *recvbuf, const size_t *roff, const size_t *rcap)
 {
@@ -411,6 +544,8 @@ meshmem_status_t mm_ghc_allgatherv(const mm_coll_args_t *a, const void *sendbuf,
     /* my block where it already is in recvbuf is sent from there (read by descriptor while
      * this member writes the other blocks: disjoint bytes) */
     const char *blk = sendbuf == MESHMEM_IN_PLACE ? rb + roff[me] : sendbuf;
+    if (a->t->ghc_hosts == MM_HOSTS_ROWS && mm_config.net_push && g.ky > 1)
+        return mm_ghc_allgatherv_pipelined(a, &g, blk, mylen, rb, roff, rcap);
     size_t *v = mm_ghc_sizes(a, 2 * (size_t)wide);
     /* phase 1, along x: my block to my row */
     for (int xs = 0; xs < g.kx; xs++) {

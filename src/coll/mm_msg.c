@@ -138,7 +138,30 @@ static uint64_t mm_msg_tag(const struct meshmem_team *t, uint64_t seq)
 static void mm_msg_take_pushed(struct meshmem_team *t, uint64_t seq, int w, void *buf,
                                size_t bytes)
 {
-    mm_net->msg_recv(w, mm_msg_tag(t, seq), buf, bytes);
+    _Atomic uint64_t here = 0;
+    mm_net->msg_post(w, mm_msg_tag(t, seq), buf, bytes, &here);
+    mm_net->msg_wait(&here);
+}
+
+void mm_msg_post_pushed(struct meshmem_team *t, uint64_t seq, int src, void *buf, size_t n,
+                        _Atomic uint64_t *pending)
+{
+    mm_net->msg_post(mm_team_world(t, src), mm_msg_tag(t, seq), buf, n, pending);
+}
+
+void mm_msg_posted_wait(_Atomic uint64_t *pending)
+{
+    mm_net->msg_wait(pending);
+}
+
+void mm_msg_take_posted(const char *call, struct meshmem_team *t, uint64_t seq, int src,
+                        size_t n)
+{
+    uint64_t h = mm_coll_wait(t, src, MM_FLAG_DATA, seq)->payload[0];
+    /* another protocol or size: the member passed other counts (a pushed message of another
+     * size ends the job in the transport, before its line may be read here) */
+    if (MM_MSG_PROTO(h) != MM_MSG_PUSH || MM_MSG_BYTES(h) != n)
+        mm_msg_counts_differ(call, src, MM_MSG_BYTES(h), n);
 }
 
 bool mm_msg_pushed_to(struct meshmem_team *t, int dst)

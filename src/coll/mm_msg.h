@@ -15,7 +15,7 @@
  * is one post of its line, an eager one one post of the channel's bytes and the line together,
  * and a larger one is pushed (MM_MSG_PUSH): the sender hands its buffer to the network transport
  * as one tagged message (mm_net.h msg_send) and posts the DATA line with the size; the receiver
- * takes the message straight into its destination (msg_recv) and posts nothing back; the sender
+ * takes the message straight into its destination (msg_post) and posts nothing back; the sender
  * completes when the transport has sent it (mm_msg_send_complete). With MESHMEM_NET_PUSH=0 a
  * larger message between hosts is a rendezvous as on a node: the receiver gets the sender's
  * buffer (straight into its destination in mm_msg_recv) before it posts DONE.
@@ -56,7 +56,7 @@ typedef struct {
 /** @return true when DATA header @p h names a protocol and a size it can carry: an inline
  * message fits the line (MM_MSG_INLINE), an eager one the channel (@p eager_bytes). A
  * rendezvous size is checked with its descriptor (mm_desc_valid), a pushed one against the
- * message that arrives (the transport's msg_recv). */
+ * message that arrives (the transport's msg_post). */
 static inline bool mm_msg_hdr_valid(uint64_t h, size_t eager_bytes)
 {
     switch (MM_MSG_PROTO(h)) {
@@ -165,6 +165,25 @@ void mm_msg_recv_exact(const char *call, struct meshmem_team *t, uint64_t seq, i
  * members passed different counts to @p call). */
 void mm_msg_counts_differ(const char *call, int src, size_t got, size_t want)
     __attribute__((noreturn, cold));
+
+/**
+ * @brief Post the receive of member @p src's pushed message of collective @p seq (@p src on
+ * another host, mm_msg_pushed_to(t, src), and the message larger than the eager size) of
+ * exactly @p n bytes into @p buf, before it is sent: the data flows into @p buf while this
+ * member works. *@p pending counts up now and down once the data is there (mm_net->msg_wait).
+ * The message's DATA line must still be taken: mm_msg_take_posted().
+ */
+void mm_msg_post_pushed(struct meshmem_team *t, uint64_t seq, int src, void *buf, size_t n,
+                        _Atomic uint64_t *pending);
+
+/** @brief Wait for the DATA line of the message posted by mm_msg_post_pushed(); a line that
+ * announces another protocol or size ends the job (the members passed different counts to
+ * @p call). */
+void mm_msg_take_posted(const char *call, struct meshmem_team *t, uint64_t seq, int src,
+                        size_t n);
+
+/** @brief Progress until the receives mm_msg_post_pushed() counted in *@p pending are in. */
+void mm_msg_posted_wait(_Atomic uint64_t *pending);
 
 /** @brief mm_msg_sent_wait() for every member in @p sent_by_desc (a bitmap over members). */
 void mm_msg_send_complete(struct meshmem_team *t, uint64_t seq, const uint8_t *sent_by_desc);

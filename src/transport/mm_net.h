@@ -67,13 +67,15 @@ typedef struct {
      * now on, not after a polling interval. NULL: nothing to do. */
     void (*idle)(void);
     /** Send @p n bytes at @p buf to @p pe as the message @p tag (a collective's large message,
-     * whose receiver names its buffer only when it receives: msg_recv). Returns at once; *@p
-     * pending is counted up now and down once @p buf may be reused (msg_wait). */
+     * whose receiver names its buffer when it posts its receive: msg_post). Returns at once;
+     * *@p pending is counted up now and down once @p buf may be reused (msg_wait). */
     void (*msg_send)(int pe, uint64_t tag, const void *buf, size_t n, _Atomic uint64_t *pending);
     /** Receive message @p tag from @p pe, of exactly @p n bytes (the sender's announced size;
-     * another size ends the job), into @p buf; returns with the data there. */
-    void (*msg_recv)(int pe, uint64_t tag, void *buf, size_t n);
-    /** Progress until *@p pending (of msg_send) is down to zero. */
+     * another size ends the job), into @p buf, whether it was sent already or is sent later.
+     * Returns at once; *@p pending is counted up now and down once the data is in @p buf
+     * (msg_wait), so that a receive posted early fills its buffer while the rank works. */
+    void (*msg_post)(int pe, uint64_t tag, void *buf, size_t n, _Atomic uint64_t *pending);
+    /** Progress until *@p pending (of msg_send or msg_post) is down to zero. */
     void (*msg_wait)(_Atomic uint64_t *pending);
     /** Host name of @p pe, for messages. */
     const char *(*host)(int pe);

@@ -27,11 +27,12 @@
  * with puts it has not confirmed (MM_UCX_AM_COMPLETE, the count sent so far) and wait for the
  * answer (MM_UCX_AM_DONE), which the target gives once that many are in place.
  *
- * A collective's large message to another host (msg_send, msg_recv) is one active message too,
- * matched by its tag: when its receiver already waits for it, the handler places the data
- * straight into the receiver's buffer (by rendezvous when UCX chose one); otherwise it is kept
- * (a rendezvous not yet accepted, or UCX's eager data) until the receiver asks for it and names
- * its buffer. The sender pushes: no descriptor for the receiver to fetch from, no request, no
+ * A collective's large message to another host (msg_send, msg_post) is one active message too,
+ * matched by its tag: when its receive is posted already, the handler places the data straight
+ * into the receiver's buffer (by rendezvous when UCX chose one); otherwise it is kept (a
+ * rendezvous not yet accepted, or UCX's eager data) until the receive is posted and names its
+ * buffer. A receive posted early lets the data flow while the receiver does other work (the
+ * pipelined two-level all-to-all, mm_coll_ghc.c). The sender pushes: no descriptor for the receiver to fetch from, no request, no
  * acknowledgement of its own (UCX completes the send when the data has left its buffer).
  *
  * Runtime posts (flag lines, eager channels, active-message slots, credits) are one active
@@ -132,7 +133,7 @@ typedef struct mm_ucx_match {
     void    *data;      /* arrived: UCX's descriptor (rendezvous) or data, or our copy */
     int      kind;      /* arrived: MM_UCX_KEPT_* */
     void    *buf;       /* waiting: where the data goes */
-    atomic_bool done;   /* waiting: the data is there */
+    _Atomic uint64_t *pending; /* waiting: counted down once the data is there */
 } mm_ucx_match_t;
 
 enum { MM_UCX_KEPT_RNDV, MM_UCX_KEPT_UCX, MM_UCX_KEPT_COPY };
@@ -694,10 +695,12 @@ static void mm_ucx_msg_send(int pe, uint64_t tag, const void *buf, size_t n,
     mm_ucx_send_owned(s, MM_UCX_AM_MSG, sizeof(s->h.msg), buf, n);
 }
 
-/* the data of a waiting receive @p w is in place */
+/* the data of a posted receive @p w is in place: count it down, free it */
 static void mm_ucx_msg_landed(void *w)
 {
-    atomic_store_explicit(&((mm_ucx_match_t *)w)->done, true, memory_order_release);
+    mm_ucx_match_t *m = w;
+    atomic_fetch_sub_explicit(m->pending, 1, memory_order_release);
+    free(m);
     H->wake_self();
 }
 
@@ -747,6 +750,10 @@ static ucs_status_t mm_ucx_on_msg(void *arg, const void *header, size_t header_l
         pthread_mutex_unlock(&M.lock);
         if (w->len != length)
             mm_ucx_msg_sizes_differ(h.src, length, w->len);
+        if (length == 0) { /* UCX passes no data pointer then */
+            mm_ucx_msg_landed(w);
+            return UCS_OK;
+        }
         return mm_ucx_place(data, w->buf, length, param, mm_ucx_msg_received, w,
                             mm_ucx_msg_landed, "receiving a message", h.src);
     }
@@ -777,43 +784,57 @@ static ucs_status_t mm_ucx_on_msg(void *arg, const void *header, size_t header_l
     return ret;
 }
 
-/* the data of kept message @p k into @p buf; frees @p k */
-static void mm_ucx_msg_unkeep(mm_ucx_match_t *k, void *buf)
+/* the data of kept message @p k into @p buf, counted down from @p pending once there (now,
+ * or when a rendezvous completes); frees @p k */
+static void mm_ucx_msg_unkeep(mm_ucx_match_t *k, void *buf, _Atomic uint64_t *pending)
 {
+    k->buf = buf;
+    k->pending = pending;
     switch (k->kind) {
     case MM_UCX_KEPT_RNDV: {
-        ucp_request_param_t prm = {.op_attr_mask = 0};
-        void *rq = ucp_am_recv_data_nbx(U.worker, k->data, buf, k->len, &prm);
-        mm_ucx_wait(rq, "receiving a message", k->src);
-        break;
+        ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                                   UCP_OP_ATTR_FIELD_USER_DATA,
+                                   .cb.recv_am = mm_ucx_msg_received,
+                                   .user_data = k};
+        ucs_status_ptr_t req = ucp_am_recv_data_nbx(U.worker, k->data, buf, k->len, &prm);
+        if (UCS_PTR_IS_ERR(req))
+            mm_ucx_failed("receiving a message", k->src, UCS_PTR_STATUS(req));
+        if (req == NULL)
+            mm_ucx_msg_landed(k);
+        return;
     }
     case MM_UCX_KEPT_UCX:
-        memcpy(buf, k->data, k->len);
+        if (k->len)
+            memcpy(buf, k->data, k->len);
         ucp_am_data_release(U.worker, k->data);
         break;
     default:
-        memcpy(buf, k->data, k->len);
+        if (k->len)
+            memcpy(buf, k->data, k->len);
         free(k->data);
     }
-    free(k);
+    mm_ucx_msg_landed(k);
 }
 
-static void mm_ucx_msg_recv(int pe, uint64_t tag, void *buf, size_t n)
+static void mm_ucx_msg_post(int pe, uint64_t tag, void *buf, size_t n, _Atomic uint64_t *pending)
 {
+    atomic_fetch_add_explicit(pending, 1, memory_order_relaxed);
     pthread_mutex_lock(&M.lock);
     mm_ucx_match_t *k = mm_ucx_match_take(&M.arrived, pe, tag);
     if (k != NULL) {
         pthread_mutex_unlock(&M.lock);
         if (k->len != n)
             mm_ucx_msg_sizes_differ(pe, k->len, n);
-        mm_ucx_msg_unkeep(k, buf);
+        mm_ucx_msg_unkeep(k, buf, pending);
         return;
     }
-    mm_ucx_match_t w = {.src = pe, .tag = tag, .len = n, .buf = buf, .next = M.waiting};
-    M.waiting = &w;
+    mm_ucx_match_t *w = calloc(1, sizeof(*w));
+    if (w == NULL)
+        H->fatal("transport: out of memory for a receive from rank %d", pe);
+    *w = (mm_ucx_match_t){.src = pe, .tag = tag, .len = n, .buf = buf, .pending = pending,
+                          .next = M.waiting};
+    M.waiting = w;
     pthread_mutex_unlock(&M.lock);
-    while (!atomic_load_explicit(&w.done, memory_order_acquire))
-        mm_ucx_spin();
 }
 
 /* finalize: messages nobody asked for (none in a correct program) go back to UCX */
@@ -829,7 +850,11 @@ static void mm_ucx_msg_drop_all(void)
             ucp_am_data_release(U.worker, k->data);
         free(k);
     }
-    M.waiting = NULL;
+    while (M.waiting) {
+        mm_ucx_match_t *w = M.waiting;
+        M.waiting = w->next;
+        free(w);
+    }
     pthread_mutex_unlock(&M.lock);
 }
 
@@ -1407,7 +1432,7 @@ static const mm_net_ops_t mm_ucx_ops = {
     .progress = mm_ucx_progress,
     .idle = mm_ucx_idle,
     .msg_send = mm_ucx_msg_send,
-    .msg_recv = mm_ucx_msg_recv,
+    .msg_post = mm_ucx_msg_post,
     .msg_wait = mm_ucx_drain,
     .host = mm_ucx_host,
 };
