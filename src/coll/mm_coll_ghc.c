@@ -215,11 +215,20 @@ static void mm_ghc_a2a_in2(void *vc, const mm_msg_t *m)
  * depends only on what every member has equal (shape, sizes, configuration), never on its
  * buffers: the members must run the same collectives.
  */
+/* rows are hosts, columns cross the network and carry pushed messages: the pipelined forms'
+ * shape (equal on every member) */
+static bool mm_ghc_pushed_columns(const mm_coll_args_t *a, const mm_ghc_t *g)
+{
+    return a->t->ghc_hosts == MM_HOSTS_ROWS && mm_config.net_push && g->ky > 1;
+}
+
+/* ... and the column messages are larger than the eager size, and the ky - 1 of them fit the
+ * staging memory (which the row step's kx * len then fits too) */
 static bool mm_ghc_a2a_pipelines(const mm_coll_args_t *a, const mm_ghc_t *g, size_t len)
 {
-    size_t rowb = (size_t)g->kx * len, cap = mm_msg_stage_capacity();
-    return a->t->ghc_hosts == MM_HOSTS_ROWS && mm_config.net_push && g->ky > 1 &&
-           rowb > mm_g.eager_bytes && rowb <= cap && rowb <= cap / (size_t)(g->ky - 1);
+    size_t rowb = (size_t)g->kx * len;
+    return mm_ghc_pushed_columns(a, g) && rowb > mm_g.eager_bytes &&
+           rowb <= mm_msg_stage_capacity() / (size_t)(g->ky - 1);
 }
 
 static void mm_ghc_a2a_pipelined(const mm_coll_args_t *a, const mm_ghc_t *g, const char *sbuf,
@@ -498,6 +507,8 @@ static meshmem_status_t mm_ghc_allgatherv_pipelined(const mm_coll_args_t *a, con
     size_t *v = mm_ghc_sizes(a, 2 * (size_t)kx), *w = v + kx;
     memset(sent, 0, (size_t)ky);
     uint64_t seq = mm_coll_begin(col);
+    /* a block larger than the eager size is pushed (its size is known to all): its receive
+     * is posted now */
     for (int ys = 0; ys < ky; ys++) {
         int r = ys * kx + g->x;
         atomic_init(&landing[ys], 0);
@@ -513,7 +524,7 @@ static meshmem_status_t mm_ghc_allgatherv_pipelined(const mm_coll_args_t *a, con
     mm_coll_args_t sub = mm_ghc_sub(a, g->row);
     for (int k = 0; k < ky; k++) {
         int ys = (g->y + k) % ky, r = ys * kx + g->x; /* row ys; this member holds block r */
-        if (ys != g->y && rcap[r] > mm_g.eager_bytes) {
+        if (ys != g->y && rcap[r] > mm_g.eager_bytes) { /* posted above */
             mm_msg_take_posted(a->call, col, seq, ys, rcap[r]);
             mm_msg_posted_wait(&landing[ys]);
         } else if (ys != g->y) {
@@ -544,7 +555,7 @@ meshmem_status_t mm_ghc_allgatherv(const mm_coll_args_t *a, const void *sendbuf,
     /* my block where it already is in recvbuf is sent from there (read by descriptor while
      * this member writes the other blocks: disjoint bytes) */
     const char *blk = sendbuf == MESHMEM_IN_PLACE ? rb + roff[me] : sendbuf;
-    if (a->t->ghc_hosts == MM_HOSTS_ROWS && mm_config.net_push && g.ky > 1)
+    if (mm_ghc_pushed_columns(a, &g))
         return mm_ghc_allgatherv_pipelined(a, &g, blk, mylen, rb, roff, rcap);
     size_t *v = mm_ghc_sizes(a, 2 * (size_t)wide);
     /* phase 1, along x: my block to my row */

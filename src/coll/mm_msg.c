@@ -134,15 +134,6 @@ static uint64_t mm_msg_tag(const struct meshmem_team *t, uint64_t seq)
     return (uint64_t)t->slot << 56 | (seq & ((UINT64_C(1) << 56) - 1));
 }
 
-/* the pushed message of @p bytes from team member @p src (world rank @p w) into @p buf */
-static void mm_msg_take_pushed(struct meshmem_team *t, uint64_t seq, int w, void *buf,
-                               size_t bytes)
-{
-    _Atomic uint64_t here = 0;
-    mm_net->msg_post(w, mm_msg_tag(t, seq), buf, bytes, &here);
-    mm_net->msg_wait(&here);
-}
-
 void mm_msg_post_pushed(struct meshmem_team *t, uint64_t seq, int src, void *buf, size_t n,
                         _Atomic uint64_t *pending)
 {
@@ -152,6 +143,15 @@ void mm_msg_post_pushed(struct meshmem_team *t, uint64_t seq, int src, void *buf
 void mm_msg_posted_wait(_Atomic uint64_t *pending)
 {
     mm_net->msg_wait(pending);
+}
+
+/* the pushed message of @p bytes from team member @p src into @p buf, now */
+static void mm_msg_take_pushed(struct meshmem_team *t, uint64_t seq, int src, void *buf,
+                               size_t bytes)
+{
+    _Atomic uint64_t here = 0;
+    mm_msg_post_pushed(t, seq, src, buf, bytes, &here);
+    mm_msg_posted_wait(&here);
 }
 
 void mm_msg_take_posted(const char *call, struct meshmem_team *t, uint64_t seq, int src,
@@ -250,7 +250,7 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
         if (m.owned == NULL)
             mm_fatal("collective: out of memory receiving %zu bytes from team rank %d", m.bytes,
                      src);
-        mm_msg_take_pushed(t, seq, w, m.owned, m.bytes);
+        mm_msg_take_pushed(t, seq, src, m.owned, m.bytes);
         m.data = m.owned;
         break;
     }
@@ -281,7 +281,7 @@ size_t mm_msg_recv(const char *call, struct meshmem_team *t, uint64_t seq, int s
             size_t bytes = MM_MSG_BYTES(f->payload[0]);
             if (bytes > cap)
                 mm_msg_counts_differ(call, src, bytes, cap);
-            mm_msg_take_pushed(t, seq, w, buf, bytes);
+            mm_msg_take_pushed(t, seq, src, buf, bytes);
             return bytes;
         }
         if (MM_MSG_PROTO(f->payload[0]) == MM_MSG_RNDV) {

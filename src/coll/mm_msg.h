@@ -170,7 +170,8 @@ void mm_msg_counts_differ(const char *call, int src, size_t got, size_t want)
  * @brief Post the receive of member @p src's pushed message of collective @p seq (@p src on
  * another host, mm_msg_pushed_to(t, src), and the message larger than the eager size) of
  * exactly @p n bytes into @p buf, before it is sent: the data flows into @p buf while this
- * member works. *@p pending counts up now and down once the data is there (mm_net->msg_wait).
+ * member works. *@p pending counts up now and down once the data is there
+ * (mm_msg_posted_wait).
  * The message's DATA line must still be taken: mm_msg_take_posted().
  */
 void mm_msg_post_pushed(struct meshmem_team *t, uint64_t seq, int src, void *buf, size_t n,

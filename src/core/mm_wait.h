@@ -21,10 +21,11 @@
  * or MM_WAIT_UNTIL(cond) / MM_WAIT_RUNTIME_UNTIL(cond), which first poll inline (no call on
  * one host, no progress hook; in a job across hosts each poll progresses the network, or a
  * remote peer's put would wait for the progress thread) for up to mm_wait_inline_polls polls,
- * the first part of the spin budget, and only then step: a condition that comes true within a few microseconds (a ping-pong, a
- * barrier of ranks on their own cores) is seen by a tight loop of load, compare, pause. The
- * progress hook (active messages) therefore runs from the first out-of-line step on, at most
- * mm_wait_inline_polls pauses (a few microseconds) into a wait.
+ * the first part of the spin budget, and only then step: a condition that comes true within a
+ * few microseconds (a ping-pong, a barrier of ranks on their own cores) is seen by a tight
+ * loop of load, compare, pause. The progress hook (active messages) therefore runs from the
+ * first out-of-line step on, at most mm_wait_inline_polls pauses (a few microseconds) into a
+ * wait.
  */
 #ifndef MM_WAIT_H
 #define MM_WAIT_H

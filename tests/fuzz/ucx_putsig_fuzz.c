@@ -19,17 +19,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     mm_ucx_putsig_t h;
-    const size_t fixed = sizeof(h) + 7;
+    const size_t fixed = sizeof(h) + FUZZ_REGIONS_BYTES;
     if (size < fixed)
         return 0;
     memcpy(&h, data, sizeof(h));
-    const uint8_t *p = data + sizeof(h);
-    size_t length = take16(p), seg_bytes = take16(p + 2), data_size = take16(p + 4);
-    int nranks = p[6];
+    fuzz_regions_t in = take_regions(data + sizeof(h), size - fixed);
+    size_t seg_bytes = in.seg_bytes, data_size = in.data_size;
     const uint8_t *payload = data + fixed;
-    if (length > size - fixed)
-        length = size - fixed; /* the message carries what the input has */
-    if (!mm_ucx_putsig_valid(&h, length, seg_bytes, data_size, nranks))
+    if (!mm_ucx_putsig_valid(&h, in.length, seg_bytes, data_size, in.nranks))
         return 0;
     /* 8-aligned regions, as a segment and static data are */
     uint64_t *seg = malloc(seg_bytes ? (seg_bytes + 7) / 8 * 8 : 8);

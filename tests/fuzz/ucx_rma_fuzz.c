@@ -18,18 +18,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     mm_ucx_rma_t h;
-    const size_t fixed = sizeof(h) + 8;
+    const size_t fixed = sizeof(h) + 1 + FUZZ_REGIONS_BYTES;
     if (size < fixed)
         return 0;
     memcpy(&h, data, sizeof(h));
-    const uint8_t *p = data + sizeof(h);
-    bool is_get = p[0] & 1;
-    size_t length = take16(p + 1), seg_bytes = take16(p + 3), data_size = take16(p + 5);
-    int nranks = p[7];
+    bool is_get = data[sizeof(h)] & 1;
+    fuzz_regions_t in = take_regions(data + sizeof(h) + 1, size - fixed);
+    size_t seg_bytes = in.seg_bytes, data_size = in.data_size;
     const uint8_t *payload = data + fixed;
-    if (length > size - fixed)
-        length = size - fixed; /* the message carries what the input has */
-    if (!mm_ucx_rma_valid(&h, length, is_get, seg_bytes, data_size, nranks))
+    if (!mm_ucx_rma_valid(&h, in.length, is_get, seg_bytes, data_size, in.nranks))
         return 0;
     char *seg = malloc(seg_bytes ? seg_bytes : 1), *stat = malloc(data_size ? data_size : 1);
     char *at = (h.region == MM_UCX_DATA ? stat : seg) + h.off;

@@ -32,8 +32,9 @@
  * into the receiver's buffer (by rendezvous when UCX chose one); otherwise it is kept (a
  * rendezvous not yet accepted, or UCX's eager data) until the receive is posted and names its
  * buffer. A receive posted early lets the data flow while the receiver does other work (the
- * pipelined two-level all-to-all, mm_coll_ghc.c). The sender pushes: no descriptor for the receiver to fetch from, no request, no
- * acknowledgement of its own (UCX completes the send when the data has left its buffer).
+ * pipelined two-level collectives, mm_coll_ghc.c). The sender pushes: no descriptor for the
+ * receiver to fetch from, no request, no acknowledgement of its own (UCX completes the send
+ * when the data has left its buffer).
  *
  * Runtime posts (flag lines, eager channels, active-message slots, credits) are one active
  * message each (ucp_am_send_nbx, eager only): a fixed header says where, the data part carries
@@ -440,28 +441,38 @@ static mm_ucx_rma_t mm_ucx_rma_header(const void *header, size_t header_length, 
     return h;
 }
 
-/* place a message's @p len data bytes at @p dest: copied from an eager message, or by
- * rendezvous straight into place; @p landed(@p arg) runs once they are there, from @p received
- * when the rendezvous completes later. @return what the message's handler returns. */
+/* accept rendezvous @p desc: its @p len bytes straight into @p dest; @p landed(@p arg) runs
+ * once they are there, now or from @p received when the transfer completes later */
+static void mm_ucx_recv_rndv(void *desc, void *dest, size_t len,
+                             ucp_am_recv_data_nbx_callback_t received, void *arg,
+                             void (*landed)(void *arg), const char *what, int from)
+{
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                               UCP_OP_ATTR_FIELD_USER_DATA,
+                               .cb.recv_am = received,
+                               .user_data = arg};
+    ucs_status_ptr_t req = ucp_am_recv_data_nbx(U.worker, desc, dest, len, &prm);
+    if (req == NULL)
+        landed(arg);
+    else if (UCS_PTR_IS_ERR(req))
+        mm_ucx_failed(what, from, UCS_PTR_STATUS(req));
+}
+
+/* place a message's @p len data bytes at @p dest: copied from an eager message (UCX passes
+ * no data pointer for none), or by rendezvous straight into place; @p landed(@p arg) runs once
+ * they are there. @return what the message's handler returns. */
 static ucs_status_t mm_ucx_place(void *data, void *dest, size_t len,
                                  const ucp_am_recv_param_t *param,
                                  ucp_am_recv_data_nbx_callback_t received, void *arg,
                                  void (*landed)(void *arg), const char *what, int from)
 {
     if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
-        memcpy(dest, data, len);
+        if (len)
+            memcpy(dest, data, len);
         landed(arg);
         return UCS_OK;
     }
-    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                                               UCP_OP_ATTR_FIELD_USER_DATA,
-                               .cb.recv_am = received,
-                               .user_data = arg};
-    ucs_status_ptr_t req = ucp_am_recv_data_nbx(U.worker, data, dest, len, &prm);
-    if (req == NULL)
-        landed(arg);
-    else if (UCS_PTR_IS_ERR(req))
-        mm_ucx_failed(what, from, UCS_PTR_STATUS(req));
+    mm_ucx_recv_rndv(data, dest, len, received, arg, landed, what, from);
     return UCS_INPROGRESS;
 }
 
@@ -618,7 +629,7 @@ static void mm_ucx_put_signal(int pe, void *dest, const void *src, size_t n, uin
                 "put with signal", pe);
 }
 
-/* a put with signal's data is in place: its signal, then what a put's landing does */
+/* a put with signal's signal, kept until its data is in place */
 typedef struct {
     _Atomic uint64_t *sig;
     uint64_t          value;
@@ -673,7 +684,8 @@ static ucs_status_t mm_ucx_on_put_signal(void *arg, const void *header, size_t h
                          h.op, h.put.src};
     char *dest = mm_ucx_base(h.put.region) + h.put.off;
     if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) { /* eager: all here, no allocation */
-        memcpy(dest, data, h.put.len);
+        if (h.put.len)
+            memcpy(dest, data, h.put.len);
         mm_ucx_signal_apply(&s);
         return UCS_OK;
     }
@@ -750,10 +762,6 @@ static ucs_status_t mm_ucx_on_msg(void *arg, const void *header, size_t header_l
         pthread_mutex_unlock(&M.lock);
         if (w->len != length)
             mm_ucx_msg_sizes_differ(h.src, length, w->len);
-        if (length == 0) { /* UCX passes no data pointer then */
-            mm_ucx_msg_landed(w);
-            return UCS_OK;
-        }
         return mm_ucx_place(data, w->buf, length, param, mm_ucx_msg_received, w,
                             mm_ucx_msg_landed, "receiving a message", h.src);
     }
@@ -784,35 +792,29 @@ static ucs_status_t mm_ucx_on_msg(void *arg, const void *header, size_t header_l
     return ret;
 }
 
+/* give back the data of kept message @p k: UCX's, or our copy */
+static void mm_ucx_kept_release(mm_ucx_match_t *k)
+{
+    if (k->kind == MM_UCX_KEPT_COPY)
+        free(k->data);
+    else
+        ucp_am_data_release(U.worker, k->data);
+}
+
 /* the data of kept message @p k into @p buf, counted down from @p pending once there (now,
  * or when a rendezvous completes); frees @p k */
 static void mm_ucx_msg_unkeep(mm_ucx_match_t *k, void *buf, _Atomic uint64_t *pending)
 {
     k->buf = buf;
     k->pending = pending;
-    switch (k->kind) {
-    case MM_UCX_KEPT_RNDV: {
-        ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                                                   UCP_OP_ATTR_FIELD_USER_DATA,
-                                   .cb.recv_am = mm_ucx_msg_received,
-                                   .user_data = k};
-        ucs_status_ptr_t req = ucp_am_recv_data_nbx(U.worker, k->data, buf, k->len, &prm);
-        if (UCS_PTR_IS_ERR(req))
-            mm_ucx_failed("receiving a message", k->src, UCS_PTR_STATUS(req));
-        if (req == NULL)
-            mm_ucx_msg_landed(k);
+    if (k->kind == MM_UCX_KEPT_RNDV) {
+        mm_ucx_recv_rndv(k->data, buf, k->len, mm_ucx_msg_received, k, mm_ucx_msg_landed,
+                         "receiving a message", k->src);
         return;
     }
-    case MM_UCX_KEPT_UCX:
-        if (k->len)
-            memcpy(buf, k->data, k->len);
-        ucp_am_data_release(U.worker, k->data);
-        break;
-    default:
-        if (k->len)
-            memcpy(buf, k->data, k->len);
-        free(k->data);
-    }
+    if (k->len)
+        memcpy(buf, k->data, k->len);
+    mm_ucx_kept_release(k);
     mm_ucx_msg_landed(k);
 }
 
@@ -844,10 +846,7 @@ static void mm_ucx_msg_drop_all(void)
     while (M.arrived) {
         mm_ucx_match_t *k = M.arrived;
         M.arrived = k->next;
-        if (k->kind == MM_UCX_KEPT_COPY)
-            free(k->data);
-        else
-            ucp_am_data_release(U.worker, k->data);
+        mm_ucx_kept_release(k);
         free(k);
     }
     while (M.waiting) {
