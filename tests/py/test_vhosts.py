@@ -386,6 +386,18 @@ def test_started_by_mpirun_across_virtual_hosts(vtools, fault_prog, shape):
     assert not new_meshmem_shm(before)
 
 
+def test_launcher_preset_by_the_environment_is_overridden(vtools):
+    """Container images preset OMPI_MCA_plm=isolated (every process beside mpirun, on the head):
+    a virtual cluster starts its daemons through its rsh agent, so it names the launcher itself,
+    for meshrun and for a plain mpirun on the cluster alike."""
+    env = {"OMPI_MCA_plm": "isolated"}
+    for job in (Job(vtools, ["--vhosts", "2", "-n", "2", "hostname"], env),
+                Job(vtools, [], env, command=[vtools["script"], "run", "2", "--",
+                                              *mpirun_command(2, "hostname")])):
+        assert job.finish() == 0, f"stdout:\n{job.out}\nstderr:\n{job.err}"
+        assert sorted(job.out.split()) == ["vhost0", "vhost1"], job.out
+
+
 # mode of fault_prog under plain mpirun (2 hosts of 2 ranks), exit status, a line naming the rank
 MPIRUN_FAULTS = {
     "global-exit": (7, r"^meshmem\[2\] info: shmem_global_exit\(7\) on rank 2: ending the job "
