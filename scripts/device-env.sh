@@ -23,8 +23,8 @@ _dk_main() {
   # an image may preset OpenMPI/UCX/PMIx variables (HPC-X, NGC images do): they would change what
   # is measured, so they are named (not changed) on the first source
   if [ -z "${DEVKIT_PREFIX_SET:-}" ]; then
-    t=$(env | grep -E '^(OMPI_|OPAL_|PMIX_|UCX_|HWLOC_|ORTE_)' | grep -vE '^(OMPI_ALLOW_RUN_AS_ROOT|OMPI_MCA_opal_common_ucx_opal_mem_hooks)' | cut -d= -f1 | tr '\n' ' ')
-    [ -n "$t" ] && echo "device-env: WARNING, set before this script: $t" >&2
+    t=$(env | grep -E '^(OMPI_|OPAL_|PMIX_|UCX_|HWLOC_|ORTE_)' | grep -vE '^(OMPI_ALLOW_RUN_AS_ROOT|OMPI_MCA_opal_common_ucx_opal_mem_hooks)' | cut -d= -f1 | tr '\n' ' ' || true)
+    if [ -n "$t" ]; then echo "device-env: WARNING, set before this script: $t" >&2; fi
   fi
 
   if [ ! -e "$P/.devkit-unpacked" ]; then
@@ -90,6 +90,22 @@ _dk_main() {
     echo "$n" >"$P/.devkit-unpacked"
   fi
 
+  # ($P/lib/x86_64-linux-gnu: libnl and a few others install under /lib, not /usr/lib)
+  local libdirs="$L:$P/lib/x86_64-linux-gnu:$L/openmpi/lib:$L/pmix2/lib:$L/openblas-pthread:$L/ucx"
+  # DEVKIT_SYSTEM_LINKS=1, for virtual hosts on a throwaway machine: mpirun's daemons on a
+  # virtual host start in a login-like environment (no LD_LIBRARY_PATH, no OPAL_PREFIX), as on a
+  # real host, so the stack must be where Debian's build looks: links from Debian's absolute
+  # folders into the prefix (only where the machine has none) and the prefix's library folders
+  # in the loader's cache, after the system's own.
+  if [ "${DEVKIT_SYSTEM_LINKS:-0}" = 1 ]; then
+    for t in usr/lib/x86_64-linux-gnu/openmpi usr/lib/x86_64-linux-gnu/pmix2 \
+             usr/lib/x86_64-linux-gnu/ucx usr/share/openmpi usr/share/pmix etc/openmpi; do
+      if [ ! -e "/$t" ] && [ -e "$P/$t" ]; then mkdir -p "$(dirname "/$t")"; ln -s "$P/$t" "/$t"; fi
+    done
+    echo "$libdirs" | tr : '\n' >/etc/ld.so.conf.d/zz-devkit.conf
+    ldconfig
+  fi
+
   # programs and libraries: ours first (Debian's OpenMPI stack is one consistent set);
   # a second source in the same shell prepends nothing twice
   if [ "${DEVKIT_PREFIX_SET:-}" = 1 ] && [ "${DEVKIT_PREFIX:-}" = "$P" ]; then
@@ -97,8 +113,7 @@ _dk_main() {
     return 0
   fi
   export PATH="$U/bin${PATH:+:$PATH}:$P/fallback-bin"
-  # ($P/lib/x86_64-linux-gnu: libnl and a few others install under /lib, not /usr/lib)
-  export DEVKIT_LIBDIRS="$L:$P/lib/x86_64-linux-gnu:$L/openmpi/lib:$L/pmix2/lib:$L/openblas-pthread:$L/ucx"
+  export DEVKIT_LIBDIRS="$libdirs"
   export LD_LIBRARY_PATH="$DEVKIT_LIBDIRS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   # compiling and linking against the tree (gcc, and CMake's find_* via CMAKE_PREFIX_PATH)
   export CPATH="$U/include:$U/include/x86_64-linux-gnu:$U/include/x86_64-linux-gnu/openblas-pthread${CPATH:+:$CPATH}"
@@ -124,6 +139,10 @@ _dk_main() {
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export OMPI_MCA_opal_common_ucx_opal_mem_hooks=0
   export DEVKIT_PREFIX="$P" DEVKIT_PREFIX_SET=1
+  # a machine without ip: the kit's own (device-kit.sh), for virtual hosts
+  if ! command -v ip >/dev/null 2>&1 && [ -x "$root/.devkit/iproute/bin/ip" ]; then
+    export PATH="$PATH:$root/.devkit/iproute/bin"
+  fi
 
   if [ "${DEVKIT_QUIET:-0}" != 1 ]; then
     echo "device-env: $(cat "$P/.devkit-unpacked") packages unpacked in $P" \

@@ -106,6 +106,23 @@ rp=$(find "$TREE" -type f \( -name '*.so*' -o -perm -u+x \) -print0 |
      { xargs -0 -r readelf -d 2>/dev/null || true; } | grep -E 'R(UN)?PATH' | sort | uniq -c || true)
 [ -n "$rp" ] && echo "device-kit: RPATH/RUNPATH in the kit:" && echo "$rp"
 
+# `ip` (iproute2) for virtual hosts (meshrun --vhosts), which a container image may lack: the
+# program and the libraries it needs beyond the base set, in a folder of its own behind a wrapper
+# (device-env.sh puts it on PATH only where the machine has no ip), so they shadow nothing.
+IPR=$KIT/iproute
+rm -rf "$IPR" && mkdir -p "$IPR/bin" "$IPR/lib"
+cp "$(readlink -f "$(command -v ip)")" "$IPR/lib/ip"
+ldd "$IPR/lib/ip" | awk '$2 == "=>" {print $1, $3}' | while read -r so path; do
+  [[ $so =~ $BASE_SONAMES ]] || cp -L "$path" "$IPR/lib/$so"
+done
+cat >"$IPR/bin/ip" <<'WRAP'
+#!/bin/sh
+# iproute2's ip from Debian bookworm with its own libraries (scripts/device-kit.sh)
+d=$(dirname "$(readlink -f "$0")")/../lib
+LD_LIBRARY_PATH=$d exec "$d/ip" "$@"
+WRAP
+chmod +x "$IPR/bin/ip"
+
 ls "$DEBS" | sed 's/_.*//' >"$KIT/packages.txt"
 size=$(du -sh "$DEBS" | cut -f1)
 echo "device-kit: $(ls "$DEBS" | wc -l) packages in .devkit/debs, $size ($(du -sh "$TREE" | cut -f1) unpacked)"
