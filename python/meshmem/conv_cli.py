@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from meshmem import options
+from meshmem import blas, options
 from meshmem import plot as plots
 from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
                                  measured_row, once, program_heap)
@@ -184,8 +184,9 @@ class ConvCommand(AppCommand):
             heap_for(a, k)
 
     def describe(self, a):
+        blas.warn("conv")  # once, before the header that names the kernels
         return (f"; {a.maps} maps, {a.layers} layer(s) per shape, {a.precision} precision, "
-                "OpenBLAS one thread per rank")
+                f"{blas.describe()}")
 
     def title(self, a, rows):
         return f"convolution on {rows[0]['maps']} maps: meshmem against OpenMPI and one rank"

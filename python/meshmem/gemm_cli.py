@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from meshmem import options
+from meshmem import blas, options
 from meshmem import plot as plots
 from meshmem.app_command import (AppCommand, Launch, add_prediction, alternate, measured_row,
                                  once, program_heap)
@@ -146,7 +146,8 @@ class GemmCommand(AppCommand):
             heap_for(a, r)
 
     def describe(self, a):
-        return f"; C = A B of {a.size} doubles, OpenBLAS one thread per rank"
+        blas.warn("gemm")  # once, before the header that names the kernels
+        return f"; C = A B of {a.size} doubles, {blas.describe()}"
 
     def title(self, a, rows):
         return f"GEMM {rows[0]['n']} (double): meshmem against OpenMPI and one rank"
