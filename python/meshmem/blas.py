@@ -8,6 +8,7 @@ Xeon VM with AVX-512 the 2048-cube GEMM ran about 3 x slower than on 2 AMD cores
 from __future__ import annotations
 
 import ctypes
+import functools
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ AVX2_KERNELS = frozenset({"haswell", "zen", "skylakex", "cooperlake", "sapphirer
 AVX512_KERNELS = frozenset({"skylakex", "cooperlake", "sapphirerapids"})
 
 
+@functools.cache
 def corename() -> str | None:
     """The kernel set of the OpenBLAS that the applications link (libopenblas.so.0, which
     honours OPENBLAS_CORETYPE as they do), or None where it cannot be loaded."""
@@ -62,14 +64,12 @@ def mismatch(core: str | None, flags: set[str]) -> str | None:
             f"OPENBLAS_CORETYPE={want} selects the right ones")
 
 
-def describe() -> str:
-    """"OpenBLAS one thread per rank", with its kernel set where it is known."""
+def header(command: str) -> str:
+    """The header's words on the BLAS, "OpenBLAS one thread per rank" with its kernel set where
+    it is known; mismatch()'s warning for this machine, if any, is printed first, as
+    `meshmem COMMAND: warning: ...`."""
     core = corename()
-    return "OpenBLAS one thread per rank" + (f", {core} kernels" if core else "")
-
-
-def warn(command: str) -> None:
-    """Print mismatch()'s warning for this machine, if any, as `meshmem COMMAND: warning: ...`."""
-    why = mismatch(corename(), cpu_flags())
+    why = mismatch(core, cpu_flags())
     if why:
         print(f"meshmem {command}: warning: {why}", file=sys.stderr)
+    return "OpenBLAS one thread per rank" + (f", {core} kernels" if core else "")

@@ -184,9 +184,8 @@ class ConvCommand(AppCommand):
             heap_for(a, k)
 
     def describe(self, a):
-        blas.warn("conv")  # once, before the header that names the kernels
         return (f"; {a.maps} maps, {a.layers} layer(s) per shape, {a.precision} precision, "
-                f"{blas.describe()}")
+                f"{blas.header('conv')}")
 
     def title(self, a, rows):
         return f"convolution on {rows[0]['maps']} maps: meshmem against OpenMPI and one rank"

@@ -146,8 +146,7 @@ class GemmCommand(AppCommand):
             heap_for(a, r)
 
     def describe(self, a):
-        blas.warn("gemm")  # once, before the header that names the kernels
-        return f"; C = A B of {a.size} doubles, {blas.describe()}"
+        return f"; C = A B of {a.size} doubles, {blas.header('gemm')}"
 
     def title(self, a, rows):
         return f"GEMM {rows[0]['n']} (double): meshmem against OpenMPI and one rank"

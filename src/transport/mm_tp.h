@@ -21,21 +21,21 @@
 #include "mm_net.h"
 #include "mm_shm_ops.h"
 
-/** @brief Progress the network transport, if any: every wait calls it while it polls (over TCP
- * the peers' puts, gets and AMOs on this rank's memory are carried out by this progress). */
-MM_INLINE_HOT void mm_tp_poll(void)
-{
-    if (MM_UNLIKELY(mm_net != NULL))
-        mm_net->progress();
-}
-
-/** @brief mm_tp_poll for a poll loop: @p net is mm_net read once before the loop (a global
- * read after each poll's acquire load cannot be hoisted by the compiler, and on one host the
- * loop would pay a load and a branch per poll for nothing). */
+/** @brief Progress network transport @p net, if any (NULL: a job on one host). A poll loop
+ * reads mm_net once before the loop and passes it here: a global read after each poll's
+ * acquire load cannot be hoisted by the compiler, and on one host the loop would pay a load
+ * and a branch per poll for nothing. */
 MM_INLINE_HOT void mm_tp_poll_with(const mm_net_ops_t *net)
 {
     if (MM_UNLIKELY(net != NULL))
         net->progress();
+}
+
+/** @brief Progress the network transport, if any: every wait calls it while it polls (over TCP
+ * the peers' puts, gets and AMOs on this rank's memory are carried out by this progress). */
+MM_INLINE_HOT void mm_tp_poll(void)
+{
+    mm_tp_poll_with(mm_net);
 }
 
 /** @return a load/store pointer to symmetric @p addr on @p pe, NULL when @p pe is on another

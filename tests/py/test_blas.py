@@ -40,9 +40,9 @@ def test_mismatch(core, flags, want):
         assert want in got and core in got
 
 
-def test_describe_names_the_kernels_of_this_machine():
+def test_header_names_the_kernels_of_this_machine():
     core = blas.corename()
-    text = blas.describe()
+    text = blas.header("gemm")
     assert text.startswith("OpenBLAS one thread per rank")
     if core:
         assert f"{core} kernels" in text

@@ -689,12 +689,14 @@ static ucs_status_t mm_ucx_on_put_signal(void *arg, const void *header, size_t h
         mm_ucx_signal_apply(&s);
         return UCS_OK;
     }
+    /* a rendezvous: the signal waits on the heap for the data */
     mm_ucx_signal_t *k = malloc(sizeof(*k));
     if (k == NULL)
         H->fatal("transport: out of memory for a put with signal from rank %d", h.put.src);
     *k = s;
-    return mm_ucx_place(data, dest, h.put.len, param, mm_ucx_signal_received, k,
-                        mm_ucx_signal_landed, "receiving a put with signal", h.put.src);
+    mm_ucx_recv_rndv(data, dest, h.put.len, mm_ucx_signal_received, k, mm_ucx_signal_landed,
+                     "receiving a put with signal", h.put.src);
+    return UCS_INPROGRESS;
 }
 
 /* ---- a collective's large messages (see the head of the file) ---- */
@@ -783,10 +785,9 @@ static ucs_status_t mm_ucx_on_msg(void *arg, const void *header, size_t header_l
         memcpy(k->data, data, length);
         ret = UCS_OK;
     }
-    mm_ucx_match_t **tail = &M.arrived;
-    while (*tail)
-        tail = &(*tail)->next;
-    *tail = k;
+    /* (a sender sends at most one message per tag: the list's order does not matter) */
+    k->next = M.arrived;
+    M.arrived = k;
     pthread_mutex_unlock(&M.lock);
     H->wake_self();
     return ret;
