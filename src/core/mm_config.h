@@ -34,8 +34,8 @@
       "Microseconds a waiting rank polls before it yields; -1 picks 2000, or 0 (a few polls, "   \
       "then yield) when ranks > cores.")                                                            \
     X(YIELD_US, yield_us, INT, "-1",                                                               \
-      "Microseconds a waiting rank then yields before it sleeps; -1 picks 20000, or 10000 when "  \
-      "ranks > cores.")                                                                             \
+      "Microseconds a waiting rank then yields before it sleeps; -1 picks 20000, 1000000 when "  \
+      "peers are on other hosts, or 10000 when ranks > cores.")                                                                             \
     X(SLEEP_US, sleep_us, INT, "1000",                                                             \
       "Longest futex sleep of a waiting rank (a safety net: peers wake sleepers directly).")        \
     X(DATA_REMAP, data_remap, BOOL, "1",                                                           \
