@@ -299,6 +299,22 @@ def test_meshmem_job_across_hosts(vtools, fault_prog, shape):
     check_clean(job)
 
 
+def test_transport_names_the_ucx_library_it_runs_on(vtools, fault_prog):
+    """At debug level each rank names the UCX release and the libucp file it loaded: where a
+    machine's own UCX is found before the one meshmem was built for, that line (a warning when
+    the releases differ) and every transport failure message say which library ran."""
+    job = Job(vtools, ["--vhosts", "2", "-n", "2", "--heap", "16M", fault_prog, "ok"],
+              env={"MESHMEM_DEBUG": "3"})
+    assert job.finish() == 0, f"stdout:\n{job.out}\nstderr:\n{job.err}"
+    found = re.findall(r"^meshmem\[(\d)\] debug: transport: UCX (\d+)\.(\d+)\.\d+, (\S+)$",
+                       job.err, re.M)
+    assert sorted(f[0] for f in found) == ["0", "1"], job.err
+    for _, _, _, path in found:
+        assert Path(path).exists() and "libucp" in path, path
+    assert "built for UCX" not in job.err  # the release meshmem was built for ran
+    check_clean(job)
+
+
 def test_tag_output_across_hosts(vtools, fault_prog):
     """--tag-output marks lines "[RANK] " across hosts as on one machine (mpirun's own marks,
     rewritten), on both streams; meshrun still reads the ranks' reports behind the marks."""

@@ -64,6 +64,7 @@
 #include "mm_plugin.h"
 #include "mm_ucx_post.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -191,10 +192,13 @@ static const char *mm_ucx_host(int pe)
 
 /* ---- completion ---- */
 
+/* the UCX library in use, for messages: "UCX 1.13.1, /usr/lib/.../libucp.so.0" */
+static char mm_ucx_lib[320] = "UCX ?";
+
 static void mm_ucx_failed(const char *what, int pe, ucs_status_t st)
 {
-    H->fatal("%s to rank %d (host %s) failed: %s", what, pe, pe >= 0 ? mm_ucx_host(pe) : "-",
-             ucs_status_string(st));
+    H->fatal("%s to rank %d (host %s) failed: %s (%s)", what, pe,
+             pe >= 0 ? mm_ucx_host(pe) : "-", ucs_status_string(st), mm_ucx_lib);
 }
 
 /* one turn of a blocking operation's completion loop: counted as the application's progress
@@ -1198,8 +1202,28 @@ static int mm_ucx_check(ucs_status_t st, const char *what)
     return -1;
 }
 
+/* name the UCX library that was loaded, and warn when it is not the release this plugin was
+ * built for: the loader can find another libucp first (a machine's own UCX beside a carried
+ * one), whose protocols and transport modules need not match, and an operation that fails
+ * there then fails with a message that says nothing of why */
+static void mm_ucx_identify(void)
+{
+    unsigned major, minor, release;
+    ucp_get_version(&major, &minor, &release);
+    Dl_info di;
+    const char *path = dladdr((void *)ucp_get_version, &di) && di.dli_fname ? di.dli_fname : "?";
+    snprintf(mm_ucx_lib, sizeof(mm_ucx_lib), "UCX %u.%u.%u, %s", major, minor, release, path);
+    if (major != UCP_API_MAJOR || minor != UCP_API_MINOR)
+        H->log(MM_LOG_WARN, "transport: built for UCX %d.%d, running on %s: the two may "
+               "disagree (set LD_LIBRARY_PATH to the UCX it was built for)",
+               UCP_API_MAJOR, UCP_API_MINOR, mm_ucx_lib);
+    else
+        H->log(MM_LOG_DEBUG, "transport: %s", mm_ucx_lib);
+}
+
 static int mm_ucx_open(void)
 {
+    mm_ucx_identify();
     ucp_config_t *cfg;
     if (mm_ucx_check(ucp_config_read(NULL, NULL, &cfg), "ucp_config_read"))
         return -1;
