@@ -36,6 +36,13 @@ have pkg-config || need_apt+=(pkg-config)
 pkg-config --exists pmix 2>/dev/null || need_apt+=(libpmix-dev)
 have ip     || need_apt+=(iproute2)
 have nsenter || need_apt+=(util-linux)
+# Slurm for tests/py/test_slurm.py (srun --mpi=pmix across the virtual hosts, tools/meshrun-slurm):
+# its controller, node daemon, srun and munge; the PMIx plugin (mpi_pmix.so) comes with slurmd
+# (slurm-wlm-basic-plugins) and loads libpmix.so from libpmix-dev, above
+have slurmctld || need_apt+=(slurmctld)
+have slurmd || need_apt+=(slurmd)
+have srun   || need_apt+=(slurm-client)
+have munged || need_apt+=(munge)
 # OpenBLAS for the local multiplies of `meshmem gemm` (cblas.h under the multiarch directory)
 compgen -G "/usr/include/*/cblas.h" >/dev/null || [ -e /usr/include/cblas.h ] ||
   need_apt+=(libopenblas-dev)
