@@ -315,6 +315,24 @@ def test_transport_names_the_ucx_library_it_runs_on(vtools, fault_prog):
     check_clean(job)
 
 
+@pytest.mark.skipif(not os.environ.get("MESHMEM_TEST_UCX_LIB"),
+                    reason="MESHMEM_TEST_UCX_LIB (the lib folder of another UCX release) not set")
+def test_amos_between_hosts_on_another_ucx_release(build_dir):
+    """On a UCX other than the one meshmem was built for (1.16 and later select protocols anew,
+    and over TCP found none for a fetching AMO), every AMO between hosts works, and each rank
+    warns which library it runs on. Set MESHMEM_TEST_UCX_LIB to that UCX's lib folder (a
+    release built from source; Debian bookworm packages only 1.13)."""
+    lib = os.environ["MESHMEM_TEST_UCX_LIB"]
+    env = dict(os.environ, LD_LIBRARY_PATH=lib, MESHMEM_SHM="0", UCX_TLS="tcp,self")
+    env.pop("UCX_PROTO_ENABLE", None)
+    p = subprocess.run([str(build_dir / "bin" / "meshrun"), "-n", "3", "--timeout", "120",
+                        str(build_dir / "tests" / "shmem_amo")],
+                       capture_output=True, text=True, env=env, timeout=180)
+    assert p.returncode == 0, f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+    assert len(re.findall(rf"warning: transport: built for UCX \S+, running on UCX \S+, "
+                          rf"{re.escape(lib)}", p.stderr)) == 3, p.stderr
+
+
 def test_tag_output_across_hosts(vtools, fault_prog):
     """--tag-output marks lines "[RANK] " across hosts as on one machine (mpirun's own marks,
     rewritten), on both streams; meshrun still reads the ranks' reports behind the marks."""

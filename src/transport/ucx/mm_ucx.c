@@ -1206,7 +1206,7 @@ static int mm_ucx_check(ucs_status_t st, const char *what)
  * built for: the loader can find another libucp first (a machine's own UCX beside a carried
  * one), whose protocols and transport modules need not match, and an operation that fails
  * there then fails with a message that says nothing of why */
-static void mm_ucx_identify(void)
+static unsigned mm_ucx_identify(void)
 {
     unsigned major, minor, release;
     ucp_get_version(&major, &minor, &release);
@@ -1214,19 +1214,28 @@ static void mm_ucx_identify(void)
     const char *path = dladdr((void *)ucp_get_version, &di) && di.dli_fname ? di.dli_fname : "?";
     snprintf(mm_ucx_lib, sizeof(mm_ucx_lib), "UCX %u.%u.%u, %s", major, minor, release, path);
     if (major != UCP_API_MAJOR || minor != UCP_API_MINOR)
-        H->log(MM_LOG_WARN, "transport: built for UCX %d.%d, running on %s: the two may "
-               "disagree (set LD_LIBRARY_PATH to the UCX it was built for)",
+        H->log(MM_LOG_WARN | MM_LOG_ALWAYS, "transport: built for UCX %d.%d, running on %s: "
+               "the two may disagree (set LD_LIBRARY_PATH to the UCX it was built for)",
                UCP_API_MAJOR, UCP_API_MINOR, mm_ucx_lib);
     else
         H->log(MM_LOG_DEBUG, "transport: %s", mm_ucx_lib);
+    return major * 1000u + minor;
 }
 
 static int mm_ucx_open(void)
 {
-    mm_ucx_identify();
+    unsigned version = mm_ucx_identify();
     ucp_config_t *cfg;
     if (mm_ucx_check(ucp_config_read(NULL, NULL, &cfg), "ucp_config_read"))
         return -1;
+    /* UCX 1.16 and later select protocols anew by default (PROTO_ENABLE=y), and over TCP that
+     * selection finds none for a fetching AMO: UCX 1.16.0 between two virtual hosts printed
+     * "cannot find remote protocol ... amo_fetch" and canceled the first fetch-add (so did
+     * Ubuntu 24.04's UCX on the lent machine), where the selection of earlier releases, still
+     * there, emulates it as 1.13 does. The earlier one, unless the user chose. */
+    if (getenv("UCX_PROTO_ENABLE") == NULL && version >= 1016u &&
+        ucp_config_modify(cfg, "PROTO_ENABLE", "n") != UCS_OK)
+        H->log(MM_LOG_DEBUG, "transport: this UCX has no PROTO_ENABLE setting; left as it is");
     if (getenv("UCX_KEEPALIVE_INTERVAL") == NULL)
         ucp_config_modify(cfg, "KEEPALIVE_INTERVAL", MM_UCX_KEEPALIVE);
     /* the ranks of a node update the same words with CPU atomics: UCX's must agree with them
