@@ -59,6 +59,10 @@ class Protocol:
     eager_threshold_bytes: int
     rendezvous_extra_s: float
     sync_s: float
+    # all-reduces of at most this many bytes run as one step (every vector to every rank, each
+    # folds them), as meshmem's runtime does up to its eager size; 0: OPTWEB's reduce-scatter
+    # then all-gather at every size (the papers' fabrics)
+    allreduce_onestep_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -182,7 +186,8 @@ _KNOWN = {
     "link": {"bandwidth_gbps", "efficiency", "hop_latency_us"},
     "link_y": {"bandwidth_gbps", "efficiency", "hop_latency_us"},
     "memory": {"channels", "channel_width_bytes", "clock_mhz"},
-    "protocol": {"eager_threshold_bytes", "rendezvous_extra_us", "sync_us"},
+    "protocol": {"eager_threshold_bytes", "rendezvous_extra_us", "sync_us",
+                 "allreduce_onestep_bytes"},
     "mpi": {"software_latency_us", "reduce_gbytes_per_s", "algorithms", "ranks_per_node",
             "alltoall_startup_us"},
     "pgas": {"long_message_extra_us", "packet_overhead_bytes", "default_packet_bytes"},
@@ -371,6 +376,8 @@ def fabric_from_dict(raw: dict, path: str = "<dict>") -> Fabric:
         eager_threshold_bytes=_get(raw, path, "protocol", "eager_threshold_bytes", int, nonneg=True),
         rendezvous_extra_s=_get(raw, path, "protocol", "rendezvous_extra_us", float, nonneg=True) * 1e-6,
         sync_s=_get(raw, path, "protocol", "sync_us", float, nonneg=True) * 1e-6,
+        allreduce_onestep_bytes=_get(raw, path, "protocol", "allreduce_onestep_bytes", int,
+                                     nonneg=True, default=0, required=False),
     )
     sort = _load_sort(raw, path) if engine != "mpi" else None
     if "replay" in raw:

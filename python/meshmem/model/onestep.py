@@ -103,6 +103,17 @@ def averaging_mesh(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> Ste
     return _chain(fabric, [rs, ag])
 
 
+def allreduce_onestep(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
+    """meshmem's all-reduce of small vectors (its runtime, up to the eager size): every whole
+    vector to every rank, an all-gather ending with N L bytes per node, then each rank folds
+    the N - 1 received vectors into its own, reading each once."""
+    n = 1
+    for d in dims:
+        n *= d.size
+    fold = StepCost(0.0, (n - 1) * L / fabric.memory.bytes_per_s, 0.0)
+    return _chain(fabric, [allgather(fabric, n * L, dims), fold])
+
+
 def averaging_naive(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
     """Naive approach (OPTWEB (JOCN 2022) §3.C.2, Fig. 6a): all-to-all, then an averaging pass that reads the L
     received bytes from memory (W*M*C) and writes L/N, then all-gather: three dependent steps."""
