@@ -47,7 +47,7 @@ def script():
 
 @pytest.fixture(scope="module")
 def where(script, build_dir):
-    """where.c built by meshcc into the build tree (the hosts' /tmp is private: not tmp_path)."""
+    """where.c built by meshcc into the build tree."""
     exe = build_dir / "tests" / "srun_where"
     cc = subprocess.run([str(build_dir / "bin" / "meshcc"), "-std=c11", "-Wall", "-Wextra",
                          "-Werror", str(Path(__file__).parent / "rank_progs" / "where.c"),
