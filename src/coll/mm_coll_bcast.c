@@ -56,17 +56,18 @@ static void mm_root_step(const mm_coll_args_t *a, int root, const char *buf, siz
     free(sent);
 }
 
-/* rounds over slices when a private buffer does not fit in staging */
-static size_t mm_root_chunk(const mm_coll_args_t *a, const void *buf, size_t span, size_t len,
-                            int blocks)
+/* Rounds over slices, so that a private buffer fits in staging: every member cuts the same
+ * rounds by itself, from the length and the staging capacity alone (the same on every rank:
+ * staging is part of the segment, whose size init checks), rather than the root telling its
+ * chunk in a round of its own, a network message and its wait per call between hosts. A
+ * symmetric buffer above the capacity goes in rounds too. No staging: one round (a private
+ * buffer then fails in mm_root_step, naming the bytes). */
+static size_t mm_root_chunk(const mm_coll_args_t *a, size_t len, int blocks)
 {
-    mm_desc_t probe;
-    if (len <= mm_g.eager_bytes || mm_desc_of(buf, span, &probe))
+    if (len <= mm_g.eager_bytes)
         return len;
     size_t cap = mm_msg_stage_capacity() / (size_t)blocks / a->esize * a->esize;
-    if (cap == 0)
-        mm_fatal("%s: no staging memory (MESHMEM_STAGE_SIZE)", a->call);
-    return len < cap ? len : cap;
+    return cap == 0 || len < cap ? len : cap;
 }
 
 meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count,
@@ -90,14 +91,7 @@ meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count
         mm_line_bcast(&a, buf, len, root);
         return MESHMEM_OK;
     }
-    size_t chunk = a.t->my_rank == root ? mm_root_chunk(&a, buf, len, len, 1) : len;
-    /* every member must cut the same rounds: the root tells its chunk size in the first */
-    if (len > mm_g.eager_bytes) {
-        uint64_t c = chunk;
-        mm_root_step(&a, root, (const char *)&c, 0, sizeof(c), (char *)&c);
-        chunk = c;
-    }
-    size_t done = 0;
+    size_t chunk = mm_root_chunk(&a, len, 1), done = 0;
     do {
         size_t c = len - done < chunk ? len - done : chunk;
         mm_root_step(&a, root, (char *)buf + done, 0, c, (char *)buf + done);
@@ -127,13 +121,7 @@ meshmem_status_t meshmem_coll_scatter(meshmem_team_t team, const void *sendbuf, 
     int n = a.t->size;
     bool is_root = a.t->my_rank == root;
     const char *sbuf = is_root ? sendbuf : NULL;
-    size_t chunk = is_root ? mm_root_chunk(&a, sbuf, len * (size_t)n, len, n) : len;
-    if (len > mm_g.eager_bytes) {
-        uint64_t c = chunk;
-        mm_root_step(&a, root, (const char *)&c, 0, sizeof(c), (char *)&c);
-        chunk = c;
-    }
-    size_t done = 0;
+    size_t chunk = mm_root_chunk(&a, len, n), done = 0;
     do {
         size_t c = len - done < chunk ? len - done : chunk;
         mm_root_step(&a, root, sbuf ? sbuf + done : NULL, len, c, (char *)recvbuf + done);
