@@ -294,6 +294,21 @@ static void mm_allreduce_recdbl(const mm_coll_args_t *a, const void *sendbuf, vo
     }
 }
 
+/* whether a member of @p t is on another host. Above the eager size the naive form's
+ * all-to-all posts its receives before the data comes, straight into one buffer, where the
+ * aggressive form takes each peer's slice as it arrives (a receive per peer after its header):
+ * across 2 virtual hosts x 1 rank naive took 140-156 against 287-293 us at 256 KiB and 518-584
+ * against 686-746 us at 1 MiB; on one host aggressive is the faster (docs/collectives.md) */
+static bool mm_team_spans_hosts(const struct meshmem_team *t)
+{
+    if (mm_g.all_local)
+        return false;
+    for (int i = 0; i < t->size; i++)
+        if (!mm_team_local(t->start + i * t->stride))
+            return true;
+    return false;
+}
+
 meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf, void *recvbuf,
                                         size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
                                         meshmem_algo_t algo)
@@ -319,7 +334,9 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
         return MESHMEM_OK;
     }
     if (algo == MESHMEM_ALGO_AUTO)
-        algo = len <= mm_g.eager_bytes ? MESHMEM_ALGO_ONESTEP : MESHMEM_ALGO_AGGRESSIVE;
+        algo = len <= mm_g.eager_bytes ? MESHMEM_ALGO_ONESTEP
+               : mm_team_spans_hosts(a.t) ? MESHMEM_ALGO_NAIVE
+                                          : MESHMEM_ALGO_AGGRESSIVE;
     a.algo = algo;
     switch (algo) {
     case MESHMEM_ALGO_ONESTEP:
