@@ -57,18 +57,10 @@ static void mm_root_step(const mm_coll_args_t *a, int root, const char *buf, siz
 }
 
 /* Rounds over slices, so that a private buffer fits in staging: every member cuts the same
- * rounds by itself, from the length and the staging capacity alone (the same on every rank:
- * staging is part of the segment, whose size init checks), rather than the root telling its
- * chunk in a round of its own, a network message and its wait per call between hosts. A
- * symmetric buffer above the capacity goes in rounds too. No staging: one round (a private
- * buffer then fails in mm_root_step, naming the bytes). */
-static size_t mm_root_chunk(const mm_coll_args_t *a, size_t len, int blocks)
-{
-    if (len <= mm_g.eager_bytes)
-        return len;
-    size_t cap = mm_msg_stage_capacity() / (size_t)blocks / a->esize * a->esize;
-    return cap == 0 || len < cap ? len : cap;
-}
+ * rounds by itself (mm_msg_round_bytes), rather than the root telling its chunk in a round of
+ * its own, a network message and its wait per call between hosts. A symmetric buffer above
+ * the capacity goes in rounds too. No staging: one round (a private buffer then fails in
+ * mm_root_step, naming the bytes). */
 
 meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count,
                                     meshmem_dtype_t dtype, int root, meshmem_algo_t algo)
@@ -91,7 +83,7 @@ meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count
         mm_line_bcast(&a, buf, len, root);
         return MESHMEM_OK;
     }
-    size_t chunk = mm_root_chunk(&a, len, 1), done = 0;
+    size_t chunk = mm_msg_round_bytes(len, a.esize, 1), done = 0;
     do {
         size_t c = len - done < chunk ? len - done : chunk;
         mm_root_step(&a, root, (char *)buf + done, 0, c, (char *)buf + done);
@@ -121,7 +113,7 @@ meshmem_status_t meshmem_coll_scatter(meshmem_team_t team, const void *sendbuf, 
     int n = a.t->size;
     bool is_root = a.t->my_rank == root;
     const char *sbuf = is_root ? sendbuf : NULL;
-    size_t chunk = mm_root_chunk(&a, len, n), done = 0;
+    size_t chunk = mm_msg_round_bytes(len, a.esize, n), done = 0;
     do {
         size_t c = len - done < chunk ? len - done : chunk;
         mm_root_step(&a, root, sbuf ? sbuf + done : NULL, len, c, (char *)recvbuf + done);

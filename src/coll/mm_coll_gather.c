@@ -46,25 +46,31 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
         mm_line_gather(&a, sendbuf == MESHMEM_IN_PLACE ? NULL : sendbuf, recvbuf, len, root);
         return MESHMEM_OK;
     }
-    uint64_t seq = mm_coll_begin(t);
-    if (me != root) {
-        mm_desc_t d;
-        const char *src = mm_gather_expose(&a, sendbuf, len, false, &d);
-        bool by_desc = mm_msg_send(t, seq, root, src, len, &d);
-        mm_coll_wake(t, root);
-        if (by_desc)
-            mm_msg_sent_wait(t, seq, root);
-        mm_coll_end(t, seq);
-        return MESHMEM_OK;
-    }
     char *rbuf = recvbuf;
-    if (sendbuf != MESHMEM_IN_PLACE && len && rbuf + (size_t)me * len != sendbuf)
+    if (me == root && sendbuf != MESHMEM_IN_PLACE && len && rbuf + (size_t)me * len != sendbuf)
         memmove(rbuf + (size_t)me * len, sendbuf, len);
-    for (int k = 1; k < n; k++) {
-        int r = (me + k) % n;
-        mm_msg_recv_exact(a.call, t, seq, r, rbuf + (size_t)r * len, len);
-    }
-    mm_coll_end(t, seq);
+    /* rounds over slices of every block, cut alike by every member (mm_msg_round_bytes), so
+     * that a private block larger than staging still goes */
+    size_t chunk = mm_msg_round_bytes(len, a.esize, 1), done = 0;
+    do {
+        size_t c = len - done < chunk ? len - done : chunk;
+        uint64_t seq = mm_coll_begin(t);
+        if (me != root) {
+            mm_desc_t d;
+            const char *src = mm_gather_expose(&a, (const char *)sendbuf + done, c, false, &d);
+            bool by_desc = mm_msg_send(t, seq, root, src, c, &d);
+            mm_coll_wake(t, root);
+            if (by_desc)
+                mm_msg_sent_wait(t, seq, root);
+        } else {
+            for (int k = 1; k < n; k++) {
+                int r = (me + k) % n;
+                mm_msg_recv_exact(a.call, t, seq, r, rbuf + (size_t)r * len + done, c);
+            }
+        }
+        mm_coll_end(t, seq);
+        done += c;
+    } while (done < len);
     return MESHMEM_OK;
 }
 

@@ -86,6 +86,14 @@ size_t mm_msg_stage_capacity(void)
     return mm_stage_bytes / 2;
 }
 
+size_t mm_msg_round_bytes(size_t len, size_t esize, int blocks)
+{
+    if (len <= mm_g.eager_bytes)
+        return len;
+    size_t cap = mm_msg_stage_capacity() / (size_t)blocks / esize * esize;
+    return cap == 0 || len < cap ? len : cap;
+}
+
 void *mm_msg_stage(struct meshmem_team *t, size_t bytes)
 {
     if (bytes > mm_msg_stage_capacity() || mm_stage_arena == NULL)

@@ -105,6 +105,15 @@ void mm_msg_fini(void);
 size_t mm_msg_stage_capacity(void);
 
 /**
+ * @brief The bytes per block of one round of a rooted collective that moves @p blocks blocks
+ * of @p len bytes (elements of @p esize bytes) through staging: @p len at or below the eager
+ * size or without staging (one round), else at most an equal share of the staging capacity.
+ * The same on every member (it depends on the arguments and the staging size alone, which
+ * init checks is the same everywhere), so that members cut the same rounds untold.
+ */
+size_t mm_msg_round_bytes(size_t len, size_t esize, int blocks);
+
+/**
  * @brief A staging buffer of at least @p bytes for team @p t (kept per team, grown on demand).
  * @return it, or NULL when @p bytes exceed mm_msg_stage_capacity().
  */

@@ -39,15 +39,16 @@ static void buf_free(void *p, int symmetric)
 static const size_t counts[] = {0, 1, 3, 12, 13, 257, 1025, 5000, 40000};
 #define NCOUNTS (sizeof(counts) / sizeof(counts[0]))
 
-/* broadcast and scatter of vectors larger than staging (run with a small MESHMEM_STAGE_SIZE):
- * in rounds that every member cuts by itself, private and symmetric buffers, every root */
-static void test_bcast_scatter_rounds(meshmem_team_t team, int sym)
+/* broadcast, scatter and gather of vectors larger than staging (run with a small
+ * MESHMEM_STAGE_SIZE): in rounds that every member cuts by itself, private and symmetric
+ * buffers, every root */
+static void test_rooted_rounds(meshmem_team_t team, int sym)
 {
     static const size_t big[] = {40000, 100003};
     int n = meshmem_team_size(team), r = meshmem_team_rank(team);
     for (size_t ci = 0; ci < sizeof(big) / sizeof(big[0]); ci++) {
         size_t c = big[ci];
-        int32_t *a = buf_alloc(c * 4 * (size_t)n, sym), *b = buf_alloc(c * 4, sym);
+        int32_t *a = buf_alloc(c * 4 * (size_t)n, sym), *b = buf_alloc(c * 4 * (size_t)n, sym);
         for (int root = 0; root < n; root++) {
             for (size_t i = 0; i < c; i++)
                 a[i] = r == root ? val(root, i, 11) : -1;
@@ -61,6 +62,14 @@ static void test_bcast_scatter_rounds(meshmem_team_t team, int sym)
                   0);
             for (size_t i = 0; i < c; i++)
                 CHECK_EQ_LL(b[i], val(root, (size_t)r * c + i, 12));
+            for (size_t i = 0; i < c; i++)
+                a[i] = val(r, i, 13);
+            memset(b, 0xff, c * 4 * (size_t)n);
+            CHECK(meshmem_coll_gather(team, a, b, c, MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) == 0);
+            if (r == root)
+                for (int j = 0; j < n; j++)
+                    for (size_t i = 0; i < c; i++)
+                        CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, 13));
         }
         buf_free(b, sym);
         buf_free(a, sym);
@@ -371,7 +380,7 @@ int main(int argc, char **argv)
             test_bcast_scatter_gather(MESHMEM_TEAM_WORLD, sym);
     if (all || !strcmp(part, "rounds"))
         for (int sym = 0; sym < 2; sym++)
-            test_bcast_scatter_rounds(MESHMEM_TEAM_WORLD, sym);
+            test_rooted_rounds(MESHMEM_TEAM_WORLD, sym);
     if (all || !strcmp(part, "gather"))
         for (int sym = 0; sym < 2; sym++) {
             test_allgather_alltoall(MESHMEM_TEAM_WORLD, sym, MESHMEM_ALGO_ONESTEP);

@@ -3,7 +3,7 @@ foreach(part rooted gather v reduce teams mix errors)
   mm_rank_test(coll_mpi_${part} SOURCES coll_mpi.c RANKS 1 2 3 4 5 8 ARGS ${part} TIMEOUT 240)
 endforeach()
 
-# Staging smaller than the messages (128 KiB: 64 KiB per team): broadcast and scatter go in
+# Staging smaller than the messages (128 KiB: 64 KiB per team): broadcast, scatter and gather go in
 # rounds that every member cuts alike by itself, for private and symmetric buffers; on one host
 # and across two (the network path, where the root once sent its chunk size ahead of each call)
 foreach(n 2 3 5)
