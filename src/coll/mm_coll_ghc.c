@@ -132,7 +132,7 @@ static void mm_ghc_step(const mm_coll_args_t *a, struct meshmem_team *s, const m
         sent[j] = mm_msg_send(s, seq, j, out[j].buf, out[j].bytes, &out[j].desc);
     }
     mm_coll_wake_all(s);
-    m[me] = (mm_msg_t){out[me].buf, out[me].bytes, out[me].bytes > mm_g.eager_bytes, NULL};
+    m[me] = (mm_msg_t){out[me].buf, out[me].bytes, out[me].bytes > mm_g.eager_bytes, NULL, 0};
     for (int k = 1; k < n; k++) {
         int j = (me + n - k) % n;
         m[j] = mm_msg_peek(s, seq, j);

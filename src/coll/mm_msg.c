@@ -115,8 +115,51 @@ void *mm_msg_stage(struct meshmem_team *t, size_t bytes)
     return buf;
 }
 
+void mm_msg_rx_release(struct meshmem_team *t)
+{
+    free(t->rx_spare);
+    t->rx_spare = NULL;
+    t->rx_spare_bytes = 0;
+}
+
+/* A buffer for a message of @p bytes from another host (mm_msg_peek): the team's kept one when
+ * it is large enough. A malloc of a large one is a fresh mapping each time, whose page faults
+ * cost more than the transfer (a 1 MiB reduce between 2 hosts of 1 rank took 1000 us, 581 with
+ * malloc told to keep its memory); a team's collectives run one at a time, so one kept buffer,
+ * the largest, serves them. */
+static void *mm_msg_rx_take(struct meshmem_team *t, size_t bytes, int src, size_t *got)
+{
+    if (t->rx_spare != NULL && t->rx_spare_bytes >= bytes) {
+        void *p = t->rx_spare;
+        *got = t->rx_spare_bytes;
+        t->rx_spare = NULL;
+        t->rx_spare_bytes = 0;
+        return p;
+    }
+    void *p = malloc(bytes ? bytes : 1);
+    if (p == NULL)
+        mm_fatal("collective: out of memory receiving %zu bytes from team rank %d", bytes, src);
+    *got = bytes;
+    return p;
+}
+
+/* done with a buffer of mm_msg_rx_take: kept when larger than the team's kept one */
+static void mm_msg_rx_give(struct meshmem_team *t, void *p, size_t bytes)
+{
+    if (p == NULL)
+        return;
+    if (t->rx_spare_bytes >= bytes) {
+        free(p);
+        return;
+    }
+    free(t->rx_spare);
+    t->rx_spare = p;
+    t->rx_spare_bytes = bytes;
+}
+
 void mm_msg_stage_release(struct meshmem_team *t)
 {
+    mm_msg_rx_release(t);
     pthread_mutex_lock(&mm_stage_lock);
     if (t->slot >= 0 && mm_stage_of[t->slot].team == t) {
         if (mm_stage_of[t->slot].buf)
@@ -241,10 +284,7 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
         }
         /* a sender on another host: its buffer comes here by get, whole (mm_msg_recv gets
          * straight into its destination instead) */
-        m.owned = malloc(m.bytes ? m.bytes : 1);
-        if (m.owned == NULL)
-            mm_fatal("collective: out of memory receiving %zu bytes from team rank %d", m.bytes,
-                     src);
+        m.owned = mm_msg_rx_take(t, m.bytes, src, &m.owned_bytes);
         mm_tp_get(m.owned, mm_desc_sym(&d, m.bytes, w), m.bytes, w);
         m.data = m.owned;
         break;
@@ -254,10 +294,7 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
         if (MM_UNLIKELY(mm_team_local(w)))
             mm_fatal("collective: team rank %d of this host sent a network message header %#llx",
                      src, (unsigned long long)h);
-        m.owned = malloc(m.bytes ? m.bytes : 1);
-        if (m.owned == NULL)
-            mm_fatal("collective: out of memory receiving %zu bytes from team rank %d", m.bytes,
-                     src);
+        m.owned = mm_msg_rx_take(t, m.bytes, src, &m.owned_bytes);
         mm_msg_take_pushed(t, seq, src, m.owned, m.bytes);
         m.data = m.owned;
         break;
@@ -271,7 +308,7 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
 
 void mm_msg_release(struct meshmem_team *t, uint64_t seq, int src, const mm_msg_t *m)
 {
-    free(m->owned);
+    mm_msg_rx_give(t, m->owned, m->owned_bytes);
     if (!m->by_desc)
         return;
     mm_coll_post(t, src, MM_FLAG_DONE, seq, NULL, 0);

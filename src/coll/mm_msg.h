@@ -119,8 +119,11 @@ size_t mm_msg_round_bytes(size_t len, size_t esize, int blocks);
  */
 void *mm_msg_stage(struct meshmem_team *t, size_t bytes);
 
-/** @brief Release team @p t's staging buffer (team destroy). */
+/** @brief Release team @p t's staging buffer and its kept receive buffer (team destroy). */
 void mm_msg_stage_release(struct meshmem_team *t);
+
+/** @brief Free team @p t's kept receive buffer (mm_msg_peek's, for messages from other hosts). */
+void mm_msg_rx_release(struct meshmem_team *t);
 
 /**
  * @brief Make @p buf addressable for a rendezvous: its descriptor when it is in shared memory;
@@ -149,7 +152,9 @@ typedef struct {
     const void *data;   /* the bytes, wherever they are (line, channel, sender's buffer) */
     size_t      bytes;
     bool        by_desc; /* the sender waits for our DONE */
-    void       *owned;   /* a copy fetched from a sender on another host (freed at release) */
+    void       *owned;   /* a copy fetched from a sender on another host (kept or freed at
+                          * release) */
+    size_t      owned_bytes; /* its size */
 } mm_msg_t;
 
 /** @brief Wait for member @p src's message of collective @p seq; @return it (not copied). */

@@ -66,6 +66,8 @@ int mm_team_init(void)
 void mm_team_fini(void)
 {
     mm_topo_fini(&mm_team_world_obj);
+    mm_msg_rx_release(&mm_team_world_obj);
+    mm_msg_rx_release(&mm_team_shared_obj);
     /* past finalize's barrier: no member uses them any more, so no collective release */
     for (int slot = 0; slot < MM_TEAM_SLOTS; slot++) {
         struct meshmem_team *t = mm_team_live[slot];

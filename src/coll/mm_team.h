@@ -55,6 +55,8 @@ struct meshmem_team {
     int      ghc_hosts;           /* the grid is the hosts' (topology auto): MM_HOSTS_* */
     struct meshmem_team *ghc_x, *ghc_y; /* this member's row and column teams (built on use) */
     _Atomic uint64_t pushes;      /* messages pushed to other hosts, not yet sent (mm_msg.h) */
+    void    *rx_spare;            /* a buffer a message from another host came in, kept for */
+    size_t   rx_spare_bytes;      /*   the next (mm_msg.c), and its size */
 };
 
 /*
