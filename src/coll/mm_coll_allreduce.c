@@ -366,6 +366,52 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
     }
 }
 
+/* Reduce at the root in one step: the other member's whole vector to the root, which folds
+ * them in member order (the bits of the slice path). For a pair of ranks on two hosts: the
+ * slice path sends half each way, then the other half to the root, two network steps one
+ * after the other (a 1 MiB reduce between 2 virtual hosts of 1 rank: 350-366 against
+ * 1414-1499 us, 64 KiB 42 against 67-73 us) */
+static void mm_reduce_direct(const mm_coll_args_t *a, const void *src, void *recvbuf,
+                             size_t count, meshmem_dtype_t dtype, meshmem_op_t op, int root)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    size_t len = count * a->esize;
+    uint64_t seq = mm_coll_begin(t);
+    if (me != root) {
+        mm_desc_t d;
+        const char *s = mm_red_expose(a, src, len, len, &d);
+        bool by_desc = mm_msg_send(t, seq, root, s, len, &d);
+        mm_coll_wake(t, root);
+        if (by_desc)
+            mm_msg_sent_wait(t, seq, root);
+        mm_coll_end(t, seq);
+        return;
+    }
+    /* in place at a root other than member 0: member 0's vector would land on ours first */
+    char *out = src == recvbuf && root != 0 ? mm_xalloc(a, len) : recvbuf;
+    for (int r = 0; r < n; r++) {
+        mm_msg_t m = {.data = src, .bytes = len};
+        if (r != me)
+            m = mm_msg_peek(t, seq, r);
+        if (m.bytes != len)
+            mm_msg_counts_differ(a->call, r, m.bytes, len);
+        if (r == 0) {
+            if (out != m.data && len)
+                memcpy(out, m.data, len);
+        } else {
+            mm_reduce_apply(dtype, op, out, m.data, count);
+        }
+        if (r != me)
+            mm_msg_release(t, seq, r, &m);
+    }
+    if (out != recvbuf) {
+        memcpy(recvbuf, out, len);
+        free(out);
+    }
+    mm_coll_end(t, seq);
+}
+
 meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, void *recvbuf,
                                      size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
                                      int root, meshmem_algo_t algo)
@@ -391,6 +437,10 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
      * mix them must still take the same path */
     if (len <= MM_MSG_INLINE) {
         mm_line_reduce(&a, src, recvbuf, count, dtype, op, root);
+        return MESHMEM_OK;
+    }
+    if (n == 2 && mm_team_spans_hosts(t)) {
+        mm_reduce_direct(&a, src, recvbuf, count, dtype, op, root);
         return MESHMEM_OK;
     }
     /* reduce-scatter the slices, then gather them at the root */

@@ -19,3 +19,11 @@ add_test(NAME coll_mpi_rounds.stage128k.hosts2x2
 set_tests_properties(coll_mpi_rounds.stage128k.hosts2x2 PROPERTIES LABELS "net" TIMEOUT 240
                      PROCESSORS 1
                      ENVIRONMENT "MESHMEM_STAGE_SIZE=128K;MESHMEM_HOST_RANKS=2;UCX_TLS=tcp,self")
+
+# A pair of ranks on two hosts: reduce's one-step form there (mm_reduce_direct: the other
+# vector whole to the root), at every root, in place and not, every size of the part
+add_test(NAME coll_mpi_reduce.hosts2x1
+         COMMAND ${MESHRUN} -n 2 --heap ${MESHMEM_TEST_HEAP} --timeout 600
+                 $<TARGET_FILE:coll_mpi_reduce> reduce)
+set_tests_properties(coll_mpi_reduce.hosts2x1 PROPERTIES LABELS "net" TIMEOUT 600 PROCESSORS 1
+                     ENVIRONMENT "MESHMEM_HOST_RANKS=1;UCX_TLS=tcp,self")
