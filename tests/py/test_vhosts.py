@@ -652,3 +652,46 @@ def test_inter_host_path_is_tcp(vtools):
     # the same test within one host does use shared memory: the log would show it
     same = perftest_transports(vtools, 0, 0)
     assert same and all(re.search(r"posix|sysv|cma", ep) for ep in same), same
+
+
+# ------------------------------------------------------------------------------------------
+# started by PRRTE's prterun (OpenMPI 5's launcher), where one is installed: Debian bookworm
+# packages no PRRTE, so this runs only with MESHMEM_TEST_PRTE set to a PRRTE prefix (3.0 is
+# the last release that builds against bookworm's PMIx 4.2.2) or prterun on PATH
+
+
+def prte_prefix() -> str | None:
+    if os.environ.get("MESHMEM_TEST_PRTE"):
+        return os.environ["MESHMEM_TEST_PRTE"]
+    found = shutil.which("prterun")
+    return str(Path(found).resolve().parent.parent) if found else None
+
+
+@pytest.mark.skipif(prte_prefix() is None,
+                    reason="no PRRTE (Debian packages none): set MESHMEM_TEST_PRTE to a prefix")
+@pytest.mark.parametrize("mode,status,says", [
+    ("ok", 0, None),
+    ("global-exit", 7, None),
+    ("bad-pe", 1, r"meshmem_put: PE argument \(4\) is invalid"),
+])
+def test_started_by_prterun_across_virtual_hosts(vtools, fault_prog, tmp_path, mode, status, says):
+    """prterun starts its daemons on the virtual hosts through tools/meshrun-vhosts-prte-ssh
+    (PRRTE 3.0 runs the first ssh on PATH whatever plm_ssh_agent says); the ranks bootstrap from
+    its PMIx server: results, the job's status, the error line, and nothing left behind."""
+    prefix = prte_prefix()
+    (tmp_path / "ssh").symlink_to(Path(__file__).resolve().parents[2] / "tools" /
+                                  "meshrun-vhosts-prte-ssh")
+    script = ('exec prterun --prefix "$1" --hostfile "$MESHRUN_VHOSTS_DIR/hostfile" '
+              '--prtemca plm_ssh_no_tree_spawn 1 '
+              '--prtemca oob_tcp_if_include "$OMPI_MCA_oob_tcp_if_include" '
+              '-x UCX_TLS -x UCX_NET_DEVICES -n 4 "$2" "$3"')
+    env = ["env", f"PATH={tmp_path}:{prefix}/bin:{os.environ['PATH']}",
+           "PRTE_ALLOW_RUN_AS_ROOT=1", "PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1"]
+    job = run_on_cluster(vtools, 2, 2, [*env, "sh", "-c", script, "sh", prefix, fault_prog, mode])
+    assert job.finish() == status, f"stdout:\n{job.out}\nstderr:\n{job.err}"
+    if mode == "ok":
+        for r in range(4):
+            assert f"ok rank {r} of 4\n" in job.out
+    if says:
+        assert re.search(says, job.err), job.err
+    check_clean(job)
