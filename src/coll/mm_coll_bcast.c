@@ -56,12 +56,6 @@ static void mm_root_step(const mm_coll_args_t *a, int root, const char *buf, siz
     free(sent);
 }
 
-/* Rounds over slices, so that a private buffer fits in staging: every member cuts the same
- * rounds by itself (mm_msg_round_bytes), rather than the root telling its chunk in a round of
- * its own, a network message and its wait per call between hosts. A symmetric buffer above
- * the capacity goes in rounds too. No staging: one round (a private buffer then fails in
- * mm_root_step, naming the bytes). */
-
 meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count,
                                     meshmem_dtype_t dtype, int root, meshmem_algo_t algo)
 {
@@ -83,6 +77,10 @@ meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count
         mm_line_bcast(&a, buf, len, root);
         return MESHMEM_OK;
     }
+    /* rounds over slices, so that a private buffer fits in staging: every member cuts the
+     * same rounds by itself (mm_msg_round_bytes), where the root once told its chunk in a
+     * round of its own, a network message and its wait per call between hosts; no staging:
+     * one round (a private buffer then fails in mm_root_step, naming the bytes) */
     size_t chunk = mm_msg_round_bytes(len, a.esize, 1), done = 0;
     do {
         size_t c = len - done < chunk ? len - done : chunk;
@@ -113,7 +111,7 @@ meshmem_status_t meshmem_coll_scatter(meshmem_team_t team, const void *sendbuf, 
     int n = a.t->size;
     bool is_root = a.t->my_rank == root;
     const char *sbuf = is_root ? sendbuf : NULL;
-    size_t chunk = mm_msg_round_bytes(len, a.esize, n), done = 0;
+    size_t chunk = mm_msg_round_bytes(len, a.esize, n), done = 0; /* as bcast's */
     do {
         size_t c = len - done < chunk ? len - done : chunk;
         mm_root_step(&a, root, sbuf ? sbuf + done : NULL, len, c, (char *)recvbuf + done);
