@@ -248,8 +248,12 @@ meshmem_status_t mm_ghc_reduce(const mm_coll_args_t *a, const void *sendbuf, voi
  */
 bool mm_leader_for(mm_coll_args_t *a, size_t bytes);
 
-/** @return true when barriers on @p t take the node-leader form. */
-bool mm_leader_barrier_for(const struct meshmem_team *t);
+/** @return true when barriers on @p t take the node-leader form. (Inline: every barrier asks,
+ * and on one host the answer is one load.) */
+static inline bool mm_leader_barrier_for(const struct meshmem_team *t)
+{
+    return t->ghc_hosts != MM_HOSTS_NONE && mm_config.leader_bytes >= 0;
+}
 
 /** @brief Barrier: host, leaders, host. */
 void mm_leader_barrier(struct meshmem_team *t);

@@ -42,11 +42,47 @@ static const char *mm_red_expose(const mm_coll_args_t *a, const void *buf, size_
     return p;
 }
 
+/* Fold the team's n pieces of collective @p seq, @p cnt elements each, into @p out, member 0
+ * first: @p mine for this member, each other member's message as it comes. The order is the
+ * same everywhere, so equal pieces give equal bits. (@p out may be @p mine on member 0.) */
+static void mm_reduce_fold(const mm_coll_args_t *a, uint64_t seq, const void *mine, void *out,
+                           size_t cnt, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    size_t bytes = cnt * a->esize;
+    for (int r = 0; r < n; r++) {
+        mm_msg_t m = {.data = mine, .bytes = bytes, .by_desc = false};
+        if (r != me)
+            m = mm_msg_peek(t, seq, r);
+        if (m.bytes != bytes)
+            mm_msg_counts_differ(a->call, r, m.bytes, bytes);
+        if (r != 0)
+            mm_reduce_apply(dtype, op, out, m.data, cnt);
+        else if (out != m.data && bytes)
+            memcpy(out, m.data, bytes);
+        if (r != me)
+            mm_msg_release(t, seq, r, &m);
+    }
+}
+
+/* a member's part of a rooted step: @p len bytes of @p buf to member @p root, returning once
+ * @p buf may be reused */
+static void mm_red_send_to_root(const mm_coll_args_t *a, uint64_t seq, const void *buf,
+                                size_t len, int root)
+{
+    mm_desc_t d;
+    const char *s = mm_red_expose(a, buf, len, len, &d);
+    bool by_desc = mm_msg_send(a->t, seq, root, s, len, &d);
+    mm_coll_wake(a->t, root);
+    if (by_desc)
+        mm_msg_sent_wait(a->t, seq, root);
+}
+
 /*
  * One step of "send, then reduce what arrives in member order": member r gets piece r of
  * every member's vector — slice r when @p slices, else the whole vector — and reduces the n
- * pieces it receives, member 0 first, into @p out. The order is the same everywhere, so equal
- * pieces give equal bits.
+ * pieces it receives, member 0 first, into @p out (mm_reduce_fold).
  */
 static void mm_reduce_step(const mm_coll_args_t *a, const void *sendbuf, void *out, size_t count,
                            meshmem_dtype_t dtype, meshmem_op_t op, bool slices)
@@ -70,20 +106,7 @@ static void mm_reduce_step(const mm_coll_args_t *a, const void *sendbuf, void *o
     mm_coll_wake_all(t);
     size_t lo = slices ? mm_slice_lo(count, n, me) : 0;
     size_t cnt = (slices ? mm_slice_lo(count, n, me + 1) : count) - lo;
-    const char *mine = (const char *)sendbuf + lo * es;
-    for (int r = 0; r < n; r++) {
-        mm_msg_t m = {.data = mine, .bytes = cnt * es, .by_desc = false};
-        if (r != me)
-            m = mm_msg_peek(t, seq, r);
-        if (m.bytes != cnt * es)
-            mm_msg_counts_differ(a->call, r, m.bytes, cnt * es);
-        if (r == 0)
-            memcpy(out, m.data, cnt * es);
-        else
-            mm_reduce_apply(dtype, op, out, m.data, cnt);
-        if (r != me)
-            mm_msg_release(t, seq, r, &m);
-    }
+    mm_reduce_fold(a, seq, (const char *)sendbuf + lo * es, out, cnt, dtype, op);
     mm_msg_send_complete(t, seq, sent);
     mm_coll_end(t, seq);
     if (sent != small)
@@ -294,21 +317,6 @@ static void mm_allreduce_recdbl(const mm_coll_args_t *a, const void *sendbuf, vo
     }
 }
 
-/* whether a member of @p t is on another host. Above the eager size the naive form's
- * all-to-all posts its receives before the data comes, straight into one buffer, where the
- * aggressive form takes each peer's slice as it arrives (a receive per peer after its header):
- * across 2 virtual hosts x 1 rank naive took 140-156 against 287-293 us at 256 KiB and 518-584
- * against 686-746 us at 1 MiB; on one host aggressive is the faster (docs/collectives.md) */
-static bool mm_team_spans_hosts(const struct meshmem_team *t)
-{
-    if (mm_g.all_local)
-        return false;
-    for (int i = 0; i < t->size; i++)
-        if (!mm_team_local(t->start + i * t->stride))
-            return true;
-    return false;
-}
-
 meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf, void *recvbuf,
                                         size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
                                         meshmem_algo_t algo)
@@ -333,10 +341,15 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
         mm_line_allreduce(&a, src, recvbuf, count, dtype, op);
         return MESHMEM_OK;
     }
-    if (algo == MESHMEM_ALGO_AUTO)
+    if (algo == MESHMEM_ALGO_AUTO) {
+        /* across hosts the naive form's all-to-all posts its receives before the data comes,
+         * straight into one buffer, where the aggressive one takes each peer's slice after its
+         * header: 2 virtual hosts x 1 rank, naive 140-156 against 287-293 us at 256 KiB and
+         * 518-584 against 686-746 us at 1 MiB; on one host aggressive is the faster */
         algo = len <= mm_g.eager_bytes ? MESHMEM_ALGO_ONESTEP
                : mm_team_spans_hosts(a.t) ? MESHMEM_ALGO_NAIVE
                                           : MESHMEM_ALGO_AGGRESSIVE;
+    }
     a.algo = algo;
     switch (algo) {
     case MESHMEM_ALGO_ONESTEP:
@@ -375,39 +388,18 @@ static void mm_reduce_direct(const mm_coll_args_t *a, const void *src, void *rec
                              size_t count, meshmem_dtype_t dtype, meshmem_op_t op, int root)
 {
     struct meshmem_team *t = a->t;
-    int n = t->size, me = t->my_rank;
     size_t len = count * a->esize;
     uint64_t seq = mm_coll_begin(t);
-    if (me != root) {
-        mm_desc_t d;
-        const char *s = mm_red_expose(a, src, len, len, &d);
-        bool by_desc = mm_msg_send(t, seq, root, s, len, &d);
-        mm_coll_wake(t, root);
-        if (by_desc)
-            mm_msg_sent_wait(t, seq, root);
-        mm_coll_end(t, seq);
-        return;
-    }
-    /* in place at a root other than member 0: member 0's vector would land on ours first */
-    char *out = src == recvbuf && root != 0 ? mm_xalloc(a, len) : recvbuf;
-    for (int r = 0; r < n; r++) {
-        mm_msg_t m = {.data = src, .bytes = len};
-        if (r != me)
-            m = mm_msg_peek(t, seq, r);
-        if (m.bytes != len)
-            mm_msg_counts_differ(a->call, r, m.bytes, len);
-        if (r == 0) {
-            if (out != m.data && len)
-                memcpy(out, m.data, len);
-        } else {
-            mm_reduce_apply(dtype, op, out, m.data, count);
+    if (t->my_rank != root) {
+        mm_red_send_to_root(a, seq, src, len, root);
+    } else {
+        /* in place at a root other than member 0: member 0's vector would land on ours first */
+        char *out = src == recvbuf && root != 0 ? mm_xalloc(a, len) : recvbuf;
+        mm_reduce_fold(a, seq, src, out, count, dtype, op);
+        if (out != recvbuf) {
+            memcpy(recvbuf, out, len);
+            free(out);
         }
-        if (r != me)
-            mm_msg_release(t, seq, r, &m);
-    }
-    if (out != recvbuf) {
-        memcpy(recvbuf, out, len);
-        free(out);
     }
     mm_coll_end(t, seq);
 }
@@ -449,12 +441,7 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
     mm_coll_reduce_slices(&a, src, slice, count, dtype, op);
     uint64_t seq = mm_coll_begin(t);
     if (me != root) {
-        mm_desc_t d;
-        const char *s = mm_red_expose(&a, slice, cnt * es, cnt * es, &d);
-        bool by_desc = mm_msg_send(t, seq, root, s, cnt * es, &d);
-        mm_coll_wake(t, root);
-        if (by_desc)
-            mm_msg_sent_wait(t, seq, root);
+        mm_red_send_to_root(&a, seq, slice, cnt * es, root);
     } else {
         memcpy((char *)recvbuf + lo * es, slice, cnt * es);
         for (int k = 1; k < n; k++) {

@@ -108,10 +108,7 @@ meshmem_status_t meshmem_coll_barrier(meshmem_team_t team)
 
 void mm_coll_barrier(struct meshmem_team *t)
 {
-    /* one host (no grid from hosts): no call to ask whether node leaders apply */
-    if (MM_LIKELY(t->ghc_hosts == MM_HOSTS_NONE) && !mm_topo_ghc(t))
-        mm_fullmesh_barrier(t);
-    else if (mm_leader_barrier_for(t))
+    if (mm_leader_barrier_for(t))
         mm_leader_barrier(t);
     else if (mm_topo_ghc(t))
         mm_ghc_barrier(t);

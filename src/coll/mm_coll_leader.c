@@ -71,11 +71,6 @@ bool mm_leader_for(mm_coll_args_t *a, size_t bytes)
            bytes <= (size_t)mm_config.leader_bytes;
 }
 
-bool mm_leader_barrier_for(const struct meshmem_team *t)
-{
-    return t->ghc_hosts != MM_HOSTS_NONE && mm_config.leader_bytes >= 0;
-}
-
 static void *mm_leader_alloc(const mm_coll_args_t *a, size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);

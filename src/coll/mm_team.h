@@ -109,6 +109,17 @@ static inline int mm_team_world(const struct meshmem_team *t, int r)
     return t->start + r * t->stride;
 }
 
+/** @return true when a member of @p t is on another host (out of reach of load/store). */
+static inline bool mm_team_spans_hosts(const struct meshmem_team *t)
+{
+    if (mm_g.all_local)
+        return false;
+    for (int r = 0; r < t->size; r++)
+        if (!mm_team_local(mm_team_world(t, r)))
+            return true;
+    return false;
+}
+
 /** @return the flag line written by team member @p src for collective @p seq of kind @p kind,
  * in the slot of world rank @p owner (as mapped here). */
 static inline mm_flag_t *mm_team_flag(const struct meshmem_team *t, int owner, uint64_t seq,

@@ -35,7 +35,7 @@
       "then yield) when ranks > cores.")                                                            \
     X(YIELD_US, yield_us, INT, "-1",                                                               \
       "Microseconds a waiting rank then yields before it sleeps; -1 picks 20000, 1000000 when "  \
-      "peers are on other hosts, or 10000 when ranks > cores.")                                                                             \
+      "peers are on other hosts, or 10000 when ranks > cores.")                                  \
     X(SLEEP_US, sleep_us, INT, "1000",                                                             \
       "Longest futex sleep of a waiting rank (a safety net: peers wake sleepers directly).")        \
     X(DATA_REMAP, data_remap, BOOL, "1",                                                           \

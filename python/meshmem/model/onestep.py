@@ -14,6 +14,7 @@ parameters). OPTWEB's files set it to 0: the ready notifications of the FPGAs di
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from meshmem.model.fabric import Fabric
@@ -51,6 +52,11 @@ def _alpha(fabric: Fabric, per_peer_bytes: float, axis: int = 0) -> float:
     return fabric.link_of(axis).hop_latency_s + extra
 
 
+def _members(dims: tuple[Dimension, ...]) -> int:
+    """The nodes the dimensions span (the product of their sizes)."""
+    return math.prod(d.size for d in dims)
+
+
 def _chain(fabric: Fabric, steps: list[StepCost]) -> StepCost:
     """Steps run one after the other with a sync between dependent steps."""
     total = ZERO
@@ -83,10 +89,7 @@ def allgather(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost
 
     A node sends what it holds to every peer of the dimension; after a dimension of k nodes it holds
     k times more. FC: alpha + beta L / N."""
-    n = 1
-    for d in dims:
-        n *= d.size
-    held = L / n
+    held = L / _members(dims)
     steps = []
     for d in reversed(dims):
         steps.append(StepCost(_alpha(fabric, held, d.axis), _beta(fabric, d) * held, 0.0))
@@ -107,9 +110,7 @@ def allreduce_onestep(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> 
     """meshmem's all-reduce of small vectors (its runtime, up to the eager size): every whole
     vector to every rank, an all-gather ending with N L bytes per node, then each rank folds
     the N - 1 received vectors into its own, reading each once."""
-    n = 1
-    for d in dims:
-        n *= d.size
+    n = _members(dims)
     fold = StepCost(0.0, (n - 1) * L / fabric.memory.bytes_per_s, 0.0)
     return _chain(fabric, [allgather(fabric, n * L, dims), fold])
 
@@ -117,9 +118,6 @@ def allreduce_onestep(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> 
 def averaging_naive(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
     """Naive approach (OPTWEB (JOCN 2022) §3.C.2, Fig. 6a): all-to-all, then an averaging pass that reads the L
     received bytes from memory (W*M*C) and writes L/N, then all-gather: three dependent steps."""
-    n = 1
-    for d in dims:
-        n *= d.size
     a2a = alltoall(fabric, L, dims)
     mem = fabric.memory.bytes_per_s
     average = StepCost(0.0, L / mem, 0.0)  # reads overlap the L/N writes on separate channels

@@ -1234,6 +1234,15 @@ static bool mm_ucx_may_use_tcp(void)
     return strstr(tls, "tcp") != NULL || strstr(tls, "all") != NULL;
 }
 
+/* meshmem's choice for UCX setting @p key of @p cfg, unless the user made one (environment
+ * variable @p env): a release without the setting keeps its own behaviour */
+static void mm_ucx_default(ucp_config_t *cfg, const char *env, const char *key,
+                           const char *value)
+{
+    if (getenv(env) == NULL && ucp_config_modify(cfg, key, value) != UCS_OK)
+        H->log(MM_LOG_DEBUG, "transport: this UCX has no %s setting; left as it is", key);
+}
+
 static int mm_ucx_open(void)
 {
     unsigned version = mm_ucx_identify();
@@ -1244,22 +1253,18 @@ static int mm_ucx_open(void)
      * selection finds none for a fetching AMO: UCX 1.16.0 between two virtual hosts printed
      * "cannot find remote protocol ... amo_fetch" and canceled the first fetch-add (so did
      * Ubuntu 24.04's UCX on the lent machine), where the selection of earlier releases, still
-     * there, emulates it as 1.13 does. The earlier one, unless the user chose. */
-    if (getenv("UCX_PROTO_ENABLE") == NULL && version >= 1016u &&
-        ucp_config_modify(cfg, "PROTO_ENABLE", "n") != UCS_OK)
-        H->log(MM_LOG_DEBUG, "transport: this UCX has no PROTO_ENABLE setting; left as it is");
-    if (getenv("UCX_KEEPALIVE_INTERVAL") == NULL)
-        ucp_config_modify(cfg, "KEEPALIVE_INTERVAL", MM_UCX_KEEPALIVE);
+     * there, emulates it as 1.13 does. The earlier one. */
+    if (version >= 1016u)
+        mm_ucx_default(cfg, "UCX_PROTO_ENABLE", "PROTO_ENABLE", "n");
+    mm_ucx_default(cfg, "UCX_KEEPALIVE_INTERVAL", "KEEPALIVE_INTERVAL", MM_UCX_KEEPALIVE);
     /* the ranks of a node update the same words with CPU atomics: UCX's must agree with them
      * (a NIC's own atomics are coherent only with each other) */
-    if (getenv("UCX_ATOMIC_MODE") == NULL)
-        ucp_config_modify(cfg, "ATOMIC_MODE", "cpu");
+    mm_ucx_default(cfg, "UCX_ATOMIC_MODE", "ATOMIC_MODE", "cpu");
     /* the worker's lock is taken by the application and by the progress thread, which shares
      * the application's core: a spinning waiter would burn its time slice while the holder,
      * descheduled on that same core, cannot release (2 x 2 virtual hosts on 2 cores ran into
      * keepalive timeouts); a mutex sleeps instead */
-    if (getenv("UCX_USE_MT_MUTEX") == NULL)
-        ucp_config_modify(cfg, "USE_MT_MUTEX", "y");
+    mm_ucx_default(cfg, "UCX_USE_MT_MUTEX", "USE_MT_MUTEX", "y");
     /* UCX's TCP transport sends in segments of 8 KiB and receives in 64 KiB ones: a 64 KiB
      * message (a collective's piece, a large put) then goes in fragments or by rendezvous.
      * Segments that hold one with its headers took the 64 KiB all-to-all between two virtual
@@ -1267,10 +1272,8 @@ static int mm_ucx_open(void)
      * slower; larger send segments also raised UCX's eager limit, and the 1 MiB all-reduce,
      * received in copies, took 1.5 x longer. TCP's settings alone: other transports keep theirs */
     if (mm_ucx_may_use_tcp()) { /* (where it may not, UCX would warn of unused settings) */
-        if (getenv("UCX_TCP_TX_SEG_SIZE") == NULL)
-            ucp_config_modify(cfg, "TX_SEG_SIZE", "72K"); /* only TCP has these two */
-        if (getenv("UCX_TCP_RX_SEG_SIZE") == NULL)
-            ucp_config_modify(cfg, "RX_SEG_SIZE", "256K");
+        mm_ucx_default(cfg, "UCX_TCP_TX_SEG_SIZE", "TX_SEG_SIZE", "72K"); /* TCP's alone */
+        mm_ucx_default(cfg, "UCX_TCP_RX_SEG_SIZE", "RX_SEG_SIZE", "256K");
     }
     ucp_params_t p = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
                       .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
