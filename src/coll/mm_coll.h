@@ -22,7 +22,14 @@ typedef struct {
 } mm_coll_args_t;
 
 /**
- * @brief Check team, type and algorithm of @p call; fill @p a.
+ * @brief Check that the library is initialized and @p team is a team this rank belongs to;
+ * fill @p a's call and team (the whole check of a call without type or algorithm: barrier).
+ * @return MESHMEM_OK, or an error after logging which argument is wrong.
+ */
+meshmem_status_t mm_coll_check_team(mm_coll_args_t *a, const char *call, meshmem_team_t team);
+
+/**
+ * @brief Check team (mm_coll_check_team), type and algorithm of @p call; fill @p a.
  * @return MESHMEM_OK, or an error after logging which argument is wrong.
  */
 meshmem_status_t mm_coll_check(mm_coll_args_t *a, const char *call, meshmem_team_t team,
@@ -244,9 +251,21 @@ meshmem_status_t mm_ghc_reduce(const mm_coll_args_t *a, const void *sendbuf, voi
 /**
  * @return true when @p a's call takes the node-leader form: its team's GHC is the hosts' and
  * the hint is LEADER, or AUTO with @p bytes at most MESHMEM_LEADER_BYTES. A LEADER hint on any
- * other team becomes AUTO (in @p a).
+ * other team becomes AUTO (in @p a). (Inline: every collective asks, and on one host the
+ * answer is one load.)
  */
-bool mm_leader_for(mm_coll_args_t *a, size_t bytes);
+static inline bool mm_leader_for(mm_coll_args_t *a, size_t bytes)
+{
+    if (a->t->ghc_hosts == MM_HOSTS_NONE) {
+        if (MM_UNLIKELY(a->algo == MESHMEM_ALGO_LEADER))
+            a->algo = MESHMEM_ALGO_AUTO; /* one host, or an uneven spread: as AUTO */
+        return false;
+    }
+    if (a->algo == MESHMEM_ALGO_LEADER)
+        return true;
+    return a->algo == MESHMEM_ALGO_AUTO && mm_config.leader_bytes >= 0 &&
+           bytes <= (size_t)mm_config.leader_bytes;
+}
 
 /** @return true when barriers on @p t take the node-leader form. (Inline: every barrier asks,
  * and on one host the answer is one load.) */

@@ -9,8 +9,7 @@ const char *meshmem_algo_name(meshmem_algo_t algo)
     return (unsigned)algo < MESHMEM_ALGO_COUNT ? names[algo] : NULL;
 }
 
-meshmem_status_t mm_coll_check(mm_coll_args_t *a, const char *call, meshmem_team_t team,
-                               meshmem_dtype_t dtype, meshmem_algo_t algo)
+meshmem_status_t mm_coll_check_team(mm_coll_args_t *a, const char *call, meshmem_team_t team)
 {
     call = mm_call_name(call); /* the OpenSHMEM routine, when one made this call */
     MM_CHECK_INIT(call);
@@ -20,13 +19,22 @@ meshmem_status_t mm_coll_check(mm_coll_args_t *a, const char *call, meshmem_team
         return MESHMEM_ERR_TEAM;
     }
     a->t = mm_team_checked(call, team);
+    return MESHMEM_OK;
+}
+
+meshmem_status_t mm_coll_check(mm_coll_args_t *a, const char *call, meshmem_team_t team,
+                               meshmem_dtype_t dtype, meshmem_algo_t algo)
+{
+    meshmem_status_t st = mm_coll_check_team(a, call, team);
+    if (st != MESHMEM_OK)
+        return st;
     a->esize = meshmem_dtype_size(dtype);
     if (a->esize == 0) {
-        mm_error("%s: dtype argument (%d) is not a meshmem_dtype_t", call, (int)dtype);
+        mm_error("%s: dtype argument (%d) is not a meshmem_dtype_t", a->call, (int)dtype);
         return MESHMEM_ERR_ARG;
     }
     if ((unsigned)algo >= MESHMEM_ALGO_COUNT) {
-        mm_error("%s: algo argument (%d) is not a meshmem_algo_t", call, (int)algo);
+        mm_error("%s: algo argument (%d) is not a meshmem_algo_t", a->call, (int)algo);
         return MESHMEM_ERR_ARG;
     }
     a->algo = algo;
@@ -99,8 +107,7 @@ meshmem_status_t meshmem_coll_barrier(meshmem_team_t team)
 {
     MM_TRACE_SCOPE(mm_trace_coll("barrier", team, 0));
     mm_coll_args_t a;
-    meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_barrier", team, MESHMEM_BYTE,
-                                        MESHMEM_ALGO_AUTO);
+    meshmem_status_t st = mm_coll_check_team(&a, "meshmem_coll_barrier", team);
     if (st == MESHMEM_OK)
         mm_coll_barrier(a.t);
     return st;

@@ -58,19 +58,6 @@ static inline int mm_leader_member(const mm_leader_t *l, int li, int hi)
     return l->rows ? li + hi * l->L : hi + li * l->H;
 }
 
-bool mm_leader_for(mm_coll_args_t *a, size_t bytes)
-{
-    if (a->t->ghc_hosts == MM_HOSTS_NONE) {
-        if (a->algo == MESHMEM_ALGO_LEADER)
-            a->algo = MESHMEM_ALGO_AUTO; /* one host, or an uneven spread: as AUTO */
-        return false;
-    }
-    if (a->algo == MESHMEM_ALGO_LEADER)
-        return true;
-    return a->algo == MESHMEM_ALGO_AUTO && mm_config.leader_bytes >= 0 &&
-           bytes <= (size_t)mm_config.leader_bytes;
-}
-
 static void *mm_leader_alloc(const mm_coll_args_t *a, size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);

@@ -24,19 +24,29 @@ static inline void mm_line_copy(void *dst, const void *src, size_t n)
         *d++ = *s++;
 }
 
+/* mm_line_post to world rank w on another host: the line built here, sent as one message (out
+ * of line: its buffer would cost the shared-memory path a stack frame) */
+static __attribute__((noinline, cold)) void mm_line_post_remote(struct meshmem_team *t, int w,
+                                                                uint64_t seq, const void *buf,
+                                                                size_t n)
+{
+    uint64_t line[MM_FLAG_PAYLOAD] = {MM_MSG_HDR(MM_MSG_INLINED, n)};
+    mm_line_copy(&line[1], buf, n);
+    mm_coll_post_remote(t, w, MM_FLAG_DATA, seq, line, 1 + (int)((n + 7) / 8), NULL, NULL, 0);
+}
+
 /* post n bytes at buf to member dst inside collective seq; no wake */
 static inline void mm_line_post(struct meshmem_team *t, int dst, uint64_t seq, const void *buf,
                                 size_t n)
 {
     mm_coll_room(t, dst, seq);
     int w = mm_team_world(t, dst);
-    if (MM_UNLIKELY(!mm_team_local(w))) {
-        uint64_t line[MM_FLAG_PAYLOAD] = {MM_MSG_HDR(MM_MSG_INLINED, n)};
-        mm_line_copy(&line[1], buf, n);
-        mm_coll_post_remote(t, w, MM_FLAG_DATA, seq, line, 1 + (int)((n + 7) / 8), NULL, NULL, 0);
+    char *seg = mm_g.peer[w].seg; /* one load for the reach test and the line's address */
+    if (MM_UNLIKELY(seg == NULL)) {
+        mm_line_post_remote(t, w, seq, buf, n);
         return;
     }
-    mm_flag_t *f = mm_team_flag(t, w, seq, MM_FLAG_DATA, t->my_rank);
+    mm_flag_t *f = mm_team_flag_at(t, seg, seq, MM_FLAG_DATA, t->my_rank);
     f->payload[0] = MM_MSG_HDR(MM_MSG_INLINED, n);
     mm_line_copy(&f->payload[1], buf, n);
     atomic_store_explicit(&f->seq, seq, memory_order_release);

@@ -144,11 +144,12 @@ void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
 {
     mm_coll_room(t, dst, seq);
     int w = mm_team_world(t, dst);
-    if (MM_UNLIKELY(!mm_team_local(w))) {
+    char *seg = mm_g.peer[w].seg; /* one load for the reach test and the flag's address */
+    if (MM_UNLIKELY(seg == NULL)) {
         mm_coll_post_remote(t, w, kind, seq, payload, n, NULL, NULL, 0);
         return;
     }
-    mm_flag_t *f = mm_team_flag(t, w, seq, kind, t->my_rank);
+    mm_flag_t *f = mm_team_flag_at(t, seg, seq, kind, t->my_rank);
     for (int i = 0; i < n; i++)
         f->payload[i] = payload[i];
     /* release: the payload (same line) and every earlier store become visible with the seq */

@@ -79,14 +79,11 @@ void mm_team_fini(void)
     mm_team_world_obj.seq = mm_team_shared_obj.seq = 0;
 }
 
-struct meshmem_team *mm_team_checked(const char *call, meshmem_team_t team)
+void mm_team_bad(const char *call, meshmem_team_t team)
 {
-    if (MM_UNLIKELY(team == MESHMEM_TEAM_INVALID))
+    if (team == MESHMEM_TEAM_INVALID)
         mm_fatal("%s: team argument is SHMEM_TEAM_INVALID", call);
-    if (MM_UNLIKELY(team->my_rank < 0 || team->size <= 0 || team->slot < 0 ||
-                    team->slot >= MM_TEAM_SLOTS))
-        mm_fatal("%s: team argument (%p) is not a live team", call, (void *)team);
-    return team;
+    mm_fatal("%s: team argument (%p) is not a live team", call, (void *)team);
 }
 
 int meshmem_team_rank(meshmem_team_t team)

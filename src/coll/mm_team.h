@@ -72,6 +72,12 @@ static inline size_t mm_team_slot_bytes(int nranks, size_t eager_bytes)
            (size_t)2 * (size_t)nranks * eager_bytes;
 }
 
+/** @return the start of team @p t's slot in the segment mapped here at @p seg. */
+static inline char *mm_team_slot_at(const struct meshmem_team *t, char *seg)
+{
+    return seg + mm_g.sync_offset + (size_t)t->slot * mm_g.slot_bytes;
+}
+
 /**
  * @return the start of team @p t's slot in world rank @p owner's segment, as mapped here. For
  * @p owner == mm_g.rank this is also the slot's symmetric address (mm_net.h), by which a member
@@ -80,8 +86,7 @@ static inline size_t mm_team_slot_bytes(int nranks, size_t eager_bytes)
  */
 static inline char *mm_team_slot(const struct meshmem_team *t, int owner)
 {
-    char *seg = owner == mm_g.rank ? mm_g.seg : mm_g.peer[owner].seg;
-    return seg + mm_g.sync_offset + (size_t)t->slot * mm_g.slot_bytes;
+    return mm_team_slot_at(t, owner == mm_g.rank ? mm_g.seg : mm_g.peer[owner].seg);
 }
 
 /** @return true when world rank @p w is in reach of load/store (its segment is mapped here). */
@@ -121,12 +126,19 @@ static inline bool mm_team_spans_hosts(const struct meshmem_team *t)
 }
 
 /** @return the flag line written by team member @p src for collective @p seq of kind @p kind,
- * in the slot of world rank @p owner (as mapped here). */
+ * in the team's slot of the segment mapped here at @p seg. */
+static inline mm_flag_t *mm_team_flag_at(const struct meshmem_team *t, char *seg, uint64_t seq,
+                                         int kind, int src)
+{
+    return (mm_flag_t *)mm_team_slot_at(t, seg) +
+           ((size_t)((seq & 1) * MM_FLAG_KINDS + (uint64_t)kind) * (size_t)mm_g.nranks + (size_t)src);
+}
+
+/** @return mm_team_flag_at() in world rank @p owner's segment (as mapped here). */
 static inline mm_flag_t *mm_team_flag(const struct meshmem_team *t, int owner, uint64_t seq,
                                       int kind, int src)
 {
-    return (mm_flag_t *)mm_team_slot(t, owner) + ((size_t)((seq & 1) * MM_FLAG_KINDS + (uint64_t)kind) *
-                                    (size_t)mm_g.nranks + (size_t)src);
+    return mm_team_flag_at(t, owner == mm_g.rank ? mm_g.seg : mm_g.peer[owner].seg, seq, kind, src);
 }
 
 /** @brief Create world and shared teams (init). @return 0 or -1. */
@@ -148,8 +160,18 @@ uint64_t mm_team_slots_free(void);
  */
 struct meshmem_team *mm_team_create(int start, int stride, int size, int slot);
 
-/** @brief Validate a team handle for @p call; ends the job on an invalid one. */
-struct meshmem_team *mm_team_checked(const char *call, meshmem_team_t team);
+/** @brief End the job for @p call's invalid team handle @p team (mm_team_checked's message). */
+_Noreturn void mm_team_bad(const char *call, meshmem_team_t team);
+
+/** @brief Validate a team handle for @p call; ends the job on an invalid one. (Inline: every
+ * collective asks, and the answer is a few loads.) */
+static inline struct meshmem_team *mm_team_checked(const char *call, meshmem_team_t team)
+{
+    if (MM_UNLIKELY(team == MESHMEM_TEAM_INVALID || team->my_rank < 0 || team->size <= 0 ||
+                    team->slot < 0 || team->slot >= MM_TEAM_SLOTS))
+        mm_team_bad(call, team);
+    return team;
+}
 
 /* ---- flag primitives (mm_coll_sync.c) ---- */
 
