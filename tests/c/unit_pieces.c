@@ -1,10 +1,10 @@
 /* Unit tests of small pieces: wrap-safe sequence compare, size parsing, the most square grid,
- * half precision,
- * reduction kernels. */
+ * half precision, reduction kernels, the shared-memory transport's copy. */
 #include "mm_config.h"
 #include "mm_core.h"
 #include "mm_grid.h"
 #include "mm_reduce.h"
+#include "mm_shm_ops.h"
 #include "mm_test.h"
 
 #include <complex.h>
@@ -131,6 +131,26 @@ static void test_kernels(void)
     CHECK(creal(c1[0]) == 5.0 && cimag(c1[0]) == 5.0);
 }
 
+/* mm_copy at every size around its inline forms (1-3, 4-7, 8-16 bytes) and past them, at
+ * every misalignment of source and destination: exactly the n bytes, none around them */
+static void test_copy(void)
+{
+    unsigned char src[64], dst[80];
+    for (size_t n = 0; n <= 40; n++)
+        for (size_t so = 0; so < 8; so++)
+            for (size_t doff = 0; doff < 8; doff++) {
+                for (size_t i = 0; i < sizeof src; i++)
+                    src[i] = (unsigned char)(i * 7 + n + 1);
+                memset(dst, 0xA5, sizeof dst);
+                mm_copy(dst + 8 + doff, src + so, n);
+                for (size_t i = 0; i < sizeof dst; i++) {
+                    bool inside = i >= 8 + doff && i < 8 + doff + n;
+                    unsigned char want = inside ? src[so + i - 8 - doff] : 0xA5;
+                    CHECK(dst[i] == want);
+                }
+            }
+}
+
 int main(void)
 {
     test_seq();
@@ -138,5 +158,6 @@ int main(void)
     test_grid();
     test_half();
     test_kernels();
+    test_copy();
     return 0;
 }
