@@ -129,7 +129,7 @@ static void osu_parse_args(int argc, char **argv, osu_args_t *a)
 
 /** Operations both programs implement (python/meshmem/bench.py's OPS names these modes). */
 static const char *const osu_ops[] = {"put", "get", "atomic", "put_signal", "pingpong",
-                                      "barrier"};
+                                      "put_bidir", "barrier"};
 
 /** @return non-zero when @p op is one of osu_ops. */
 static inline int osu_op_known(const char *op)

@@ -12,6 +12,7 @@
  *   put_signal  MPI_Put + MPI_Win_flush + MPI_Accumulate(REPLACE) of the 64-bit signal +
  *               MPI_Win_flush (the first flush orders the data before the signal)
  *   pingpong    MPI_Send / MPI_Recv of SIZE bytes there and back; half the round trip
+ *   put_bidir   MPI_Put + MPI_Win_flush by both partners towards each other at once
  *   barrier     MPI_Barrier by every rank
  */
 #include "osu_common.h"
@@ -70,6 +71,15 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
             }
         }
         return (osu_now_us() - t0) / iters / 2;
+    }
+    if (!strcmp(op, "put_bidir")) { /* the partner puts too; the initiator's time is reported */
+        for (int i = 0; i < warmup + iters; i++) {
+            if (i == warmup)
+                t0 = osu_now_us();
+            MPI_Put(s_buf, n, MPI_BYTE, peer, 0, n, MPI_BYTE, win);
+            MPI_Win_flush(peer, win);
+        }
+        return initiator ? (osu_now_us() - t0) / iters : 0;
     }
     if (!initiator)
         return 0;

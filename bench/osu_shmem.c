@@ -15,6 +15,8 @@
  *   put_signal  shmem_putmem_signal (SET) + shmem_quiet
  *   pingpong    put_signal to the partner, which waits on the signal and answers the same way;
  *               half the round trip is reported
+ *   put_bidir   put + quiet by both partners towards each other at once (OSU's bibw): the time
+ *               of one iteration, each direction carrying SIZE bytes
  *   barrier     shmem_barrier_all by every rank (size ignored)
  * The reported latency is the average over the initiating ranks (over all ranks for barrier).
  * Sizes >= -m also get the memcpy reference (osu_common.h).
@@ -111,6 +113,15 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
             }
         }
         return (osu_now_us() - t0) / iters / 2;
+    }
+    if (!strcmp(op, "put_bidir")) { /* the partner puts too; the initiator's time is reported */
+        for (int i = 0; i < warmup + iters; i++) {
+            if (i == warmup)
+                t0 = osu_now_us();
+            shmem_putmem(r_buf, s_buf, size, peer);
+            shmem_quiet();
+        }
+        return initiator ? (osu_now_us() - t0) / iters : 0;
     }
     if (!initiator)
         return 0;

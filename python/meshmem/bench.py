@@ -81,6 +81,11 @@ OPS = {op.name: op for op in (
             "half round trip",
             (("mpi", "MPI_Send/MPI_Recv ping-pong, half round trip"),),
             (8, 64, 512, 4 * KiB)),
+    BenchOp("put_bidir", "put_bidir", "shmem_putmem + shmem_quiet by both partners towards "
+            "each other at once (OSU's bibw); time of one iteration",
+            (("oshmem", "shmem_putmem + shmem_quiet by both partners"),
+             ("mpi", "MPI_Put + MPI_Win_flush by both partners")),
+            (8, 64, 512, 4 * KiB, 32 * KiB, 256 * KiB, 1 * MiB), bandwidth=True),
     BenchOp("barrier", "barrier", "shmem_barrier_all",
             (("oshmem", "shmem_barrier_all"), ("mpi", "MPI_Barrier")), (0,), sized=False),
 )}
