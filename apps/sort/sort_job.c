@@ -39,6 +39,9 @@ void *sort_xmalloc(size_t bytes)
         fprintf(stderr, "sort: out of memory (%zu bytes)\n", bytes);
         meshmem_global_exit(1);
     }
+    /* first touch here, in setup: a run without warm-up (the traced one of --fabric) would
+     * otherwise time the page faults of its private buffers (the symmetric heap is prefaulted) */
+    memset(p, 0, bytes);
     return p;
 }
 

@@ -204,6 +204,19 @@ def test_setup_phase_is_free_and_left_out(tmp_path):
     assert all(s["label"] != "setup" for s in res.critical_path)
 
 
+def test_measured_charge_ignores_annotations(tmp_path):
+    # the same trace: 2 s measured around 1 GB of annotated work (1 s at 1 GB/s); charged by its
+    # annotation unless the fabric says charge = "measured" (this machine's own compute)
+    path = fabric_file(tmp_path)
+    trace = [("phase", 0, "work"), ("compute", 10**9, 0, 0), ("phase", 2_000_000_000, "setup")]
+    annotated = Replay(load_fabric(path), [trace], 1.0).run()
+    measured = Replay(load_fabric(path, ['compute.charge="measured"']), [trace], 1.0).run()
+    assert annotated.phases["work"]["seconds"] == pytest.approx(1.0)
+    assert measured.phases["work"]["seconds"] == pytest.approx(2.0)
+    with pytest.raises(Exception, match=r"\[compute\] charge: must be one of"):
+        load_fabric(path, ['compute.charge="guessed"'])
+
+
 # --- the apps under --fabric: meshmem sort / meshmem average ----------------------------------
 
 def sort_on(tmp_path, fabric, variants="a11,a3,a1", scale=None):

@@ -65,6 +65,33 @@ def test_averaging_naive_adds_memory_pass():
     assert naive.seconds - aggressive.seconds == pytest.approx(L / 102.4e9)
 
 
+def test_duplex_rate_slows_the_exchanges_only():
+    # a y link whose directions share 10 of 28 Gbit/s while both carry data: all-to-all and
+    # all-gather move at the duplex rate, a broadcast (one direction) at the full one
+    L = 1 << 20
+    link = "link_y.bandwidth_gbps=28"
+    duplex = fab("vcluster-tcp", link, "link_y.duplex_bandwidth_gbps=10")
+    plain = fab("vcluster-tcp", link, "link_y.duplex_bandwidth_gbps=28")  # as without the key
+    for f in (duplex, plain):
+        assert f.link_y.bytes_per_s == pytest.approx(28e9 / 8)
+    y = 1 << 19  # 2 x 2: half of L crosses the network per rank
+    a2a = cost(duplex, "alltoall", L).seconds - cost(plain, "alltoall", L).seconds
+    assert a2a == pytest.approx(y / 1.25e9 - y / 3.5e9)
+    assert cost(duplex, "allgather", L).seconds > cost(plain, "allgather", L).seconds
+    assert cost(duplex, "bcast", L).seconds == pytest.approx(cost(plain, "bcast", L).seconds)
+    assert cost(duplex, "put", L, src=0, dst=3).seconds == \
+        pytest.approx(cost(plain, "put", L, src=0, dst=3).seconds)
+
+
+def test_allreduce_form_naive_is_the_naive_averaging():
+    f = fab("optweb-fc8-90g", 'protocol.allreduce_form="naive"')
+    L = 1 << 20
+    assert cost(f, "allreduce", L).seconds == pytest.approx(cost(f, "average_naive", L).seconds)
+    assert cost(fab("optweb-fc8-90g"), "allreduce", L).seconds < cost(f, "allreduce", L).seconds
+    with pytest.raises(FabricError, match=r"\[protocol\] allreduce_form: must be one of"):
+        fab("optweb-fc8-90g", 'protocol.allreduce_form="ring"')
+
+
 def test_unicast_indirect_is_two_hops():
     f = fab("optweb-ghc4x2-45g")
     direct = cost(f, "put", 1 << 20, src=0, dst=1)

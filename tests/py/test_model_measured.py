@@ -24,14 +24,17 @@ def test_two_levels_charge_each_link_its_own_figures():
     f = vcluster(2, 2)
     shm, net = f.link_of(0), f.link_of(1)
     L = 4 * 65536  # per rank: 64 KiB to each of 4 ranks
-    expected = (shm.hop_latency_s + L / 2 / shm.bytes_per_s) + (net.hop_latency_s + L / 2 / net.bytes_per_s)
+    # every rank sends and receives at once: each link at its duplex rate
+    expected = ((shm.hop_latency_s + L / 2 / shm.duplex_bytes_per_s) +
+                (net.hop_latency_s + L / 2 / net.duplex_bytes_per_s))
     assert cost(f, "alltoall", L).seconds == pytest.approx(expected)
+    assert net.duplex_bytes_per_s < net.bytes_per_s  # the file's calibration says so
     # a put inside a host and one between hosts (ranks by slot: x the local rank, y the host)
     assert cost(f, "put", 8, src=0, dst=1).seconds == pytest.approx(shm.hop_latency_s + 8 / shm.bytes_per_s)
     assert cost(f, "put", 8, src=0, dst=2).seconds == pytest.approx(net.hop_latency_s + 8 / net.bytes_per_s)
     # one rank per host: the host dimension takes no step
     one = vcluster(3, 1)
-    assert cost(one, "alltoall", 3 * 8).seconds == pytest.approx(net.hop_latency_s + 8 / net.bytes_per_s)
+    assert cost(one, "alltoall", 3 * 8).seconds == pytest.approx(net.hop_latency_s + 8 / net.duplex_bytes_per_s)
 
 
 def test_link_y_is_for_a_ghc(tmp_path):

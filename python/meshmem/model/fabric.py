@@ -33,11 +33,23 @@ class Link:
     bandwidth_gbps: float
     efficiency: float
     hop_latency_s: float
+    # rate of each direction while both carry data at once (every node sending and receiving:
+    # all-to-all, all-gather); None: full duplex, each direction at bandwidth_gbps (the papers'
+    # links). A link whose two ends share the CPUs that move the bytes (TCP between virtual
+    # hosts of one machine) gives each direction less.
+    duplex_bandwidth_gbps: float | None = None
 
     @property
     def bytes_per_s(self) -> float:
         """Effective payload rate of one link in bytes per second."""
         return self.bandwidth_gbps * 1e9 * self.efficiency / 8.0
+
+    @property
+    def duplex_bytes_per_s(self) -> float:
+        """Effective payload rate of each direction when both directions carry data at once."""
+        if self.duplex_bandwidth_gbps is None:
+            return self.bytes_per_s
+        return self.duplex_bandwidth_gbps * 1e9 * self.efficiency / 8.0
 
 
 @dataclass(frozen=True)
@@ -63,6 +75,10 @@ class Protocol:
     # folds them), as meshmem's runtime does up to its eager size; 0: OPTWEB's reduce-scatter
     # then all-gather at every size (the papers' fabrics)
     allreduce_onestep_bytes: int = 0
+    # the all-reduce above that size: "aggressive" (OPTWEB's reduce-scatter with the reduction in
+    # flight, then all-gather: the papers' fabrics) or "naive" (all-to-all, a folding pass,
+    # all-gather: what meshmem's runtime runs on a team that spans hosts)
+    allreduce_form: str = "aggressive"
 
 
 @dataclass(frozen=True)
@@ -70,11 +86,15 @@ class Compute:
     """The [compute] section: what a node computes per second, for the virtual-clock replay.
 
     An annotated interval (meshmem_model_compute) costs the slower of its memory traffic and
-    its arithmetic; measured intervals cost their wall time times `measured_scale`."""
+    its arithmetic; measured intervals cost their wall time times `measured_scale`. With
+    `charge = "measured"` every interval costs its measured time, annotated or not: for a fabric
+    that is the machine the trace was taken on (its cores ran the compute), where the
+    annotations describe the papers' memory-streamed passes, not this CPU's."""
     memory_bytes_per_s: float
     flops_per_s: float
     read_write_overlap: bool
     measured_scale: float
+    charge: str = "annotated"   # "annotated" or "measured"
 
     def seconds(self, bytes_read: float, bytes_written: float, flops: float) -> float:
         """Time of an annotated interval: reads and writes overlap (separate channels) or
@@ -180,19 +200,29 @@ def _get(raw: dict, path: str, section: str, key: str, kind, *, positive=False, 
     return value
 
 
+def _choice(raw: dict, path: str, section: str, key: str, choices: tuple, default: str) -> str:
+    """An optional string value of @p key that must be one of @p choices."""
+    value = _get(raw, path, section, key, str, default=default, required=False)
+    if value not in choices:
+        raise FabricError(f"{_where(path, section, key)}: must be one of "
+                          f"{', '.join(repr(c) for c in choices)} (got {value!r})")
+    return value
+
+
 _KNOWN = {
     "fabric": {"name", "description", "engine", "base"},
     "topology": {"kind", "nodes", "kx", "ky", "doubled", "levels", "radix"},
-    "link": {"bandwidth_gbps", "efficiency", "hop_latency_us"},
-    "link_y": {"bandwidth_gbps", "efficiency", "hop_latency_us"},
+    "link": {"bandwidth_gbps", "efficiency", "hop_latency_us", "duplex_bandwidth_gbps"},
+    "link_y": {"bandwidth_gbps", "efficiency", "hop_latency_us", "duplex_bandwidth_gbps"},
     "memory": {"channels", "channel_width_bytes", "clock_mhz"},
     "protocol": {"eager_threshold_bytes", "rendezvous_extra_us", "sync_us",
-                 "allreduce_onestep_bytes"},
+                 "allreduce_onestep_bytes", "allreduce_form"},
     "mpi": {"software_latency_us", "reduce_gbytes_per_s", "algorithms", "ranks_per_node",
             "alltoall_startup_us"},
     "pgas": {"long_message_extra_us", "packet_overhead_bytes", "default_packet_bytes"},
     "sort": {"key_bytes", "pipeline_efficiency", "radix_bits_per_pass", "variant", "record_ns_per_core"},
-    "compute": {"memory_gbytes_per_s", "gflops", "read_write_overlap", "measured_scale"},
+    "compute": {"memory_gbytes_per_s", "gflops", "read_write_overlap", "measured_scale",
+                "charge"},
     "replay": {"sort_variant"},
     "fft": {"element_bytes", "rotations", "overlap_rotations"},
     "gemm": {"element_bytes", "matmul_overlap", "conv_exchange_at_end"},
@@ -285,6 +315,7 @@ def _load_compute(raw: dict, path: str) -> Compute | None:
         read_write_overlap=overlap,
         measured_scale=_get(raw, path, "compute", "measured_scale", float, nonneg=True, default=1.0,
                             required=False),
+        charge=_choice(raw, path, "compute", "charge", ("annotated", "measured"), "annotated"),
     )
 
 
@@ -342,6 +373,8 @@ def _load_link(raw: dict, path: str, section: str) -> Link:
         bandwidth_gbps=_get(raw, path, section, "bandwidth_gbps", float, positive=True),
         efficiency=_get(raw, path, section, "efficiency", float, positive=True, at_most=1.0),
         hop_latency_s=_get(raw, path, section, "hop_latency_us", float, nonneg=True) * 1e-6,
+        duplex_bandwidth_gbps=_get(raw, path, section, "duplex_bandwidth_gbps", float,
+                                   positive=True, required=False),
     )
 
 
@@ -378,6 +411,8 @@ def fabric_from_dict(raw: dict, path: str = "<dict>") -> Fabric:
         sync_s=_get(raw, path, "protocol", "sync_us", float, nonneg=True) * 1e-6,
         allreduce_onestep_bytes=_get(raw, path, "protocol", "allreduce_onestep_bytes", int,
                                      nonneg=True, default=0, required=False),
+        allreduce_form=_choice(raw, path, "protocol", "allreduce_form", ("aggressive", "naive"),
+                               "aggressive"),
     )
     sort = _load_sort(raw, path) if engine != "mpi" else None
     if "replay" in raw:

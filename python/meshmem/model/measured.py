@@ -45,9 +45,12 @@ class Calibration:
 
 
 CALIBRATIONS = (
+    # a step's start-up (alpha) is what the model's barrier costs per dimension (a block-signal
+    # exchange, no data: onestep.barrier); a ping-pong of puts with signal (until 24 Nov) takes
+    # its p2p path, 16.5 us between virtual hosts where a collective's flag exchange takes 11.5
     Calibration("shm-latency", "link.hop_latency_us",
-                "meshmem bench pingpong, 8 bytes (put_signal + signal wait), half round trip, "
-                "2 ranks on one host", "pingpong", 0, "µs"),
+                "meshmem bench coll_barrier (meshmem_coll_barrier: one flag exchange, no data), "
+                "2 ranks on one host", "coll_barrier", 0, "µs"),
     Calibration("shm-bandwidth", "link.bandwidth_gbps",
                 "meshmem bench put (+ quiet), 2 ranks on one host: 1 MiB / (t(1 MiB) - t(8))",
                 "put", 0, "Gbit/s"),
@@ -55,11 +58,15 @@ CALIBRATIONS = (
     # large messages are UCX active messages; ucx_perftest's ucp_put_bw measures UCX's TCP
     # emulation of RMA, 10-25 x slower, which no collective uses)
     Calibration("net-latency", "link_y.hop_latency_us",
-                "meshmem bench pingpong, 8 bytes (put_signal + signal wait), half round trip, "
-                "between 2 virtual hosts (UCX over TCP)", "pingpong", 2, "µs"),
+                "meshmem bench coll_barrier (meshmem_coll_barrier: one flag exchange, no data) "
+                "between 2 virtual hosts (UCX over TCP)", "coll_barrier", 2, "µs"),
     Calibration("net-bandwidth", "link_y.bandwidth_gbps",
                 "meshmem bench put (+ quiet) between 2 virtual hosts: 1 MiB / (t(1 MiB) - t(8))",
                 "put", 2, "Gbit/s"),
+    Calibration("net-duplex-bandwidth", "link_y.duplex_bandwidth_gbps",
+                "meshmem bench put_bidir (both ranks put + quiet towards each other at once) "
+                "between 2 virtual hosts: 1 MiB / (t(1 MiB) - t(8)), per direction",
+                "put_bidir", 2, "Gbit/s"),
     Calibration("memory-bandwidth", "compute.memory_gbytes_per_s",
                 "memcpy of 1 MiB by one rank, timed in the put runs on one host", "put", 0,
                 "GB/s"),
@@ -155,20 +162,22 @@ def _bench(op_name: str, ranks: int, vhosts: int, sizes: list[int], rounds: int,
     return {r["bytes"]: (r["meshmem_us"], r.get("memcpy_one_rank_GBps")) for r in rows}
 
 
-def measure_calibrations(sizes=(8, 1024 * KiB), rounds: int = 1, iters: int = 200,
+def measure_calibrations(sizes=(8, 1024 * KiB), rounds: int = 1, iters: int = 1000,
                          log=print) -> dict:
     """Today's value of every calibration, in the fabric file's units: {name: value}."""
+    from meshmem import bench
     small, big = sizes
     runs = {}
     for c in CALIBRATIONS:
         key = (c.op, c.vhosts)
         if key not in runs:
-            runs[key] = _bench(c.op, 2, c.vhosts, [small, big], rounds, iters, log)
+            runs[key] = _bench(c.op, 2, c.vhosts,
+                               [small, big] if bench.OPS[c.op].sized else [0], rounds, iters, log)
     out = {}
     for c in CALIBRATIONS:
         r = runs[(c.op, c.vhosts)]
-        if c.op == "pingpong":
-            out[c.name] = r[small][0]                                            # µs
+        if c.unit == "µs":
+            out[c.name] = r[min(r)][0]                                           # µs
         elif c.unit == "Gbit/s":
             out[c.name] = (big - small) * 8 / ((r[big][0] - r[small][0]) * 1e-6) / 1e9
         else:
@@ -238,7 +247,7 @@ def _sort_run(shape: Shape, records: int, variant: str, overrides: list[str], lo
 
 
 def run(shapes: list[Shape], sizes: list[int], ops=("alltoall", "allreduce"),
-        records: int = 1 << 20, sort_variant: str = "a3", rounds: int = 1, iters: int = 200,
+        records: int = 1 << 20, sort_variant: str = "a3", rounds: int = 1, iters: int = 1000,
         recalibrate: bool = False, log=print) -> dict:
     """Measure and predict: {rows: [MeasuredRow], calibration: {name: value used}, load: ...}."""
     file_vals = fabric_values()

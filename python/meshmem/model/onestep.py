@@ -41,9 +41,12 @@ class StepCost:
 ZERO = StepCost(0.0, 0.0, 0.0)
 
 
-def _beta(fabric: Fabric, dim: Dimension) -> float:
-    """Seconds per byte on one node pair of a dimension (doubled links halve it)."""
-    return 1.0 / (fabric.link_of(dim.axis).bytes_per_s * dim.links)
+def _beta(fabric: Fabric, dim: Dimension, both_ways: bool = False) -> float:
+    """Seconds per byte on one node pair of a dimension (doubled links halve it); @p both_ways:
+    while the pair's other direction carries data too (every node sends and receives: the
+    link's duplex rate)."""
+    link = fabric.link_of(dim.axis)
+    return 1.0 / ((link.duplex_bytes_per_s if both_ways else link.bytes_per_s) * dim.links)
 
 
 def _alpha(fabric: Fabric, per_peer_bytes: float, axis: int = 0) -> float:
@@ -72,7 +75,8 @@ def alltoall(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
 
     FC: alpha + beta L / N.  GHC (r = 2): 2 alpha + sync + beta L (1/kx + 1/ky)
     (OPTWEB (JOCN 2022) Table 2)."""
-    return _chain(fabric, [StepCost(_alpha(fabric, L / d.size, d.axis), _beta(fabric, d) * L / d.size, 0.0)
+    return _chain(fabric, [StepCost(_alpha(fabric, L / d.size, d.axis),
+                                    _beta(fabric, d, both_ways=True) * L / d.size, 0.0)
                            for d in dims])
 
 
@@ -92,7 +96,8 @@ def allgather(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost
     held = L / _members(dims)
     steps = []
     for d in reversed(dims):
-        steps.append(StepCost(_alpha(fabric, held, d.axis), _beta(fabric, d) * held, 0.0))
+        steps.append(StepCost(_alpha(fabric, held, d.axis), _beta(fabric, d, both_ways=True) * held,
+                              0.0))
         held *= d.size
     return _chain(fabric, steps)
 

@@ -74,6 +74,8 @@ def _onestep(fabric: Fabric, op: str, L: float, ranks, opts) -> tuple[onestep.St
              "allreduce": onestep.averaging_mesh, "average_naive": onestep.averaging_naive}
     if op == "allreduce" and 0 < L <= fabric.protocol.allreduce_onestep_bytes:
         return onestep.allreduce_onestep(fabric, L, dims), f"onestep-allgather-fold-{len(dims)}d"
+    if op == "allreduce" and fabric.protocol.allreduce_form == "naive":
+        op = "average_naive"
     if op in table:
         return table[op](fabric, L, dims), f"onestep-{len(dims)}d"
     if op == "barrier":

@@ -3,7 +3,9 @@
 The runtime writes one line per communication call (format: src/core/mm_trace.h); this module
 advances one virtual clock per rank through them, charging every call with the model's cost
 (ops.cost, the one model) and every interval between calls with its annotated compute (the
-fabric's [compute] rates) or its measured wall time times a scale:
+fabric's [compute] rates) or its measured wall time times a scale (every interval, annotated or
+not, when the fabric's [compute] says `charge = "measured"`: a fabric that describes the machine
+the trace was taken on):
 
 - put, signal, AMO, active message: the unicast cost over the route's hops (full mesh 1, GHC up
   to 2; eager or rendezvous start-up by the fabric's threshold). The calls are blocking in
@@ -163,6 +165,7 @@ class Replay:
         self.fabric = fabric
         default = fabric.compute.measured_scale if fabric.compute else 1.0
         self.scale = default if compute_scale is None else compute_scale
+        self.measured_compute = fabric.compute is not None and fabric.compute.charge == "measured"
         if not self.scale >= 0:
             raise ReplayError(f"compute scale must be >= 0 (got {self.scale})")
         self.ranks = [RankState(t) for t in traces]
@@ -187,6 +190,9 @@ class Replay:
         return self._op_seconds(kind, nbytes, None, src=src, dst=dst)
 
     def _compute_seconds(self, st: RankState, gap_ns: int) -> float:
+        if self.measured_compute:
+            # the fabric is the machine the trace was taken on: every interval its own time
+            return 0.0 if st.phase == SETUP_PHASE else gap_ns * 1e-9 * self.scale
         if st.annotations:
             c = self.fabric.compute
             if c is None:
