@@ -96,13 +96,20 @@ _dk_main() {
   # virtual host start in a login-like environment (no LD_LIBRARY_PATH, no OPAL_PREFIX), as on a
   # real host, so the stack must be where Debian's build looks: links from Debian's absolute
   # folders into the prefix (only where the machine has none) and the prefix's library folders
-  # in the loader's cache, after the system's own.
+  # in the loader's cache, BEFORE the system's own, in the order LD_LIBRARY_PATH gives them
+  # below. Where two folders hold a library of one soname, the cache resolves it from the
+  # folder ldconfig read first: a file sorting after the system's (it was zz-devkit.conf) let a
+  # machine's own UCX win on the virtual hosts (the lent machine's Ubuntu 1.16 against the
+  # carried 1.13.1: docs/results-across.md). Checked with ldconfig -C into a scratch cache,
+  # bound over /etc/ld.so.cache in a mount namespace: 00- resolves libucp.so.0 to the listed
+  # folder, zz- to the system's.
   if [ "${DEVKIT_SYSTEM_LINKS:-0}" = 1 ]; then
     for t in usr/lib/x86_64-linux-gnu/openmpi usr/lib/x86_64-linux-gnu/pmix2 \
              usr/lib/x86_64-linux-gnu/ucx usr/share/openmpi usr/share/pmix etc/openmpi; do
       if [ ! -e "/$t" ] && [ -e "$P/$t" ]; then mkdir -p "$(dirname "/$t")"; ln -s "$P/$t" "/$t"; fi
     done
-    echo "$libdirs" | tr : '\n' >/etc/ld.so.conf.d/zz-devkit.conf
+    rm -f /etc/ld.so.conf.d/zz-devkit.conf # an earlier kit's, read after the system's
+    echo "$libdirs" | tr : '\n' >/etc/ld.so.conf.d/00-devkit.conf
     ldconfig
   fi
 
