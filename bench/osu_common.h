@@ -129,7 +129,7 @@ static void osu_parse_args(int argc, char **argv, osu_args_t *a)
 
 /** Operations both programs implement (python/meshmem/bench.py's OPS names these modes). */
 static const char *const osu_ops[] = {"put", "get", "atomic", "put_signal", "pingpong",
-                                      "put_bidir", "barrier"};
+                                      "put_pingpong", "put_bidir", "barrier"};
 
 /** @return non-zero when @p op is one of osu_ops. */
 static inline int osu_op_known(const char *op)
@@ -137,6 +137,22 @@ static inline int osu_op_known(const char *op)
     for (size_t i = 0; i < sizeof osu_ops / sizeof osu_ops[0]; i++)
         if (!strcmp(op, osu_ops[i]))
             return 1;
+    return 0;
+}
+
+/** @return 0 when every size of @p a suits its operation; else 2 after a message naming the
+ * program, the operation and the size (put_pingpong's sizes end in a whole 8-byte word: the
+ * sequence number its partner waits for). */
+static inline int osu_sizes_fit(const char *prog, const osu_args_t *a)
+{
+    if (strcmp(a->op, "put_pingpong") != 0)
+        return 0;
+    for (int i = 0; i < a->nsizes; i++)
+        if (a->sizes[i] < 8 || a->sizes[i] % 8 != 0) {
+            fprintf(stderr, "%s: put_pingpong: size %zu is not a multiple of 8 bytes\n", prog,
+                    a->sizes[i]);
+            return 2;
+        }
     return 0;
 }
 

@@ -12,6 +12,9 @@
  *   put_signal  MPI_Put + MPI_Win_flush + MPI_Accumulate(REPLACE) of the 64-bit signal +
  *               MPI_Win_flush (the first flush orders the data before the signal)
  *   pingpong    MPI_Send / MPI_Recv of SIZE bytes there and back; half the round trip
+ *   put_pingpong  MPI_Put + MPI_Win_flush of SIZE bytes whose last word is a sequence number;
+ *               the partner polls that word (MPI_Win_sync) and answers the same way; half the
+ *               round trip
  *   put_bidir   MPI_Put + MPI_Win_flush by both partners towards each other at once
  *   barrier     MPI_Barrier by every rank
  */
@@ -70,7 +73,30 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
                 MPI_Send(s_buf, n, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
             }
         }
-        return (osu_now_us() - t0) / iters / 2;
+        /* the initiator's time alone: the partners' sum over initiators would be a whole
+         * round trip */
+        return initiator ? (osu_now_us() - t0) / iters / 2 : 0;
+    }
+    if (!strcmp(op, "put_pingpong")) {
+        long *mine = (long *)(s_buf + n - (int)sizeof(long));
+        volatile long *arrived = (volatile long *)(win_buf + n - (int)sizeof(long));
+        for (int i = 0; i < warmup + iters; i++) {
+            if (i == warmup)
+                t0 = osu_now_us();
+            long v = (long)++seq;
+            if (!initiator)
+                while (MPI_Win_sync(win) == MPI_SUCCESS && *arrived < v) {
+                }
+            *mine = v;
+            MPI_Put(s_buf, n, MPI_BYTE, peer, 0, n, MPI_BYTE, win);
+            MPI_Win_flush(peer, win);
+            if (initiator)
+                while (MPI_Win_sync(win) == MPI_SUCCESS && *arrived < v) {
+                }
+        }
+        /* the initiator's time alone: the partners' sum over initiators would be a whole
+         * round trip */
+        return initiator ? (osu_now_us() - t0) / iters / 2 : 0;
     }
     if (!strcmp(op, "put_bidir")) { /* the partner puts too; the initiator's time is reported */
         for (int i = 0; i < warmup + iters; i++) {
@@ -132,6 +158,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: unknown operation \"%s\"\n", argv[0], a.op);
         return 2;
     }
+    if (osu_sizes_fit(argv[0], &a) != 0)
+        return 2;
     if (a.max_size > (size_t)1 << 30) {
         fprintf(stderr, "%s: sizes above 1 GiB do not fit an MPI int count\n", argv[0]);
         return 2;

@@ -15,6 +15,9 @@
  *   put_signal  shmem_putmem_signal (SET) + shmem_quiet
  *   pingpong    put_signal to the partner, which waits on the signal and answers the same way;
  *               half the round trip is reported
+ *   put_pingpong  put of SIZE bytes (a multiple of 8) whose last word is a sequence number; the
+ *               partner waits until that word changes and answers the same way; half the round
+ *               trip (what ucx_perftest's ucp_put_lat measures, the UCX floor across hosts)
  *   put_bidir   put + quiet by both partners towards each other at once (OSU's bibw): the time
  *               of one iteration, each direction carrying SIZE bytes
  *   barrier     shmem_barrier_all by every rank (size ignored)
@@ -112,7 +115,27 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
                 osu_put_signal(r_buf, s_buf, size, v, peer);
             }
         }
-        return (osu_now_us() - t0) / iters / 2;
+        /* the initiator's time alone: the partners' sum over initiators would be a whole
+         * round trip */
+        return initiator ? (osu_now_us() - t0) / iters / 2 : 0;
+    }
+    if (!strcmp(op, "put_pingpong")) {
+        long *mine = (long *)(s_buf + size - sizeof(long));
+        long *arrived = (long *)(r_buf + size - sizeof(long));
+        for (int i = 0; i < warmup + iters; i++) {
+            if (i == warmup)
+                t0 = osu_now_us();
+            long v = (long)++seq;
+            if (!initiator)
+                shmem_long_wait_until(arrived, SHMEM_CMP_GE, v);
+            *mine = v;
+            shmem_putmem(r_buf, s_buf, size, peer);
+            if (initiator)
+                shmem_long_wait_until(arrived, SHMEM_CMP_GE, v);
+        }
+        /* the initiator's time alone: the partners' sum over initiators would be a whole
+         * round trip */
+        return initiator ? (osu_now_us() - t0) / iters / 2 : 0;
     }
     if (!strcmp(op, "put_bidir")) { /* the partner puts too; the initiator's time is reported */
         for (int i = 0; i < warmup + iters; i++) {
@@ -167,6 +190,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: unknown operation \"%s\"\n", argv[0], a.op);
         return 2;
     }
+    if (osu_sizes_fit(argv[0], &a) != 0)
+        return 2;
 
     shmem_init();
     me = shmem_my_pe();

@@ -81,6 +81,12 @@ OPS = {op.name: op for op in (
             "half round trip",
             (("mpi", "MPI_Send/MPI_Recv ping-pong, half round trip"),),
             (8, 64, 512, 4 * KiB)),
+    BenchOp("put_pingpong", "put_pingpong", "shmem_putmem whose last 8-byte word the partner "
+            "waits for (shmem_long_wait_until), answered the same way; half round trip (as "
+            "ucx_perftest's ucp_put_lat)",
+            (("oshmem", "the same calls"),
+             ("mpi", "MPI_Put + MPI_Win_flush, the partner polling with MPI_Win_sync")),
+            (8, 64, 512, 4 * KiB)),
     BenchOp("put_bidir", "put_bidir", "shmem_putmem + shmem_quiet by both partners towards "
             "each other at once (OSU's bibw); time of one iteration",
             (("oshmem", "shmem_putmem + shmem_quiet by both partners"),

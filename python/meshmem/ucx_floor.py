@@ -156,7 +156,7 @@ def run_test(t: FloorTest, opts: LaunchOptions, iters: int) -> dict:
 
 # rows of `meshmem bench` compared with a floor test: (op, bytes) -> floor key
 LATENCY_FLOORS = {("put", 8): "put_lat", ("get", 8): "get_lat", ("atomic", 8): "fadd_lat",
-                  ("pingpong", 8): "put_lat"}
+                  ("pingpong", 8): "put_lat", ("put_pingpong", 8): "put_lat"}
 
 
 def attach(rows: list, floor: dict) -> None:
