@@ -46,8 +46,9 @@ class Calibration:
 
 CALIBRATIONS = (
     # a step's start-up (alpha) is what the model's barrier costs per dimension (a block-signal
-    # exchange, no data: onestep.barrier); a ping-pong of puts with signal (until 24 Nov) takes
-    # its p2p path, 16.5 us between virtual hosts where a collective's flag exchange takes 11.5
+    # exchange, no data: onestep.barrier); until 24 Nov it was read off the ping-pong, whose
+    # benchmark then printed the whole round trip (16.5 us between virtual hosts, where the
+    # barrier takes 11.5 and half the round trip 8.2)
     Calibration("shm-latency", "link.hop_latency_us",
                 "meshmem bench coll_barrier (meshmem_coll_barrier: one flag exchange, no data), "
                 "2 ranks on one host", "coll_barrier", 0, "µs"),
