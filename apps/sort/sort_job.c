@@ -39,8 +39,12 @@ void *sort_xmalloc(size_t bytes)
         fprintf(stderr, "sort: out of memory (%zu bytes)\n", bytes);
         meshmem_global_exit(1);
     }
-    /* first touch here, in setup: a run without warm-up (the traced one of --fabric) would
-     * otherwise time the page faults of its private buffers (the symmetric heap is prefaulted) */
+    return p;
+}
+
+void *sort_xmalloc_touched(size_t bytes)
+{
+    void *p = sort_xmalloc(bytes);
     memset(p, 0, bytes);
     return p;
 }
@@ -236,10 +240,10 @@ void sort_job_setup(sort_job_t *j, const sort_params_t *p)
         w->send_vals = j->has_vals ? sort_symalloc(j->nmax * 4) : NULL;
         w->recv_keys = sort_symalloc(T * kb);
         w->recv_vals = j->has_vals ? sort_symalloc(T * 4) : NULL;
-        w->table = sort_xmalloc(j->nmax * sizeof(uint16_t));
-        w->table2 = sort_xmalloc(T * sizeof(uint16_t));
-        w->out_keys = sort_xmalloc(T * kb);
-        w->out_vals = j->has_vals ? sort_xmalloc(T * 4) : NULL;
+        w->table = sort_xmalloc_touched(j->nmax * sizeof(uint16_t));
+        w->table2 = sort_xmalloc_touched(T * sizeof(uint16_t));
+        w->out_keys = sort_xmalloc_touched(T * kb);
+        w->out_vals = j->has_vals ? sort_xmalloc_touched(T * 4) : NULL;
         break;
     case SORT_A3:
         j->passes_A = 3;
@@ -249,8 +253,8 @@ void sort_job_setup(sort_job_t *j, const sort_params_t *p)
         w->send_vals = j->has_vals ? sort_symalloc((size_t)n * j->nmax * 4) : NULL;
         w->recv_keys = sort_symalloc(T * kb);
         w->recv_vals = j->has_vals ? sort_symalloc(T * 4) : NULL;
-        w->out_keys = sort_xmalloc(T * kb);
-        w->out_vals = j->has_vals ? sort_xmalloc(T * 4) : NULL;
+        w->out_keys = sort_xmalloc_touched(T * kb);
+        w->out_vals = j->has_vals ? sort_xmalloc_touched(T * 4) : NULL;
         break;
     case SORT_GHC: {
         j->passes_A = 5;
@@ -263,8 +267,8 @@ void sort_job_setup(sort_job_t *j, const sort_params_t *p)
             meshmem_global_exit(1);
         }
         size_t x = (size_t)j->ghc_x, y = (size_t)j->ghc_y;
-        w->ghc_fx = sort_xmalloc(nd * sizeof(uint32_t));
-        w->ghc_fy = sort_xmalloc(nd * sizeof(uint32_t));
+        w->ghc_fx = sort_xmalloc_touched(nd * sizeof(uint32_t));
+        w->ghc_fy = sort_xmalloc_touched(nd * sizeof(uint32_t));
         for (size_t d = 0; d < nd; d++) {
             w->ghc_fx[d] = j->map.dest[d] % (uint32_t)j->ghc_x;
             w->ghc_fy[d] = j->map.dest[d] / (uint32_t)j->ghc_x;
@@ -279,8 +283,8 @@ void sort_job_setup(sort_job_t *j, const sort_params_t *p)
         w->send2_vals = j->has_vals ? sort_symalloc(y * T * 4) : NULL;
         w->recv2_keys = sort_symalloc(T * kb);
         w->recv2_vals = j->has_vals ? sort_symalloc(T * 4) : NULL;
-        w->out_keys = sort_xmalloc(T * kb);
-        w->out_vals = j->has_vals ? sort_xmalloc(T * 4) : NULL;
+        w->out_keys = sort_xmalloc_touched(T * kb);
+        w->out_vals = j->has_vals ? sort_xmalloc_touched(T * 4) : NULL;
         break;
     }
     case SORT_A2:
@@ -303,13 +307,13 @@ void sort_job_setup(sort_job_t *j, const sort_params_t *p)
         j->passes_A = p->keybits ? 1 + j->ndigit_passes : 2;
         j->passes_m = 0;
         if (p->keybits) {
-            w->serial_keys = sort_xmalloc(T * kb);
-            w->serial_tmp_keys = sort_xmalloc(T * kb);
-            w->serial_vals = j->has_vals ? sort_xmalloc(T * 4) : NULL;
-            w->serial_tmp_vals = j->has_vals ? sort_xmalloc(T * 4) : NULL;
+            w->serial_keys = sort_xmalloc_touched(T * kb);
+            w->serial_tmp_keys = sort_xmalloc_touched(T * kb);
+            w->serial_vals = j->has_vals ? sort_xmalloc_touched(T * 4) : NULL;
+            w->serial_tmp_vals = j->has_vals ? sort_xmalloc_touched(T * 4) : NULL;
         } else {
-            w->out_keys = sort_xmalloc(T * kb);
-            w->out_vals = j->has_vals ? sort_xmalloc(T * 4) : NULL;
+            w->out_keys = sort_xmalloc_touched(T * kb);
+            w->out_vals = j->has_vals ? sort_xmalloc_touched(T * 4) : NULL;
         }
         break;
     default:

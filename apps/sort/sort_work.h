@@ -42,6 +42,10 @@ struct sort_work {
 
 /** @brief malloc that ends the job on failure. */
 void *sort_xmalloc(size_t bytes);
+/** @brief sort_xmalloc whose pages are touched now, for the job's work buffers at setup: a run
+ * without warm-up (the traced one of --fabric) would otherwise time their first-touch page
+ * faults in its first pass (the symmetric heap is prefaulted already). */
+void *sort_xmalloc_touched(size_t bytes);
 /** @brief meshmem_malloc that ends the job with the heap it would need on failure. */
 void *sort_symalloc(size_t bytes);
 /** @brief Allocate / free the stream state of A=2, A=1 and radix (sort_stream.c). */
