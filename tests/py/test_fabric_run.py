@@ -16,7 +16,7 @@ sys.path.insert(0, str(REPO / "python"))
 
 from meshmem import apps_run  # noqa: E402
 from meshmem.cli import main  # noqa: E402
-from meshmem.model import load_fabric  # noqa: E402
+from meshmem.model import FabricError, load_fabric  # noqa: E402
 from meshmem.model.replay import Replay, ReplayError  # noqa: E402
 
 MIB = 1 << 20
@@ -213,8 +213,20 @@ def test_measured_charge_ignores_annotations(tmp_path):
     measured = Replay(load_fabric(path, ['compute.charge="measured"']), [trace], 1.0).run()
     assert annotated.phases["work"]["seconds"] == pytest.approx(1.0)
     assert measured.phases["work"]["seconds"] == pytest.approx(2.0)
-    with pytest.raises(Exception, match=r"\[compute\] charge: must be one of"):
+    with pytest.raises(FabricError, match=r"\[compute\] charge: must be one of"):
         load_fabric(path, ['compute.charge="guessed"'])
+
+
+def test_measured_charge_lands_direct_stores_with_their_interval(tmp_path):
+    # rank 0's direct write into rank 1 sits in an interval measured at 2 s: with the measured
+    # charge it costs no modelled transfer and arrives when the interval ends, not before
+    fab = load_fabric(fabric_file(tmp_path), ['compute.charge="measured"'])
+    t0 = [("compute", 10**9, 0, 0), ("xfer", MIB, 0, 1, 1), ("phase", 2_000_000_000, "after")]
+    t1 = [("wait", 0, [(0, 1)])]
+    res = Replay(fab, [t0, t1], 1.0).run()
+    assert res.rank_end_s[1] == pytest.approx(2.0, rel=1e-9)  # not ALPHA + MIB * BETA
+    assert res.phases["main"]["comm_s"] == 0  # its time is in the measured 2 s
+    assert all(s["label"] != "direct-put" for s in res.critical_path)
 
 
 # --- the apps under --fabric: meshmem sort / meshmem average ----------------------------------

@@ -71,7 +71,9 @@ def test_duplex_rate_slows_the_exchanges_only():
     L = 1 << 20
     link = "link_y.bandwidth_gbps=28"
     duplex = fab("vcluster-tcp", link, "link_y.duplex_bandwidth_gbps=10")
-    plain = fab("vcluster-tcp", link, "link_y.duplex_bandwidth_gbps=28")  # as without the key
+    plain = fab("vcluster-tcp", link, "link_y.duplex_bandwidth_gbps=28")  # each way as one way
+    assert fab("optweb-ghc4x2-45g").link.duplex_bytes_per_s == \
+        fab("optweb-ghc4x2-45g").link.bytes_per_s  # no key: full duplex
     for f in (duplex, plain):
         assert f.link_y.bytes_per_s == pytest.approx(28e9 / 8)
     y = 1 << 19  # 2 x 2: half of L crosses the network per rank
@@ -83,13 +85,26 @@ def test_duplex_rate_slows_the_exchanges_only():
         pytest.approx(cost(plain, "put", L, src=0, dst=3).seconds)
 
 
-def test_allreduce_form_naive_is_the_naive_averaging():
-    f = fab("optweb-fc8-90g", 'protocol.allreduce_form="naive"')
+def test_allreduce_form_naive_is_the_naive_averaging_across_hosts():
+    # vcluster-tcp says naive: a team spanning the hosts (y) takes it above the one-step size, a
+    # team inside one host (an x row) the aggressive form, as the runtime does
+    f = fab("vcluster-tcp")
     L = 1 << 20
+    assert f.protocol.allreduce_form == "naive"
     assert cost(f, "allreduce", L).seconds == pytest.approx(cost(f, "average_naive", L).seconds)
-    assert cost(fab("optweb-fc8-90g"), "allreduce", L).seconds < cost(f, "allreduce", L).seconds
+    aggressive = fab("vcluster-tcp", 'protocol.allreduce_form="aggressive"')
+    assert cost(aggressive, "allreduce", L).seconds < cost(f, "allreduce", L).seconds
+    assert cost(f, "average_aggressive", L).seconds == \
+        pytest.approx(cost(aggressive, "allreduce", L).seconds)  # the form by name
+    row = [0, 1]  # one host's two ranks (x)
+    assert cost(f, "allreduce", L, row).seconds == \
+        pytest.approx(cost(aggressive, "allreduce", L, row).seconds)
+    # small vectors: one step, whatever the form
+    assert cost(f, "allreduce", 8).algorithm.startswith("onestep-allgather-fold")
     with pytest.raises(FabricError, match=r"\[protocol\] allreduce_form: must be one of"):
-        fab("optweb-fc8-90g", 'protocol.allreduce_form="ring"')
+        fab("vcluster-tcp", 'protocol.allreduce_form="ring"')
+    with pytest.raises(FabricError, match=r"\[link_y\] duplex_bandwidth_gbps: must be > 0"):
+        fab("vcluster-tcp", "link_y.duplex_bandwidth_gbps=0")
 
 
 def test_unicast_indirect_is_two_hops():

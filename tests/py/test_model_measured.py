@@ -28,7 +28,6 @@ def test_two_levels_charge_each_link_its_own_figures():
     expected = ((shm.hop_latency_s + L / 2 / shm.duplex_bytes_per_s) +
                 (net.hop_latency_s + L / 2 / net.duplex_bytes_per_s))
     assert cost(f, "alltoall", L).seconds == pytest.approx(expected)
-    assert net.duplex_bytes_per_s < net.bytes_per_s  # the file's calibration says so
     # a put inside a host and one between hosts (ranks by slot: x the local rank, y the host)
     assert cost(f, "put", 8, src=0, dst=1).seconds == pytest.approx(shm.hop_latency_s + 8 / shm.bytes_per_s)
     assert cost(f, "put", 8, src=0, dst=2).seconds == pytest.approx(net.hop_latency_s + 8 / net.bytes_per_s)

@@ -75,9 +75,10 @@ class Protocol:
     # folds them), as meshmem's runtime does up to its eager size; 0: OPTWEB's reduce-scatter
     # then all-gather at every size (the papers' fabrics)
     allreduce_onestep_bytes: int = 0
-    # the all-reduce above that size: "aggressive" (OPTWEB's reduce-scatter with the reduction in
-    # flight, then all-gather: the papers' fabrics) or "naive" (all-to-all, a folding pass,
-    # all-gather: what meshmem's runtime runs on a team that spans hosts)
+    # the all-reduce above that size on a team that spans the y dimension (hosts): "aggressive"
+    # (OPTWEB's reduce-scatter with the reduction in flight, then all-gather: the papers'
+    # fabrics) or "naive" (all-to-all, a folding pass, all-gather: what meshmem's runtime runs on
+    # a team that spans hosts); a team inside one x row always takes the aggressive form
     allreduce_form: str = "aggressive"
 
 
@@ -373,6 +374,8 @@ def _load_link(raw: dict, path: str, section: str) -> Link:
         bandwidth_gbps=_get(raw, path, section, "bandwidth_gbps", float, positive=True),
         efficiency=_get(raw, path, section, "efficiency", float, positive=True, at_most=1.0),
         hop_latency_s=_get(raw, path, section, "hop_latency_us", float, nonneg=True) * 1e-6,
+        # (not capped at bandwidth_gbps: a calibration on free cores may measure both ways at
+        # one way's rate, give or take its noise)
         duplex_bandwidth_gbps=_get(raw, path, section, "duplex_bandwidth_gbps", float,
                                    positive=True, required=False),
     )
@@ -446,8 +449,11 @@ def replay_design(fabric: Fabric) -> Fabric:
     v = fabric.sort.variant(name)
     m = fabric.memory
     memory = m.channels * m.channel_width_bytes * v.clock_hz * fabric.sort.pipeline_efficiency
+    # the design's links are its own, full duplex (its duplex rate, if the file had one, was
+    # the file's link's)
     link = dataclasses.replace(fabric.link,
-                               bandwidth_gbps=v.link_bytes_per_s * 8 / 1e9 / fabric.link.efficiency)
+                               bandwidth_gbps=v.link_bytes_per_s * 8 / 1e9 / fabric.link.efficiency,
+                               duplex_bandwidth_gbps=None)
     compute = dataclasses.replace(fabric.compute, memory_bytes_per_s=memory)
     return dataclasses.replace(fabric, link=link, compute=compute)
 

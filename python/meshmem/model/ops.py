@@ -74,7 +74,10 @@ def _onestep(fabric: Fabric, op: str, L: float, ranks, opts) -> tuple[onestep.St
              "allreduce": onestep.averaging_mesh, "average_naive": onestep.averaging_naive}
     if op == "allreduce" and 0 < L <= fabric.protocol.allreduce_onestep_bytes:
         return onestep.allreduce_onestep(fabric, L, dims), f"onestep-allgather-fold-{len(dims)}d"
-    if op == "allreduce" and fabric.protocol.allreduce_form == "naive":
+    # the runtime's naive form is for teams that span hosts (a y dimension); one host's teams
+    # run the aggressive one (docs/collectives.md)
+    if (op == "allreduce" and fabric.protocol.allreduce_form == "naive" and
+            opts.get("form") != "aggressive" and any(d.axis == 1 for d in dims)):
         op = "average_naive"
     if op in table:
         return table[op](fabric, L, dims), f"onestep-{len(dims)}d"
@@ -157,7 +160,11 @@ def cost(fabric: Fabric, op: str, nbytes: float, ranks=None, **opts) -> OpCost:
     """Predicted cost of `op` moving `nbytes` per rank among `ranks` (None = all, an int = the first
     n ranks, or an iterable of rank ids). Options: src/dst (put, get), algorithm (mpi engine),
     packet_bytes (pgas engine), variant (sort)."""
+    # the aggressive form by name, even where the fabric's all-reduce is naive (allreduce_form)
+    aggressive = op == "average_aggressive" and fabric.engine == "onestep"
     op = ALIASES.get(op, op)
+    if aggressive:
+        opts = {**opts, "form": "aggressive"}
     if op not in operations(fabric):
         raise ModelError(f"{fabric.path}: engine {fabric.engine!r} has no operation {op!r} "
                          f"(known: {', '.join(operations(fabric))})")

@@ -81,6 +81,9 @@ class RankState:
     registered: bool = False  # waiting inside a collective for the other members
     last: Event | None = None
     batch: "Batch | None" = None  # the xfer records issued together, not yet on the clock
+    # charge = "measured": direct stores of this interval, (peer, event), which arrive when the
+    # interval (whose measured time includes them) is on the clock
+    stored: list = field(default_factory=list)
     coll_seen: dict = field(default_factory=lambda: defaultdict(int))
 
 
@@ -225,6 +228,15 @@ class Replay:
         st.charged = True
         if t > 0:
             self._add(r, "compute", st.phase, st.clock, st.clock + t)
+        self._land_stored(r)
+
+    def _land_stored(self, r: int) -> None:
+        """charge = "measured": the interval's direct stores arrive at its end."""
+        st = self.ranks[r]
+        for peer, event in st.stored:
+            self.arrivals[(r, peer, event)] = Event(r, "compute", "direct-store", st.clock,
+                                                    st.clock, st.last, st.phase)
+        st.stored = []
 
     def _next(self, r: int) -> None:
         st = self.ranks[r]
@@ -285,6 +297,12 @@ class Replay:
         _, to_pe, from_pe, peer, event = rec
         if peer < 0 or peer >= len(self.ranks):
             raise ReplayError(f"rank {r}: transfer annotation with rank {peer}, not in the job")
+        if self.measured_compute:
+            # the loads and stores ran inside the interval and its measured time holds them: no
+            # modelled transfer, and the stores arrive when the interval ends
+            if to_pe > 0 and event > 0:
+                st.stored.append((peer, event))
+            return
         if st.annotations:  # the pass annotated so far comes first (no batch is open: a
             t = self._compute_seconds(st, 0)  # compute record closed it)
             st.annotations = []
@@ -380,6 +398,7 @@ class Replay:
                     progress = True
                 if st.pos >= len(st.records):
                     self._close_batch(r)  # the end of the trace ends an open batch
+                    self._land_stored(r)
             if all(st.pos >= len(st.records) for st in self.ranks):
                 break
             if not progress:
