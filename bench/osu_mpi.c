@@ -105,6 +105,10 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
             MPI_Put(s_buf, n, MPI_BYTE, peer, 0, n, MPI_BYTE, win);
             MPI_Win_flush(peer, win);
         }
+        /* the partners meet before the clock stops: one that drifted ahead would leave the
+         * other's last puts one-way */
+        MPI_Sendrecv(NULL, 0, MPI_BYTE, peer, 2, NULL, 0, MPI_BYTE, peer, 2, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
         return initiator ? (osu_now_us() - t0) / iters : 0;
     }
     if (!initiator)

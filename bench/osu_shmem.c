@@ -144,6 +144,11 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
             shmem_putmem(r_buf, s_buf, size, peer);
             shmem_quiet();
         }
+        /* the partners meet before the clock stops: one that drifted ahead would leave the
+         * other's last puts one-way */
+        uint64_t v = ++seq;
+        osu_put_signal(r_buf, s_buf, 0, v, peer);
+        osu_signal_wait_ge(v);
         return initiator ? (osu_now_us() - t0) / iters : 0;
     }
     if (!initiator)

@@ -88,7 +88,8 @@ OPS = {op.name: op for op in (
              ("mpi", "MPI_Put + MPI_Win_flush, the partner polling with MPI_Win_sync")),
             (8, 64, 512, 4 * KiB)),
     BenchOp("put_bidir", "put_bidir", "shmem_putmem + shmem_quiet by both partners towards "
-            "each other at once (OSU's bibw); time of one iteration",
+            "each other at once (as OSU's bibw, but the time of one iteration, each direction "
+            "carrying SIZE bytes)",
             (("oshmem", "shmem_putmem + shmem_quiet by both partners"),
              ("mpi", "MPI_Put + MPI_Win_flush by both partners")),
             (8, 64, 512, 4 * KiB, 32 * KiB, 256 * KiB, 1 * MiB), bandwidth=True),
