@@ -72,7 +72,8 @@ static inline size_t mm_team_slot_bytes(int nranks, size_t eager_bytes)
            (size_t)2 * (size_t)nranks * eager_bytes;
 }
 
-/** @return the start of team @p t's slot in the segment mapped here at @p seg. */
+/** @return the start of team @p t's slot in the segment mapped here at @p seg (any rank's:
+ * mm_g.peer[mm_g.rank].seg is this rank's own segment, mm_peers_join). */
 static inline char *mm_team_slot_at(const struct meshmem_team *t, char *seg)
 {
     return seg + mm_g.sync_offset + (size_t)t->slot * mm_g.slot_bytes;

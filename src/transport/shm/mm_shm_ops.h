@@ -56,11 +56,14 @@ static inline void mm_copy(void *dest, const void *src, size_t n)
             memcpy(&tail, s + n - 4, 4);
             memcpy(d, &head, 4);
             memcpy(d + n - 4, &tail, 4);
-        } else if (n > 0) {
-            char first = s[0], mid = s[n / 2], last = s[n - 1];
-            d[0] = first;
-            d[n / 2] = mid;
-            d[n - 1] = last;
+        } else if (n >= 2) { /* 16-bit stores: a short that a peer polls is never half-written */
+            uint16_t head, tail;
+            memcpy(&head, s, 2);
+            memcpy(&tail, s + n - 2, 2);
+            memcpy(d, &head, 2);
+            memcpy(d + n - 2, &tail, 2);
+        } else if (n == 1) {
+            d[0] = s[0];
         }
         return;
     }
