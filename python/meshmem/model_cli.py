@@ -71,9 +71,10 @@ def add_arguments(p) -> None:
     options.add_json(v)
     ca = sub.add_parser("calibrate", help="measure the virtual cluster's link figures",
                         description="Measure the figures fabrics/vcluster-tcp.toml is calibrated "
-                                    "on (ping-pong, put and both ways at once across 2 "
-                                    "virtual hosts; ping-pong and put on one host, a memcpy): print them beside the file's values; "
-                                    "--write puts them into the file. Needs root (virtual hosts).")
+                                    "on (a barrier, a put and puts both ways at once between 2 "
+                                    "virtual hosts; a barrier, a put and a memcpy on one "
+                                    "host): print them beside the file's values; --write puts "
+                                    "them into the file. Needs root (virtual hosts).")
     ca.add_argument("--rounds", type=int, default=3, metavar="N",
                     help="rounds per benchmark, medians (default 3)")
     ca.add_argument("--iters", type=int, default=1000, metavar="N",
