@@ -7,6 +7,7 @@ benchmark binary skip with the reason when those are absent.
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -92,6 +93,15 @@ def test_mpi_twin_runs():
     assert set(out.latency_us) == {8, 65536}
     assert all(v > 0 for v in out.latency_us.values())
     assert out.memcpy_all[65536] > 0
+
+
+@pytest.mark.skipif(not bin_path("meshrun").exists(), reason="meshrun missing (run make first)")
+def test_put_pingpong_refuses_sizes_that_do_not_end_in_a_word():
+    prog = bin_path("meshrun").parent.parent / "bench" / "osu_shmem"
+    done = subprocess.run([str(bin_path("meshrun")), "-n", "2", str(prog), "-o", "put_pingpong",
+                           "-s", "8,12"], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "put_pingpong: size 12 is not a multiple of 8 bytes" in done.stderr
 
 
 def _meshmem_bench_available():
