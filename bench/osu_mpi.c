@@ -33,6 +33,17 @@ static void rt_barrier(void)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* poll a window word until it holds @p v (the exact number: a smaller size after a larger one
+ * finds fill bytes there): MPI_Win_sync for the window's copy, and MPI_Iprobe so that the MPI
+ * library progresses, which a put over UCX's TCP transport needs at its target (osc ucx's
+ * MPI_Win_sync is a barrier and a fence, no progress) */
+static void osu_mpi_wait_word(volatile long *word, long v)
+{
+    int flag;
+    while (MPI_Win_sync(win) == MPI_SUCCESS && *word != v)
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+}
+
 static double rt_sum_to_root(double v)
 {
     double sum = 0;
@@ -85,14 +96,12 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
                 t0 = osu_now_us();
             long v = (long)++seq;
             if (!initiator)
-                while (MPI_Win_sync(win) == MPI_SUCCESS && *arrived < v) {
-                }
+                osu_mpi_wait_word(arrived, v);
             *mine = v;
             MPI_Put(s_buf, n, MPI_BYTE, peer, 0, n, MPI_BYTE, win);
             MPI_Win_flush(peer, win);
             if (initiator)
-                while (MPI_Win_sync(win) == MPI_SUCCESS && *arrived < v) {
-                }
+                osu_mpi_wait_word(arrived, v);
         }
         /* the initiator's time alone: the partners' sum over initiators would be a whole
          * round trip */

@@ -126,12 +126,13 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
             if (i == warmup)
                 t0 = osu_now_us();
             long v = (long)++seq;
+            /* the exact number: a smaller size after a larger one finds fill bytes there */
             if (!initiator)
-                shmem_long_wait_until(arrived, SHMEM_CMP_GE, v);
+                shmem_long_wait_until(arrived, SHMEM_CMP_EQ, v);
             *mine = v;
             shmem_putmem(r_buf, s_buf, size, peer);
             if (initiator)
-                shmem_long_wait_until(arrived, SHMEM_CMP_GE, v);
+                shmem_long_wait_until(arrived, SHMEM_CMP_EQ, v);
         }
         /* the initiator's time alone: the partners' sum over initiators would be a whole
          * round trip */

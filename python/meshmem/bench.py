@@ -535,6 +535,10 @@ def check(args) -> tuple[list, list, list | None, dict]:
     if args.vhosts < 0 or args.vhosts > 64:
         raise UserError(f"--vhosts {args.vhosts}: expected a host count in 1..64")
     sizes = options.parse_sizes("--sizes", args.sizes) if args.sizes else None
+    odd = [s for s in sizes or () if s < 8 or s % 8]
+    if odd and any(name == "put_pingpong" for name, _ in selected):
+        raise UserError(f"--sizes {odd[0]}: put_pingpong's sizes are whole 8-byte words (its "
+                        "partner waits for the last one)")
     return selected, algos, sizes, topology_env(args.topology, args.ranks)
 
 

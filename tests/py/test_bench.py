@@ -95,15 +95,6 @@ def test_mpi_twin_runs():
     assert out.memcpy_all[65536] > 0
 
 
-@pytest.mark.skipif(not bin_path("meshrun").exists(), reason="meshrun missing (run make first)")
-def test_put_pingpong_refuses_sizes_that_do_not_end_in_a_word():
-    prog = bin_path("meshrun").parent.parent / "bench" / "osu_shmem"
-    done = subprocess.run([str(bin_path("meshrun")), "-n", "2", str(prog), "-o", "put_pingpong",
-                           "-s", "8,12"], capture_output=True, text=True, timeout=60)
-    assert done.returncode != 0
-    assert "put_pingpong: size 12 is not a multiple of 8 bytes" in done.stderr
-
-
 def _meshmem_bench_available():
     if not bin_path("meshrun").exists():
         return False
@@ -112,6 +103,34 @@ def _meshmem_bench_available():
     except osu.BenchError:
         return False
     return True
+
+
+@pytest.mark.skipif(not _meshmem_bench_available(),
+                    reason="build/bench/osu_shmem or meshrun missing (run make first)")
+def test_put_pingpong_refuses_sizes_that_do_not_end_in_a_word(capsys):
+    prog = bin_path("meshrun").parent.parent / "bench" / "osu_shmem"
+    done = subprocess.run([str(bin_path("meshrun")), "-n", "2", str(prog), "-o", "put_pingpong",
+                           "-s", "8,12"], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "put_pingpong: size 12 is not a multiple of 8 bytes" in done.stderr
+    assert main(["bench", "put_pingpong", "--sizes", "8,12", "--vs", "none"]) == 2
+    assert "--sizes 12: put_pingpong's sizes are whole 8-byte words" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not _meshmem_bench_available(),
+                    reason="build/bench/osu_shmem or meshrun missing (run make first)")
+@pytest.mark.parametrize("op", ["put_pingpong", "put_bidir", "pingpong"])
+def test_paired_ops_finish_on_odd_ranks_and_falling_sizes(op):
+    # 3 ranks: rank 2 has no partner; 64 then 8 bytes: put_pingpong's word must be the exact
+    # sequence number, not whatever a larger size left there
+    prog = bin_path("meshrun").parent.parent / "bench" / "osu_shmem"
+    done = subprocess.run([str(bin_path("meshrun")), "-n", "3", "--heap", "16M", str(prog),
+                           "-o", op, "-s", "64,8", "-i", "50", "-I", "10"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = [l for l in done.stdout.splitlines() if l.startswith("@osu")]
+    assert [r.split("bytes=")[1].split()[0] for r in rows] == ["64", "8"]
+    assert all(float(r.split("us=")[1].split()[0]) > 0 for r in rows)
 
 
 @pytest.mark.skipif(not _meshmem_bench_available(),
