@@ -132,7 +132,7 @@ size_t mm_am_region_bytes(int nranks)
  * peer's of this node */
 static inline char *mm_am_base(int owner)
 {
-    return (owner == mm_g.rank ? mm_g.seg : mm_g.peer[owner].seg) + mm_g.am_offset;
+    return mm_seg_of(owner) + mm_g.am_offset;
 }
 
 /* @return true when @p rank's memory is mapped here (not on another host) */

@@ -73,10 +73,7 @@ static void mm_red_send_to_root(const mm_coll_args_t *a, uint64_t seq, const voi
 {
     mm_desc_t d;
     const char *s = mm_red_expose(a, buf, len, len, &d);
-    bool by_desc = mm_msg_send(a->t, seq, root, s, len, &d);
-    mm_coll_wake(a->t, root);
-    if (by_desc)
-        mm_msg_sent_wait(a->t, seq, root);
+    mm_msg_send_wait(a->t, seq, root, s, len, &d);
 }
 
 /*

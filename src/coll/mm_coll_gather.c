@@ -58,10 +58,7 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
         if (me != root) {
             mm_desc_t d;
             const char *src = mm_gather_expose(&a, (const char *)sendbuf + done, c, false, &d);
-            bool by_desc = mm_msg_send(t, seq, root, src, c, &d);
-            mm_coll_wake(t, root);
-            if (by_desc)
-                mm_msg_sent_wait(t, seq, root);
+            mm_msg_send_wait(t, seq, root, src, c, &d);
         } else {
             for (int k = 1; k < n; k++) {
                 int r = (me + k) % n;

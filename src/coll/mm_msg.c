@@ -363,6 +363,15 @@ void mm_msg_counts_differ(const char *call, int src, size_t got, size_t want)
                         call, src, got, want);
 }
 
+void mm_msg_send_wait(struct meshmem_team *t, uint64_t seq, int dst, const void *buf, size_t n,
+                      const mm_desc_t *desc)
+{
+    bool by_desc = mm_msg_send(t, seq, dst, buf, n, desc);
+    mm_coll_wake(t, dst);
+    if (by_desc)
+        mm_msg_sent_wait(t, seq, dst);
+}
+
 void mm_msg_send_complete(struct meshmem_team *t, uint64_t seq, const uint8_t *sent_by_desc)
 {
     for (int r = 0; r < t->size; r++)

@@ -147,6 +147,11 @@ bool mm_msg_pushed_to(struct meshmem_team *t, int dst);
 bool mm_msg_send(struct meshmem_team *t, uint64_t seq, int dst, const void *buf, size_t n,
                  const mm_desc_t *desc);
 
+/** @brief A lone send of collective @p seq: mm_msg_send(), the wake of @p dst, and the wait
+ * until @p buf may be reused (a member's part of a rooted step: gather, reduce). */
+void mm_msg_send_wait(struct meshmem_team *t, uint64_t seq, int dst, const void *buf, size_t n,
+                      const mm_desc_t *desc);
+
 /** A received message, before it is released. */
 typedef struct {
     const void *data;   /* the bytes, wherever they are (line, channel, sender's buffer) */

@@ -87,7 +87,7 @@ static inline char *mm_team_slot_at(const struct meshmem_team *t, char *seg)
  */
 static inline char *mm_team_slot(const struct meshmem_team *t, int owner)
 {
-    return mm_team_slot_at(t, owner == mm_g.rank ? mm_g.seg : mm_g.peer[owner].seg);
+    return mm_team_slot_at(t, mm_seg_of(owner));
 }
 
 /** @return true when world rank @p w is in reach of load/store (its segment is mapped here). */
@@ -139,7 +139,7 @@ static inline mm_flag_t *mm_team_flag_at(const struct meshmem_team *t, char *seg
 static inline mm_flag_t *mm_team_flag(const struct meshmem_team *t, int owner, uint64_t seq,
                                       int kind, int src)
 {
-    return mm_team_flag_at(t, owner == mm_g.rank ? mm_g.seg : mm_g.peer[owner].seg, seq, kind, src);
+    return mm_team_flag_at(t, mm_seg_of(owner), seq, kind, src);
 }
 
 /** @brief Create world and shared teams (init). @return 0 or -1. */

@@ -151,6 +151,14 @@ MM_INLINE_HOT void *mm_nonnull(void *p)
     return p;
 }
 
+/** @return @p rank's segment as mapped here (this rank's own included), NULL for a peer on
+ * another host. The own one by mm_g.seg, which the compiler knows at a caller that passes
+ * mm_g.rank (the polls of this rank's own lines). */
+static inline char *mm_seg_of(int rank)
+{
+    return rank == mm_g.rank ? mm_g.seg : mm_g.peer[rank].seg;
+}
+
 /** @return the segment header of @p rank as mapped here, NULL for a peer on another host. */
 static inline mm_seg_hdr_t *mm_seg_hdr(int rank)
 {

@@ -40,33 +40,28 @@ extern bool mm_copy_erms;
 static inline void mm_copy(void *dest, const void *src, size_t n)
 {
     /* up to 16 bytes inline: a call into memcpy (through the PLT, then its size dispatch) was a
-     * third of an 8-byte put's instructions; two overlapping loads, then two stores */
+     * third of an 8-byte put's instructions. Two overlapping words of type T (both loads, then
+     * both stores), T the widest that fits: as glibc, a word a peer polls is never half-written */
+#define MM_COPY_ENDS(T)                                                                            \
+    do {                                                                                           \
+        T head_, tail_;                                                                            \
+        memcpy(&head_, src, sizeof(T));                                                            \
+        memcpy(&tail_, (const char *)src + n - sizeof(T), sizeof(T));                              \
+        memcpy(dest, &head_, sizeof(T));                                                           \
+        memcpy((char *)dest + n - sizeof(T), &tail_, sizeof(T));                                   \
+    } while (0)
     if (n <= 16) {
-        char *d = dest;
-        const char *s = src;
-        if (n >= 8) {
-            uint64_t head, tail;
-            memcpy(&head, s, 8);
-            memcpy(&tail, s + n - 8, 8);
-            memcpy(d, &head, 8);
-            memcpy(d + n - 8, &tail, 8);
-        } else if (n >= 4) {
-            uint32_t head, tail;
-            memcpy(&head, s, 4);
-            memcpy(&tail, s + n - 4, 4);
-            memcpy(d, &head, 4);
-            memcpy(d + n - 4, &tail, 4);
-        } else if (n >= 2) { /* 16-bit stores: a short that a peer polls is never half-written */
-            uint16_t head, tail;
-            memcpy(&head, s, 2);
-            memcpy(&tail, s + n - 2, 2);
-            memcpy(d, &head, 2);
-            memcpy(d + n - 2, &tail, 2);
-        } else if (n == 1) {
-            d[0] = s[0];
-        }
+        if (n >= 8)
+            MM_COPY_ENDS(uint64_t);
+        else if (n >= 4)
+            MM_COPY_ENDS(uint32_t);
+        else if (n >= 2)
+            MM_COPY_ENDS(uint16_t);
+        else if (n == 1)
+            *(char *)dest = *(const char *)src;
         return;
     }
+#undef MM_COPY_ENDS
 #if defined(__x86_64__)
     if (n >= MM_COPY_MOVSB_MIN && mm_copy_erms) {
         __asm__ volatile("rep movsb" : "+D"(dest), "+S"(src), "+c"(n) : : "memory");

@@ -1253,7 +1253,7 @@ static int mm_ucx_open(void)
      * selection finds none for a fetching AMO: UCX 1.16.0 between two virtual hosts printed
      * "cannot find remote protocol ... amo_fetch" and canceled the first fetch-add (so did
      * Ubuntu 24.04's UCX on the lent machine), where the selection of earlier releases, still
-     * there, emulates it as 1.13 does. The earlier one. */
+     * there, emulates it as 1.13 does: that one */
     if (version >= 1016u)
         mm_ucx_default(cfg, "UCX_PROTO_ENABLE", "PROTO_ENABLE", "n");
     mm_ucx_default(cfg, "UCX_KEEPALIVE_INTERVAL", "KEEPALIVE_INTERVAL", MM_UCX_KEEPALIVE);
@@ -1272,7 +1272,7 @@ static int mm_ucx_open(void)
      * slower; larger send segments also raised UCX's eager limit, and the 1 MiB all-reduce,
      * received in copies, took 1.5 x longer. TCP's settings alone: other transports keep theirs */
     if (mm_ucx_may_use_tcp()) { /* (where it may not, UCX would warn of unused settings) */
-        mm_ucx_default(cfg, "UCX_TCP_TX_SEG_SIZE", "TX_SEG_SIZE", "72K"); /* TCP's alone */
+        mm_ucx_default(cfg, "UCX_TCP_TX_SEG_SIZE", "TX_SEG_SIZE", "72K");
         mm_ucx_default(cfg, "UCX_TCP_RX_SEG_SIZE", "RX_SEG_SIZE", "256K");
     }
     ucp_params_t p = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
