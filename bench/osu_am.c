@@ -169,7 +169,7 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
                 meshmem_put_signal(&ack_word, &v, 0, &ack_word, v, MESHMEM_SIGNAL_SET, peer);
             }
         }
-        return initiator ? (osu_now_us() - t0) / iters : 0;
+        return (osu_now_us() - t0) / iters;
     }
     size_t frag = frag_of(op);
     meshmem_am_arg_t arg = 8;
@@ -267,7 +267,7 @@ int main(int argc, char **argv)
     memset(s_buf, 'a' + me % 26, bytes);
     memset(r_buf, 0, bytes);
     osu_runtime_t rt = {rt_barrier, rt_sum_to_root, me, npes};
-    osu_run_sizes(&rt, &a, run_op, npes / 2);
+    osu_run_sizes(&rt, &a, run_op, osu_is_initiator(me, npes));
     meshmem_free(root_sum);
     meshmem_free(r_buf);
     meshmem_free(s_buf);

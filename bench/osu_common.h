@@ -263,25 +263,28 @@ static inline int osu_is_initiator(int me, int npes)
 
 /**
  * @brief The measurement loop of a benchmark program: for every size of @p a, a barrier, then
- * @p run (the op's average latency in us on this rank; 0 on ranks that do not time it), the
- * sum over ranks divided by @p ninit printed as the @osu line on rank 0, then the memcpy
- * reference for large sizes. Collective.
+ * @p run (the op's average latency in us on this rank), the average over the ranks that are
+ * @p counted printed as the @osu line on rank 0, then the memcpy reference for large sizes.
+ * Collective. @p counted: this rank's time enters the average (an initiator of a paired
+ * operation, every rank of one that is not): a partner that runs the same loop (a ping-pong)
+ * may return its time too, and it is left out here, not by each operation.
  */
 static inline void osu_run_sizes(const osu_runtime_t *rt, const osu_args_t *a,
                                  double (*run)(const char *op, size_t size, int iters,
                                                int warmup),
-                                 int ninit)
+                                 int counted)
 {
+    double ncounted = rt->sum_to_root(counted ? 1.0 : 0.0);
     for (int k = 0; k < a->nsizes; k++) {
         size_t size = a->sizes[k];
         int iters, warmup;
         osu_iters_for(a, size, &iters, &warmup);
         rt->barrier();
         double us = run(a->op, size, iters, warmup);
-        double sum = rt->sum_to_root(us);
+        double sum = rt->sum_to_root(counted ? us : 0.0);
         if (rt->me == 0) {
             printf("@osu op=%s pes=%d bytes=%zu us=%.4f iters=%d\n", a->op, rt->npes, size,
-                   sum / ninit, iters);
+                   sum / ncounted, iters);
             fflush(stdout);
         }
         if (a->memcpy_min && size >= a->memcpy_min)

@@ -84,9 +84,7 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
                 MPI_Send(s_buf, n, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
             }
         }
-        /* the initiator's time alone: the partners' sum over initiators would be a whole
-         * round trip */
-        return initiator ? (osu_now_us() - t0) / iters / 2 : 0;
+        return (osu_now_us() - t0) / iters / 2;
     }
     if (!strcmp(op, "put_pingpong")) {
         long *mine = (long *)(s_buf + n - (int)sizeof(long));
@@ -103,11 +101,9 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
             if (initiator)
                 osu_mpi_wait_word(arrived, v);
         }
-        /* the initiator's time alone: the partners' sum over initiators would be a whole
-         * round trip */
-        return initiator ? (osu_now_us() - t0) / iters / 2 : 0;
+        return (osu_now_us() - t0) / iters / 2;
     }
-    if (!strcmp(op, "put_bidir")) { /* the partner puts too; the initiator's time is reported */
+    if (!strcmp(op, "put_bidir")) { /* the partner puts too */
         for (int i = 0; i < warmup + iters; i++) {
             if (i == warmup)
                 t0 = osu_now_us();
@@ -118,7 +114,7 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
          * other's last puts one-way */
         MPI_Sendrecv(NULL, 0, MPI_BYTE, peer, 2, NULL, 0, MPI_BYTE, peer, 2, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
-        return initiator ? (osu_now_us() - t0) / iters : 0;
+        return (osu_now_us() - t0) / iters;
     }
     if (!initiator)
         return 0;
@@ -205,9 +201,7 @@ int main(int argc, char **argv)
     memset(r_buf, 0, bytes);
     MPI_Win_sync(win);
     osu_runtime_t rt = {rt_barrier, rt_sum_to_root, me, npes};
-    int ninit = !needs_pair ? npes : npes / 2;
-
-    osu_run_sizes(&rt, &a, run_op, ninit);
+    osu_run_sizes(&rt, &a, run_op, !needs_pair || osu_is_initiator(me, npes));
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
     free(r_buf);

@@ -115,9 +115,7 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
                 osu_put_signal(r_buf, s_buf, size, v, peer);
             }
         }
-        /* the initiator's time alone: the partners' sum over initiators would be a whole
-         * round trip */
-        return initiator ? (osu_now_us() - t0) / iters / 2 : 0;
+        return (osu_now_us() - t0) / iters / 2;
     }
     if (!strcmp(op, "put_pingpong")) {
         long *mine = (long *)(s_buf + size - sizeof(long));
@@ -134,11 +132,9 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
             if (initiator)
                 shmem_long_wait_until(arrived, SHMEM_CMP_EQ, v);
         }
-        /* the initiator's time alone: the partners' sum over initiators would be a whole
-         * round trip */
-        return initiator ? (osu_now_us() - t0) / iters / 2 : 0;
+        return (osu_now_us() - t0) / iters / 2;
     }
-    if (!strcmp(op, "put_bidir")) { /* the partner puts too; the initiator's time is reported */
+    if (!strcmp(op, "put_bidir")) { /* the partner puts too */
         for (int i = 0; i < warmup + iters; i++) {
             if (i == warmup)
                 t0 = osu_now_us();
@@ -150,7 +146,7 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
         uint64_t v = ++seq;
         osu_put_signal(r_buf, s_buf, 0, v, peer);
         osu_signal_wait_ge(v);
-        return initiator ? (osu_now_us() - t0) / iters : 0;
+        return (osu_now_us() - t0) / iters;
     }
     if (!initiator)
         return 0;
@@ -221,9 +217,7 @@ int main(int argc, char **argv)
     memset(s_buf, 'a' + me % 26, bytes);
     memset(r_buf, 0, bytes);
     osu_runtime_t rt = {rt_barrier, rt_sum_to_root, me, npes};
-    int ninit = !needs_pair ? npes : npes / 2;
-
-    osu_run_sizes(&rt, &a, run_op, ninit);
+    osu_run_sizes(&rt, &a, run_op, !needs_pair || osu_is_initiator(me, npes));
     shmem_free(root_sum);
     shmem_free(r_buf);
     shmem_free(s_buf);
