@@ -39,38 +39,45 @@ static void buf_free(void *p, int symmetric)
 static const size_t counts[] = {0, 1, 3, 12, 13, 257, 1025, 5000, 40000};
 #define NCOUNTS (sizeof(counts) / sizeof(counts[0]))
 
+/* broadcast of count @p c from @p root (by @p bcast_algo), then scatter and gather at it, each
+ * checked; values tagged @p tag, tag + 1, tag + 2 (a and b hold c * n elements) */
+static void check_bcast_scatter_gather(meshmem_team_t team, int32_t *a, int32_t *b, size_t c,
+                                       int root, meshmem_algo_t bcast_algo, int tag)
+{
+    int n = meshmem_team_size(team), r = meshmem_team_rank(team);
+    for (size_t i = 0; i < c; i++)
+        a[i] = r == root ? val(root, i, tag) : -1;
+    CHECK(meshmem_coll_bcast(team, a, c, MESHMEM_INT32, root, bcast_algo) == 0);
+    for (size_t i = 0; i < c; i++)
+        CHECK_EQ_LL(a[i], val(root, i, tag));
+    for (size_t i = 0; i < c * (size_t)n; i++)
+        a[i] = val(r, i, tag + 1);
+    memset(b, 0xff, c * 4);
+    CHECK(meshmem_coll_scatter(team, a, b, c, MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) == 0);
+    for (size_t i = 0; i < c; i++)
+        CHECK_EQ_LL(b[i], val(root, (size_t)r * c + i, tag + 1));
+    for (size_t i = 0; i < c; i++)
+        a[i] = val(r, i, tag + 2);
+    memset(b, 0xff, c * 4 * (size_t)n);
+    CHECK(meshmem_coll_gather(team, a, b, c, MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) == 0);
+    if (r == root)
+        for (int j = 0; j < n; j++)
+            for (size_t i = 0; i < c; i++)
+                CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, tag + 2));
+}
+
 /* broadcast, scatter and gather of vectors larger than staging (run with a small
  * MESHMEM_STAGE_SIZE): in rounds that every member cuts by itself, private and symmetric
  * buffers, every root */
 static void test_rooted_rounds(meshmem_team_t team, int sym)
 {
     static const size_t big[] = {40000, 100003};
-    int n = meshmem_team_size(team), r = meshmem_team_rank(team);
+    int n = meshmem_team_size(team);
     for (size_t ci = 0; ci < sizeof(big) / sizeof(big[0]); ci++) {
         size_t c = big[ci];
         int32_t *a = buf_alloc(c * 4 * (size_t)n, sym), *b = buf_alloc(c * 4 * (size_t)n, sym);
-        for (int root = 0; root < n; root++) {
-            for (size_t i = 0; i < c; i++)
-                a[i] = r == root ? val(root, i, 11) : -1;
-            CHECK(meshmem_coll_bcast(team, a, c, MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) == 0);
-            for (size_t i = 0; i < c; i++)
-                CHECK_EQ_LL(a[i], val(root, i, 11));
-            for (size_t i = 0; i < c * (size_t)n; i++)
-                a[i] = val(r, i, 12);
-            memset(b, 0xff, c * 4);
-            CHECK(meshmem_coll_scatter(team, a, b, c, MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) ==
-                  0);
-            for (size_t i = 0; i < c; i++)
-                CHECK_EQ_LL(b[i], val(root, (size_t)r * c + i, 12));
-            for (size_t i = 0; i < c; i++)
-                a[i] = val(r, i, 13);
-            memset(b, 0xff, c * 4 * (size_t)n);
-            CHECK(meshmem_coll_gather(team, a, b, c, MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) == 0);
-            if (r == root)
-                for (int j = 0; j < n; j++)
-                    for (size_t i = 0; i < c; i++)
-                        CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, 13));
-        }
+        for (int root = 0; root < n; root++)
+            check_bcast_scatter_gather(team, a, b, c, root, MESHMEM_ALGO_AUTO, 11);
         buf_free(b, sym);
         buf_free(a, sym);
     }
@@ -83,28 +90,9 @@ static void test_bcast_scatter_gather(meshmem_team_t team, int sym)
         size_t c = counts[ci];
         int32_t *a = buf_alloc(c * 4 * (size_t)n, sym), *b = buf_alloc(c * 4 * (size_t)n, sym);
         for (int root = 0; root < n; root++) {
-            for (size_t i = 0; i < c; i++)
-                a[i] = r == root ? val(root, i, 1) : -1;
             /* the node-leader form across hosts (as AUTO on one host) on every other root */
-            CHECK(meshmem_coll_bcast(team, a, c, MESHMEM_INT32, root,
-                                     root % 2 ? MESHMEM_ALGO_LEADER : MESHMEM_ALGO_AUTO) == 0);
-            for (size_t i = 0; i < c; i++)
-                CHECK_EQ_LL(a[i], val(root, i, 1));
-            for (size_t i = 0; i < c * (size_t)n; i++)
-                a[i] = val(r, i, 2);
-            memset(b, 0xff, c * 4);
-            CHECK(meshmem_coll_scatter(team, a, b, c, MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) ==
-                  0);
-            for (size_t i = 0; i < c; i++)
-                CHECK_EQ_LL(b[i], val(root, (size_t)r * c + i, 2));
-            for (size_t i = 0; i < c; i++)
-                a[i] = val(r, i, 3);
-            memset(b, 0xff, c * 4 * (size_t)n);
-            CHECK(meshmem_coll_gather(team, a, b, c, MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) == 0);
-            if (r == root)
-                for (int j = 0; j < n; j++)
-                    for (size_t i = 0; i < c; i++)
-                        CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, 3));
+            check_bcast_scatter_gather(team, a, b, c, root,
+                                       root % 2 ? MESHMEM_ALGO_LEADER : MESHMEM_ALGO_AUTO, 1);
             /* in place at the root: its block is already at b + root * c */
             for (size_t i = 0; i < c * (size_t)n; i++)
                 b[i] = r == root && i / (c ? c : 1) == (size_t)root ? val(r, i % c, 7) : -1;

@@ -16,7 +16,7 @@ from meshmem.model import mpi, onestep, pgas, sort
 from meshmem.model.fabric import Fabric
 
 ONESTEP_OPS = ("alltoall", "allgather", "bcast", "scatter", "gather", "barrier", "reduce_scatter",
-               "allreduce", "average_naive", "put", "get", "sort")
+               "allreduce", "average_naive", "average_aggressive", "put", "get", "sort")
 MPI_OPS = ("alltoall", "allgather", "bcast", "scatter", "gather", "barrier", "reduce_scatter",
            "allreduce", "reduce", "put", "get", "sort")
 PGAS_OPS = ("put", "get", "alltoall", "allgather", "bcast", "allreduce", "barrier")
@@ -71,13 +71,15 @@ def _onestep(fabric: Fabric, op: str, L: float, ranks, opts) -> tuple[onestep.St
     dims = fabric.topology.spanned_dims(ranks)
     table = {"alltoall": onestep.alltoall, "allgather": onestep.allgather, "bcast": onestep.bcast,
              "scatter": onestep.scatter, "gather": onestep.gather, "reduce_scatter": onestep.reduce_scatter,
-             "allreduce": onestep.averaging_mesh, "average_naive": onestep.averaging_naive}
-    if op == "allreduce" and 0 < L <= fabric.protocol.allreduce_onestep_bytes:
+             "allreduce": onestep.averaging_mesh, "average_naive": onestep.averaging_naive,
+             "average_aggressive": onestep.averaging_mesh}
+    # average_aggressive: the all-reduce that never takes the naive form of allreduce_form
+    if op in ("allreduce", "average_aggressive") and 0 < L <= fabric.protocol.allreduce_onestep_bytes:
         return onestep.allreduce_onestep(fabric, L, dims), f"onestep-allgather-fold-{len(dims)}d"
     # the runtime's naive form is for teams that span hosts (a y dimension); one host's teams
     # run the aggressive one (docs/collectives.md)
     if (op == "allreduce" and fabric.protocol.allreduce_form == "naive" and
-            opts.get("form") != "aggressive" and any(d.axis == 1 for d in dims)):
+            any(d.axis == 1 for d in dims)):
         op = "average_naive"
     if op in table:
         return table[op](fabric, L, dims), f"onestep-{len(dims)}d"
@@ -160,11 +162,9 @@ def cost(fabric: Fabric, op: str, nbytes: float, ranks=None, **opts) -> OpCost:
     """Predicted cost of `op` moving `nbytes` per rank among `ranks` (None = all, an int = the first
     n ranks, or an iterable of rank ids). Options: src/dst (put, get), algorithm (mpi engine),
     packet_bytes (pgas engine), variant (sort)."""
-    # the aggressive form by name, even where the fabric's all-reduce is naive (allreduce_form)
-    aggressive = op == "average_aggressive" and fabric.engine == "onestep"
-    op = ALIASES.get(op, op)
-    if aggressive:
-        opts = {**opts, "form": "aggressive"}
+    name = ALIASES.get(op, op)  # what the result is called
+    if op not in operations(fabric):  # an alias where the engine has no operation of the name
+        op = name
     if op not in operations(fabric):
         raise ModelError(f"{fabric.path}: engine {fabric.engine!r} has no operation {op!r} "
                          f"(known: {', '.join(operations(fabric))})")
@@ -182,7 +182,7 @@ def cost(fabric: Fabric, op: str, nbytes: float, ranks=None, **opts) -> OpCost:
         return OpCost(fabric.name, op, nbytes, p, seconds, alg, terms)
     if fabric.engine == "onestep":
         step, alg = _onestep(fabric, op, nbytes, rl, opts)
-        return OpCost(fabric.name, op, nbytes, p, step.seconds, alg,
+        return OpCost(fabric.name, name, nbytes, p, step.seconds, alg,
                       {"startup_s": step.startup_s, "transfer_s": step.transfer_s, "sync_s": step.sync_s})
     if fabric.engine == "mpi":
         seconds, alg, terms = _mpi(fabric, op, nbytes, p, opts)
