@@ -13,7 +13,7 @@ find_program(MESHMEM_MPICC mpicc)
 if(MESHMEM_MPICC)
   add_custom_command(
     OUTPUT ${MESHMEM_BENCH_DIR}/osu_coll_mpi
-    COMMAND ${MESHMEM_MPICC} -std=gnu11 -O2 -g -Wall -Wextra -Werror
+    COMMAND ${MESHMEM_MPICC} -std=gnu11 -O2 -g -Wall -Wextra -Werror ${MESHMEM_BENCH_ALIGN}
             ${CMAKE_CURRENT_LIST_DIR}/osu_coll_mpi.c -o ${MESHMEM_BENCH_DIR}/osu_coll_mpi
     DEPENDS ${CMAKE_CURRENT_LIST_DIR}/osu_coll_mpi.c ${CMAKE_CURRENT_LIST_DIR}/osu_coll_common.h
             ${CMAKE_CURRENT_LIST_DIR}/osu_common.h

@@ -17,7 +17,7 @@ else()
   message(STATUS "bench: include/shmem.h not present yet, osu_shmem (meshmem side) not built")
 endif()
 
-set(MESHMEM_TWIN_CFLAGS -std=gnu11 -O2 -g -Wall -Wextra -Werror)
+set(MESHMEM_TWIN_CFLAGS -std=gnu11 -O2 -g -Wall -Wextra -Werror ${MESHMEM_BENCH_ALIGN})
 find_program(MESHMEM_OSHCC oshcc)
 find_program(MESHMEM_MPICC mpicc)
 set(MESHMEM_TWINS "")
