@@ -314,6 +314,31 @@ static void mm_allreduce_recdbl(const mm_coll_args_t *a, const void *sendbuf, vo
     }
 }
 
+/* one round of a full-mesh all-reduce by algorithm a->algo */
+static meshmem_status_t mm_allreduce_round(const mm_coll_args_t *a, const void *src,
+                                           void *recvbuf, size_t count, meshmem_dtype_t dtype,
+                                           meshmem_op_t op)
+{
+    void (*form)(const mm_coll_args_t *, const void *, void *, size_t, meshmem_dtype_t,
+                 meshmem_op_t) = a->algo == MESHMEM_ALGO_ONESTEP    ? mm_allreduce_onestep
+                               : a->algo == MESHMEM_ALGO_AGGRESSIVE ? mm_allreduce_aggressive
+                               : a->algo == MESHMEM_ALGO_NAIVE      ? mm_allreduce_naive
+                               : a->algo == MESHMEM_ALGO_RING       ? mm_allreduce_ring
+                               : a->algo == MESHMEM_ALGO_RECDBL     ? mm_allreduce_recdbl
+                                                                    : NULL;
+    if (form == NULL)
+        return mm_coll_no_algo(a);
+    /* one step reads every member's whole vector while it writes: in place, to a temporary */
+    char *tmp = form == mm_allreduce_onestep && src == recvbuf ? mm_xalloc(a, count * a->esize)
+                                                                : NULL;
+    form(a, src, tmp ? tmp : recvbuf, count, dtype, op);
+    if (tmp) {
+        memcpy(recvbuf, tmp, count * a->esize);
+        free(tmp);
+    }
+    return MESHMEM_OK;
+}
+
 meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf, void *recvbuf,
                                         size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
                                         meshmem_algo_t algo)
@@ -348,32 +373,16 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
                                           : MESHMEM_ALGO_AGGRESSIVE;
     }
     a.algo = algo;
-    switch (algo) {
-    case MESHMEM_ALGO_ONESTEP:
-        if (src == recvbuf) {
-            char *tmp = mm_xalloc(&a, len);
-            mm_allreduce_onestep(&a, src, tmp, count, dtype, op);
-            memcpy(recvbuf, tmp, len);
-            free(tmp);
-        } else {
-            mm_allreduce_onestep(&a, src, recvbuf, count, dtype, op);
-        }
-        return MESHMEM_OK;
-    case MESHMEM_ALGO_AGGRESSIVE:
-        mm_allreduce_aggressive(&a, src, recvbuf, count, dtype, op);
-        return MESHMEM_OK;
-    case MESHMEM_ALGO_NAIVE:
-        mm_allreduce_naive(&a, src, recvbuf, count, dtype, op);
-        return MESHMEM_OK;
-    case MESHMEM_ALGO_RING:
-        mm_allreduce_ring(&a, src, recvbuf, count, dtype, op);
-        return MESHMEM_OK;
-    case MESHMEM_ALGO_RECDBL:
-        mm_allreduce_recdbl(&a, src, recvbuf, count, dtype, op);
-        return MESHMEM_OK;
-    default:
-        return mm_coll_no_algo(&a);
-    }
+    /* rounds over pieces of the vector when it exceeds staging, so that a private one still
+     * goes (cut alike by every member: sizes only; each element is folded as in one round) */
+    size_t round = mm_msg_round_bytes(len, a.esize, 1) / a.esize, at = 0;
+    do {
+        size_t pc = count - at < round ? count - at : round;
+        st = mm_allreduce_round(&a, (const char *)src + at * a.esize,
+                                (char *)recvbuf + at * a.esize, pc, dtype, op);
+        at += pc;
+    } while (at < count && st == MESHMEM_OK);
+    return st;
 }
 
 /* Reduce at the root in one step: the other member's whole vector to the root, which folds
@@ -401,6 +410,36 @@ static void mm_reduce_direct(const mm_coll_args_t *a, const void *src, void *rec
     mm_coll_end(t, seq);
 }
 
+/* one round of a full-mesh reduce to @p root (above the line path) */
+static void mm_reduce_round(const mm_coll_args_t *a, const void *src, void *recvbuf,
+                            size_t count, meshmem_dtype_t dtype, meshmem_op_t op, int root)
+{
+    struct meshmem_team *t = a->t;
+    int n = t->size, me = t->my_rank;
+    size_t es = a->esize;
+    if (n == 2 && mm_team_spans_hosts(t)) {
+        mm_reduce_direct(a, src, recvbuf, count, dtype, op, root);
+        return;
+    }
+    /* reduce-scatter the slices, then gather them at the root */
+    size_t lo = mm_slice_lo(count, n, me), cnt = mm_slice_lo(count, n, me + 1) - lo;
+    char *slice = mm_xalloc(a, cnt * es);
+    mm_coll_reduce_slices(a, src, slice, count, dtype, op);
+    uint64_t seq = mm_coll_begin(t);
+    if (me != root) {
+        mm_red_send_to_root(a, seq, slice, cnt * es, root);
+    } else {
+        memcpy((char *)recvbuf + lo * es, slice, cnt * es);
+        for (int k = 1; k < n; k++) {
+            int r = (me + k) % n;
+            size_t rlo = mm_slice_lo(count, n, r), rhi = mm_slice_lo(count, n, r + 1);
+            mm_msg_recv_exact(a->call, t, seq, r, (char *)recvbuf + rlo * es, (rhi - rlo) * es);
+        }
+    }
+    mm_coll_end(t, seq);
+    free(slice);
+}
+
 meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, void *recvbuf,
                                      size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
                                      int root, meshmem_algo_t algo)
@@ -416,8 +455,6 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
         st = mm_coll_check_algo(&a, MESHMEM_ALGO_AGGRESSIVE);
     if (st != MESHMEM_OK)
         return st;
-    struct meshmem_team *t = a.t;
-    int n = t->size, me = t->my_rank;
     size_t es = a.esize, len = mm_coll_bytes(&a, count);
     const void *src = sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf;
     if (mm_ghc_for(&a))
@@ -428,27 +465,14 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
         mm_line_reduce(&a, src, recvbuf, count, dtype, op, root);
         return MESHMEM_OK;
     }
-    if (n == 2 && mm_team_spans_hosts(t)) {
-        mm_reduce_direct(&a, src, recvbuf, count, dtype, op, root);
-        return MESHMEM_OK;
-    }
-    /* reduce-scatter the slices, then gather them at the root */
-    size_t lo = mm_slice_lo(count, n, me), cnt = mm_slice_lo(count, n, me + 1) - lo;
-    char *slice = mm_xalloc(&a, cnt * es);
-    mm_coll_reduce_slices(&a, src, slice, count, dtype, op);
-    uint64_t seq = mm_coll_begin(t);
-    if (me != root) {
-        mm_red_send_to_root(&a, seq, slice, cnt * es, root);
-    } else {
-        memcpy((char *)recvbuf + lo * es, slice, cnt * es);
-        for (int k = 1; k < n; k++) {
-            int r = (me + k) % n;
-            size_t rlo = mm_slice_lo(count, n, r), rhi = mm_slice_lo(count, n, r + 1);
-            mm_msg_recv_exact(a.call, t, seq, r, (char *)recvbuf + rlo * es, (rhi - rlo) * es);
-        }
-    }
-    mm_coll_end(t, seq);
-    free(slice);
+    /* rounds over pieces of the vector when it exceeds staging, as the all-reduce's */
+    size_t round = mm_msg_round_bytes(len, es, 1) / es, at = 0;
+    do {
+        size_t pc = count - at < round ? count - at : round;
+        char *out = recvbuf ? (char *)recvbuf + at * es : NULL;
+        mm_reduce_round(&a, (const char *)src + at * es, out, pc, dtype, op, root);
+        at += pc;
+    } while (at < count);
     return MESHMEM_OK;
 }
 
@@ -469,16 +493,40 @@ meshmem_status_t meshmem_coll_reduce_scatter(meshmem_team_t team, const void *se
         return st;
     size_t count = recvcount * (size_t)a.t->size;
     mm_coll_bytes(&a, count);
-    if (mm_ghc_for(&a))
-        return mm_ghc_reduce_scatter(&a, sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf,
-                                     recvbuf, count, dtype, op);
-    if (sendbuf == MESHMEM_IN_PLACE || sendbuf == recvbuf) {
-        /* the source is recvbuf (size x recvcount): reduce into a temporary first */
-        char *tmp = mm_xalloc(&a, recvcount * a.esize);
-        mm_coll_reduce_slices(&a, recvbuf, tmp, count, dtype, op);
-        memcpy(recvbuf, tmp, recvcount * a.esize);
-        free(tmp);
-        return MESHMEM_OK;
+    const char *src = sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf;
+    size_t es = a.esize, n = (size_t)a.t->size;
+    bool ghc = mm_ghc_for(&a);
+    size_t round = ghc ? mm_ghc_round(&a) / n : mm_msg_round_bytes(count * es, es, (int)n) / es;
+    round = round ? round : 1;
+    if (round >= recvcount) {
+        if (ghc)
+            return mm_ghc_reduce_scatter(&a, src, recvbuf, count, dtype, op);
+        if (src == recvbuf) { /* the source is recvbuf (n x recvcount): reduce into a
+                               * temporary first */
+            char *tmp = mm_xalloc(&a, recvcount * es);
+            mm_coll_reduce_slices(&a, recvbuf, tmp, count, dtype, op);
+            memcpy(recvbuf, tmp, recvcount * es);
+            free(tmp);
+            return MESHMEM_OK;
+        }
+        return mm_coll_reduce_slices(&a, sendbuf, recvbuf, count, dtype, op);
     }
-    return mm_coll_reduce_slices(&a, sendbuf, recvbuf, count, dtype, op);
+    /* above staging: rounds of @p round elements of every slice, packed side by side (so that
+     * a private vector still goes; cut alike by every member: sizes only). In place, the
+     * result's piece is written after the round has read its pieces of every slice: the
+     * pieces of slice 0 that later rounds read lie past it. */
+    char *pack = mm_xalloc(&a, round * n * es), *part = mm_xalloc(&a, round * es);
+    for (size_t at = 0; at < recvcount; at += round) {
+        size_t pc = recvcount - at < round ? recvcount - at : round;
+        for (size_t r = 0; r < n; r++)
+            memcpy(pack + r * pc * es, src + (r * recvcount + at) * es, pc * es);
+        if (ghc)
+            mm_ghc_reduce_scatter(&a, pack, part, pc * n, dtype, op);
+        else
+            mm_coll_reduce_slices(&a, pack, part, pc * n, dtype, op);
+        memcpy((char *)recvbuf + at * es, part, pc * es);
+    }
+    free(part);
+    free(pack);
+    return MESHMEM_OK;
 }

@@ -808,12 +808,35 @@ static void mm_ghc_reduce_slices(const mm_coll_args_t *a, const void *sendbuf, v
         rcap[r] = sl;
     }
     /* slice me of every vector, raw, in member order */
-    char *all = mm_ghc_alloc(a, sl * (size_t)n);
-    mm_ghc_alltoallv(a, sendbuf, soff, slen, all, roff, rcap, rlen);
-    for (int r = 0; r < n; r++)
-        if (rlen[r] != sl)
-            mm_fatal_collective("%s: rank %d sent %zu bytes of slice %d, %zu expected (counts differ)",
-                                a->call, r, rlen[r], me, sl);
+    mm_ghc_t g = mm_ghc_of(a->t);
+    size_t big = slen[0]; /* slices differ by one element at most: the first is the largest */
+    char *all;
+    if (big && mm_ghc_a2a_pipelines(a, &g, big)) {
+        /* across hosts, the pipelined all-to-all of the slices padded to the largest (its
+         * levels overlap); a member that passed another count sends blocks of another size,
+         * which the all-to-all's receives refuse */
+        const char *sb = sendbuf;
+        char *packed = NULL;
+        if (slen[n - 1] != big) { /* uneven: every slice to its padded block */
+            packed = mm_ghc_alloc(a, big * (size_t)n);
+            for (int r = 0; r < n; r++)
+                memcpy(packed + (size_t)r * big, sb + soff[r], slen[r]);
+            sb = packed;
+        }
+        all = mm_ghc_alloc(a, big * (size_t)n);
+        mm_ghc_alltoall(a, sb, all, big);
+        free(packed);
+        for (int r = 1; r < n; r++) /* slice me of vector r to its place, unpadded */
+            memmove(all + (size_t)r * sl, all + (size_t)r * big, sl);
+    } else {
+        all = mm_ghc_alloc(a, sl * (size_t)n);
+        mm_ghc_alltoallv(a, sendbuf, soff, slen, all, roff, rcap, rlen);
+        for (int r = 0; r < n; r++)
+            if (rlen[r] != sl)
+                mm_fatal_collective("%s: rank %d sent %zu bytes of slice %d, %zu expected "
+                                    "(counts differ)",
+                                    a->call, r, rlen[r], me, sl);
+    }
     /* member 0 first, then 1, 2, ...: the full mesh's order */
     if (sl)
         memcpy(out, all, sl);
@@ -837,9 +860,8 @@ meshmem_status_t mm_ghc_reduce_scatter(const mm_coll_args_t *a, const void *send
     return MESHMEM_OK;
 }
 
-/* elements per round of the slice path: the packed slices of one round fit in staging (the
- * cut does not change a single bit: every element is still folded over members 0..n-1) */
-static size_t mm_ghc_round(const mm_coll_args_t *a)
+/* the cut does not change a single bit: every element is still folded over members 0..n-1 */
+size_t mm_ghc_round(const mm_coll_args_t *a)
 {
     size_t hdr = 16 * (size_t)a->t->size * sizeof(uint64_t);
     size_t cap = mm_msg_stage_capacity() / 2;

@@ -203,6 +203,43 @@ static int64_t sum_over_ranks(int n, size_t i, int salt)
     return ref;
 }
 
+/* all-reduce, reduce at the first and last root, and reduce-scatter of vectors that do not
+ * divide by the team (slices of two sizes) and exceed staging (run with a small
+ * MESHMEM_STAGE_SIZE: rounds), private and symmetric buffers */
+static void test_reduce_rounds(meshmem_team_t team, int sym)
+{
+    static const size_t big[] = {40001, 100003};
+    int n = meshmem_team_size(team), r = meshmem_team_rank(team);
+    for (size_t ci = 0; ci < sizeof(big) / sizeof(big[0]); ci++) {
+        size_t c = big[ci];
+        int64_t *a = buf_alloc(c * 8, sym), *b = buf_alloc(c * 8, sym);
+        for (size_t i = 0; i < c; i++)
+            a[i] = val(r, i, 13);
+        memset(b, 0, c * 8);
+        CHECK(meshmem_coll_allreduce(team, a, b, c, MESHMEM_INT64, MESHMEM_OP_SUM,
+                                     MESHMEM_ALGO_AUTO) == 0);
+        for (size_t i = 0; i < c; i++)
+            CHECK_EQ_LL(b[i], sum_over_ranks(n, i, 13));
+        int roots[2] = {0, n - 1};
+        for (int k = 0; k < 2; k++) {
+            memset(b, 0, c * 8);
+            CHECK(meshmem_coll_reduce(team, a, b, c, MESHMEM_INT64, MESHMEM_OP_SUM, roots[k],
+                                      MESHMEM_ALGO_AUTO) == 0);
+            if (r == roots[k])
+                for (size_t i = 0; i < c; i++)
+                    CHECK_EQ_LL(b[i], sum_over_ranks(n, i, 13));
+        }
+        size_t rc = c / (size_t)n; /* reduce-scatter: rc of the first rc * n elements each */
+        memset(b, 0, c * 8);
+        CHECK(meshmem_coll_reduce_scatter(team, a, b, rc, MESHMEM_INT64, MESHMEM_OP_SUM,
+                                          MESHMEM_ALGO_AUTO) == 0);
+        for (size_t i = 0; i < rc; i++)
+            CHECK_EQ_LL(b[i], sum_over_ranks(n, (size_t)r * rc + i, 13));
+        buf_free(b, sym);
+        buf_free(a, sym);
+    }
+}
+
 static void test_reductions(meshmem_team_t team, int sym)
 {
     int n = meshmem_team_size(team), r = meshmem_team_rank(team);
@@ -367,8 +404,10 @@ int main(int argc, char **argv)
         for (int sym = 0; sym < 2; sym++)
             test_bcast_scatter_gather(MESHMEM_TEAM_WORLD, sym);
     if (all || !strcmp(part, "rounds"))
-        for (int sym = 0; sym < 2; sym++)
+        for (int sym = 0; sym < 2; sym++) {
             test_rooted_rounds(MESHMEM_TEAM_WORLD, sym);
+            test_reduce_rounds(MESHMEM_TEAM_WORLD, sym);
+        }
     if (all || !strcmp(part, "gather"))
         for (int sym = 0; sym < 2; sym++) {
             test_allgather_alltoall(MESHMEM_TEAM_WORLD, sym, MESHMEM_ALGO_ONESTEP);
