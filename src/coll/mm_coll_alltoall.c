@@ -67,7 +67,10 @@ void mm_coll_a2a_step(const mm_coll_args_t *a, const char *sbuf, const size_t *s
         if (stage_all || !shared) {
             stage = mm_msg_stage(t, big);
             if (stage == NULL)
-                mm_fatal("%s: %zu bytes to stage exceed the staging memory", a->call, big);
+                mm_fatal("%s: the private send buffer's %zu bytes to stage exceed the staging "
+                         "memory (%zu): send from symmetric memory (meshmem_malloc) or raise "
+                         "MESHMEM_STAGE_SIZE",
+                         a->call, big, mm_msg_stage_capacity());
         }
     }
     size_t at = 0;

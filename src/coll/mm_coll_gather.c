@@ -129,19 +129,42 @@ meshmem_status_t mm_coll_allgather_run(mm_coll_args_t *a, const void *sendbuf, s
 {
     bool in_place = sendbuf == MESHMEM_IN_PLACE;
     const char *blk = in_place ? (const char *)recvbuf + roff[a->t->my_rank] : sendbuf;
+    void (*form)(const mm_coll_args_t *, const char *, size_t, char *, const size_t *,
+                 const size_t *, bool) = NULL;
     switch (a->algo) {
     case MESHMEM_ALGO_AUTO:
     case MESHMEM_ALGO_ONESTEP:
         if (mm_ghc_for(a))
             return mm_ghc_allgatherv(a, sendbuf, mylen, recvbuf, roff, rcap);
-        mm_allgather_step(a, blk, mylen, recvbuf, roff, rcap, in_place);
-        return MESHMEM_OK;
-    case MESHMEM_ALGO_RING:
-        mm_allgather_ring(a, blk, mylen, recvbuf, roff, rcap, in_place);
-        return MESHMEM_OK;
-    default:
-        return mm_coll_no_algo(a);
+        form = mm_allgather_step;
+        break;
+    case MESHMEM_ALGO_RING: form = mm_allgather_ring; break;
+    default: return mm_coll_no_algo(a);
     }
+    /* a block larger than staging (a private one is staged whole): rounds over pieces of every
+     * block, cut alike by every member from the block sizes, which all members know */
+    int n = a->t->size;
+    size_t largest = 0, cap = mm_msg_stage_capacity();
+    for (int r = 0; r < n; r++)
+        largest = rcap[r] > largest ? rcap[r] : largest;
+    if (largest <= cap || cap == 0 || n == 1) {
+        form(a, blk, mylen, recvbuf, roff, rcap, in_place);
+        return MESHMEM_OK;
+    }
+    size_t *v = malloc(sizeof(size_t) * 2 * (size_t)n);
+    if (v == NULL)
+        mm_fatal("%s: out of memory", a->call);
+    for (size_t at = 0; at < largest; at += cap) {
+        for (int r = 0; r < n; r++) {
+            size_t left = rcap[r] > at ? rcap[r] - at : 0;
+            v[r] = roff[r] + (left ? at : 0);
+            v[n + r] = left < cap ? left : cap;
+        }
+        size_t mine = mylen > at ? mylen - at : 0;
+        form(a, blk + (mine ? at : 0), mine < cap ? mine : cap, recvbuf, v, v + n, in_place);
+    }
+    free(v);
+    return MESHMEM_OK;
 }
 
 meshmem_status_t meshmem_coll_allgather(meshmem_team_t team, const void *sendbuf, void *recvbuf,

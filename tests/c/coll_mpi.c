@@ -110,37 +110,46 @@ static void test_bcast_scatter_gather(meshmem_team_t team, int sym)
     }
 }
 
-static void test_allgather_alltoall(meshmem_team_t team, int sym, meshmem_algo_t algo)
+/* all-gather (in place and not) and all-to-all (in place and not) of count @p c by @p algo,
+ * each checked (a and b hold c * n elements) */
+static void check_allgather_alltoall(meshmem_team_t team, int32_t *a, int32_t *b, size_t c,
+                                     meshmem_algo_t algo)
 {
     int n = meshmem_team_size(team), r = meshmem_team_rank(team);
+    for (size_t i = 0; i < c; i++)
+        a[i] = val(r, i, 4);
+    memset(b, 0xff, c * 4 * (size_t)n);
+    CHECK(meshmem_coll_allgather(team, a, b, c, MESHMEM_INT32, algo) == 0);
+    for (int j = 0; j < n; j++)
+        for (size_t i = 0; i < c; i++)
+            CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, 4));
+    /* in place */
+    for (size_t i = 0; i < c * (size_t)n; i++)
+        b[i] = i / (c ? c : 1) == (size_t)r ? val(r, i % (c ? c : 1), 5) : -1;
+    CHECK(meshmem_coll_allgather(team, MESHMEM_IN_PLACE, b, c, MESHMEM_INT32, algo) == 0);
+    for (int j = 0; j < n; j++)
+        for (size_t i = 0; i < c; i++)
+            CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, 5));
+    for (size_t i = 0; i < c * (size_t)n; i++)
+        a[i] = val(r, i, 6);
+    memset(b, 0xff, c * 4 * (size_t)n);
+    CHECK(meshmem_coll_alltoall(team, a, b, c, MESHMEM_INT32, algo) == 0);
+    for (int j = 0; j < n; j++)
+        for (size_t i = 0; i < c; i++)
+            CHECK_EQ_LL(b[(size_t)j * c + i], val(j, (size_t)r * c + i, 6));
+    CHECK(meshmem_coll_alltoall(team, MESHMEM_IN_PLACE, a, c, MESHMEM_INT32, algo) == 0);
+    for (int j = 0; j < n; j++)
+        for (size_t i = 0; i < c; i++)
+            CHECK_EQ_LL(a[(size_t)j * c + i], val(j, (size_t)r * c + i, 6));
+}
+
+static void test_allgather_alltoall(meshmem_team_t team, int sym, meshmem_algo_t algo)
+{
+    int n = meshmem_team_size(team);
     for (size_t ci = 0; ci < NCOUNTS; ci++) {
         size_t c = counts[ci];
         int32_t *a = buf_alloc(c * 4 * (size_t)n, sym), *b = buf_alloc(c * 4 * (size_t)n, sym);
-        for (size_t i = 0; i < c; i++)
-            a[i] = val(r, i, 4);
-        memset(b, 0xff, c * 4 * (size_t)n);
-        CHECK(meshmem_coll_allgather(team, a, b, c, MESHMEM_INT32, algo) == 0);
-        for (int j = 0; j < n; j++)
-            for (size_t i = 0; i < c; i++)
-                CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, 4));
-        /* in place */
-        for (size_t i = 0; i < c * (size_t)n; i++)
-            b[i] = i / (c ? c : 1) == (size_t)r ? val(r, i % (c ? c : 1), 5) : -1;
-        CHECK(meshmem_coll_allgather(team, MESHMEM_IN_PLACE, b, c, MESHMEM_INT32, algo) == 0);
-        for (int j = 0; j < n; j++)
-            for (size_t i = 0; i < c; i++)
-                CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, 5));
-        for (size_t i = 0; i < c * (size_t)n; i++)
-            a[i] = val(r, i, 6);
-        memset(b, 0xff, c * 4 * (size_t)n);
-        CHECK(meshmem_coll_alltoall(team, a, b, c, MESHMEM_INT32, algo) == 0);
-        for (int j = 0; j < n; j++)
-            for (size_t i = 0; i < c; i++)
-                CHECK_EQ_LL(b[(size_t)j * c + i], val(j, (size_t)r * c + i, 6));
-        CHECK(meshmem_coll_alltoall(team, MESHMEM_IN_PLACE, a, c, MESHMEM_INT32, algo) == 0);
-        for (int j = 0; j < n; j++)
-            for (size_t i = 0; i < c; i++)
-                CHECK_EQ_LL(a[(size_t)j * c + i], val(j, (size_t)r * c + i, 6));
+        check_allgather_alltoall(team, a, b, c, algo);
         buf_free(b, sym);
         buf_free(a, sym);
     }
@@ -201,6 +210,21 @@ static int64_t sum_over_ranks(int n, size_t i, int salt)
     for (int j = 0; j < n; j++)
         ref += val(j, i, salt);
     return ref;
+}
+
+/* all-gather and all-to-all of blocks larger than staging (run with a small
+ * MESHMEM_STAGE_SIZE): in rounds over pieces of every block, private and symmetric */
+static void test_allgather_rounds(meshmem_team_t team, int sym)
+{
+    static const size_t big[] = {40000, 100003};
+    int n = meshmem_team_size(team);
+    for (size_t ci = 0; ci < sizeof(big) / sizeof(big[0]); ci++) {
+        size_t c = big[ci];
+        int32_t *a = buf_alloc(c * 4 * (size_t)n, sym), *b = buf_alloc(c * 4 * (size_t)n, sym);
+        check_allgather_alltoall(team, a, b, c, MESHMEM_ALGO_AUTO);
+        buf_free(b, sym);
+        buf_free(a, sym);
+    }
 }
 
 /* all-reduce, reduce at the first and last root, and reduce-scatter of vectors that do not
@@ -406,6 +430,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(part, "rounds"))
         for (int sym = 0; sym < 2; sym++) {
             test_rooted_rounds(MESHMEM_TEAM_WORLD, sym);
+            test_allgather_rounds(MESHMEM_TEAM_WORLD, sym);
             test_reduce_rounds(MESHMEM_TEAM_WORLD, sym);
         }
     if (all || !strcmp(part, "gather"))

@@ -3,11 +3,12 @@ foreach(part rooted gather v reduce teams mix errors)
   mm_rank_test(coll_mpi_${part} SOURCES coll_mpi.c RANKS 1 2 3 4 5 8 ARGS ${part} TIMEOUT 240)
 endforeach()
 
-# Staging smaller than the messages (128 KiB: 64 KiB per team): broadcast, scatter, gather and
-# the reductions go in rounds that every member cuts alike by itself, for private and symmetric
-# buffers; on one host and across two (the network path, where the root once sent its chunk size
-# ahead of each call). Across 3 hosts of 2 ranks with the default staging too: vectors whose
-# slices differ in size, through the two-level all-to-all whose levels overlap.
+# Staging smaller than the messages (128 KiB: 64 KiB per team): broadcast, scatter, gather,
+# all-gather, all-to-all and the reductions go in rounds that every member cuts alike by
+# itself, for private and symmetric buffers; on one host and across two (the network path,
+# where the root once sent its chunk size ahead of each call). Across 3 hosts of 2 ranks with
+# the default staging too: vectors whose slices differ in size, through the two-level
+# all-to-all whose levels overlap.
 foreach(n 2 3 5)
   add_test(NAME coll_mpi_rounds.stage128k.n${n}
            COMMAND ${MESHRUN} -n ${n} --heap ${MESHMEM_TEST_HEAP} --timeout 240
