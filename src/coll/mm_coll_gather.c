@@ -60,10 +60,23 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
             const char *src = mm_gather_expose(&a, (const char *)sendbuf + done, c, false, &d);
             mm_msg_send_wait(t, seq, root, src, c, &d);
         } else {
+            /* blocks pushed from other hosts: every receive posted first, so that they all
+             * flow straight into place while this member takes its host's blocks */
+            _Atomic uint64_t landing = 0;
+            bool push = c > mm_g.eager_bytes && mm_team_spans_hosts(t);
+            for (int r = 0; r < n && push; r++)
+                if (r != me && mm_msg_pushed_to(t, r))
+                    mm_msg_post_pushed(t, seq, r, rbuf + (size_t)r * len + done, c, &landing);
             for (int k = 1; k < n; k++) {
                 int r = (me + k) % n;
-                mm_msg_recv_exact(a.call, t, seq, r, rbuf + (size_t)r * len + done, c);
+                if (!push || !mm_msg_pushed_to(t, r))
+                    mm_msg_recv_exact(a.call, t, seq, r, rbuf + (size_t)r * len + done, c);
             }
+            for (int r = 0; r < n && push; r++)
+                if (r != me && mm_msg_pushed_to(t, r))
+                    mm_msg_take_posted(a.call, t, seq, r, c);
+            if (push)
+                mm_msg_posted_wait(&landing);
         }
         mm_coll_end(t, seq);
         done += c;

@@ -18,6 +18,8 @@ static struct {
     struct meshmem_team *team;
     void *buf;
     size_t bytes;
+    uint64_t until; /* the team's collective that may still read buf: it is idle once the
+                     * team has completed this one (mm_msg_stage_reclaim) */
 } mm_stage_of[MM_TEAM_SLOTS];
 
 bool mm_desc_of(const void *buf, size_t len, mm_desc_t *desc)
@@ -94,6 +96,24 @@ size_t mm_msg_round_bytes(size_t len, size_t esize, int blocks)
     return cap == 0 || len < cap ? len : cap;
 }
 
+/* Free the kept staging buffers of other teams that no collective of theirs can still read
+ * (each team keeps its buffer between collectives; with several teams' buffers kept, say a
+ * world team's and a GHC's row and column, the arena fills). Under mm_stage_lock. */
+static void mm_msg_stage_reclaim(const struct meshmem_team *keep)
+{
+    for (int i = 0; i < MM_TEAM_SLOTS; i++) {
+        typeof(mm_stage_of[0]) *o = &mm_stage_of[i];
+        if (o->buf == NULL || o->team == keep)
+            continue;
+        uint64_t done = atomic_load_explicit(&mm_team_completed(o->team, mm_g.rank)->seq,
+                                             memory_order_acquire);
+        if (!mm_seq_reached(done, o->until))
+            continue;
+        mm_heap_free(mm_stage_arena, o->buf);
+        memset(o, 0, sizeof(*o));
+    }
+}
+
 void *mm_msg_stage(struct meshmem_team *t, size_t bytes)
 {
     if (bytes > mm_msg_stage_capacity() || mm_stage_arena == NULL)
@@ -107,9 +127,18 @@ void *mm_msg_stage(struct meshmem_team *t, size_t bytes)
         if (want > mm_msg_stage_capacity())
             want = bytes;
         s->buf = mm_heap_alloc(mm_stage_arena, want, 4096);
+        if (s->buf == NULL) { /* the arena is full of other teams' kept buffers */
+            mm_msg_stage_reclaim(t);
+            s->buf = mm_heap_alloc(mm_stage_arena, want, 4096);
+        }
         s->bytes = s->buf ? want : 0;
         s->team = t;
     }
+    /* in use until the collective running now completes; staged before it began (the team
+     * has completed all it began): until the next one does */
+    uint64_t done = atomic_load_explicit(&mm_team_completed(t, mm_g.rank)->seq,
+                                         memory_order_relaxed);
+    s->until = t->seq == done ? t->seq + 1 : t->seq;
     void *buf = s->buf;
     pthread_mutex_unlock(&mm_stage_lock);
     return buf;

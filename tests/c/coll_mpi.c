@@ -227,6 +227,30 @@ static void test_allgather_rounds(meshmem_team_t team, int sym)
     }
 }
 
+/* teams that each keep a staging buffer of the largest size (run with a small
+ * MESHMEM_STAGE_SIZE): two more teams of every rank, each broadcasting a private vector larger
+ * than staging; the arena cannot hold the three teams' kept buffers at once, so a team's
+ * staging must take the idle buffers of the others */
+static void test_stage_teams(void)
+{
+    size_t c = 40000;
+    meshmem_team_t t[2];
+    int32_t *a = buf_alloc(c * 4, 0);
+    for (int k = 0; k < 2; k++)
+        CHECK(meshmem_team_split_strided(MESHMEM_TEAM_WORLD, 0, 1, np, &t[k]) == 0);
+    for (int round = 0; round < 3; round++) {
+        meshmem_team_t team = round < 2 ? t[round] : MESHMEM_TEAM_WORLD;
+        for (size_t i = 0; i < c; i++)
+            a[i] = me == 0 ? val(0, i, 17 + round) : -1;
+        CHECK(meshmem_coll_bcast(team, a, c, MESHMEM_INT32, 0, MESHMEM_ALGO_AUTO) == 0);
+        for (size_t i = 0; i < c; i++)
+            CHECK_EQ_LL(a[i], val(0, i, 17 + round));
+    }
+    for (int k = 0; k < 2; k++)
+        meshmem_team_destroy(t[k]);
+    buf_free(a, 0);
+}
+
 /* all-reduce, reduce at the first and last root, and reduce-scatter of vectors that do not
  * divide by the team (slices of two sizes) and exceed staging (run with a small
  * MESHMEM_STAGE_SIZE: rounds), private and symmetric buffers */
@@ -427,12 +451,14 @@ int main(int argc, char **argv)
     if (all || !strcmp(part, "rooted"))
         for (int sym = 0; sym < 2; sym++)
             test_bcast_scatter_gather(MESHMEM_TEAM_WORLD, sym);
-    if (all || !strcmp(part, "rounds"))
+    if (all || !strcmp(part, "rounds")) {
         for (int sym = 0; sym < 2; sym++) {
             test_rooted_rounds(MESHMEM_TEAM_WORLD, sym);
             test_allgather_rounds(MESHMEM_TEAM_WORLD, sym);
             test_reduce_rounds(MESHMEM_TEAM_WORLD, sym);
         }
+        test_stage_teams();
+    }
     if (all || !strcmp(part, "gather"))
         for (int sym = 0; sym < 2; sym++) {
             test_allgather_alltoall(MESHMEM_TEAM_WORLD, sym, MESHMEM_ALGO_ONESTEP);
