@@ -232,11 +232,11 @@ meshmem_status_t mm_ghc_gather(const mm_coll_args_t *a, const void *sendbuf, voi
 /** @brief Barrier: along x, then along y. */
 void mm_ghc_barrier(struct meshmem_team *t);
 
-/** @brief Reduce-scatter: slice me (mm_slice_lo of @p count) of the reduction into recvbuf. */
 /** @return the elements of a vector whose slices one round of the GHC reductions moves: the
  * packed slices fit staging (ends the job when staging cannot hold one element). */
 size_t mm_ghc_round(const mm_coll_args_t *a);
 
+/** @brief Reduce-scatter: slice me (mm_slice_lo of @p count) of the reduction into recvbuf. */
 meshmem_status_t mm_ghc_reduce_scatter(const mm_coll_args_t *a, const void *sendbuf,
                                        void *recvbuf, size_t count, meshmem_dtype_t dtype,
                                        meshmem_op_t op);

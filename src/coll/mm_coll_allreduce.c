@@ -496,34 +496,26 @@ meshmem_status_t meshmem_coll_reduce_scatter(meshmem_team_t team, const void *se
     const char *src = sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf;
     size_t es = a.esize, n = (size_t)a.t->size;
     bool ghc = mm_ghc_for(&a);
+    meshmem_status_t (*slices)(const mm_coll_args_t *, const void *, void *, size_t,
+                               meshmem_dtype_t, meshmem_op_t) =
+        ghc ? mm_ghc_reduce_scatter : mm_coll_reduce_slices;
     size_t round = ghc ? mm_ghc_round(&a) / n : mm_msg_round_bytes(count * es, es, (int)n) / es;
     round = round ? round : 1;
-    if (round >= recvcount) {
-        if (ghc)
-            return mm_ghc_reduce_scatter(&a, src, recvbuf, count, dtype, op);
-        if (src == recvbuf) { /* the source is recvbuf (n x recvcount): reduce into a
-                               * temporary first */
-            char *tmp = mm_xalloc(&a, recvcount * es);
-            mm_coll_reduce_slices(&a, recvbuf, tmp, count, dtype, op);
-            memcpy(recvbuf, tmp, recvcount * es);
-            free(tmp);
-            return MESHMEM_OK;
-        }
-        return mm_coll_reduce_slices(&a, sendbuf, recvbuf, count, dtype, op);
-    }
-    /* above staging: rounds of @p round elements of every slice, packed side by side (so that
-     * a private vector still goes; cut alike by every member: sizes only). In place, the
-     * result's piece is written after the round has read its pieces of every slice: the
-     * pieces of slice 0 that later rounds read lie past it. */
-    char *pack = mm_xalloc(&a, round * n * es), *part = mm_xalloc(&a, round * es);
+    bool one = round >= recvcount;
+    if (one && (ghc || src != recvbuf)) /* the GHC's form handles in place itself */
+        return slices(&a, src, recvbuf, count, dtype, op);
+    /* in place (the source is recvbuf: reduce into a temporary first), or above staging:
+     * rounds of @p round elements of every slice, packed side by side (so that a private
+     * vector still goes; cut alike by every member: sizes only). In place, the result's piece
+     * is written after the round has read its pieces of every slice: the pieces of slice 0
+     * that later rounds read lie past it. */
+    char *pack = one ? NULL : mm_xalloc(&a, round * n * es);
+    char *part = mm_xalloc(&a, (one ? recvcount : round) * es);
     for (size_t at = 0; at < recvcount; at += round) {
         size_t pc = recvcount - at < round ? recvcount - at : round;
-        for (size_t r = 0; r < n; r++)
+        for (size_t r = 0; pack && r < n; r++)
             memcpy(pack + r * pc * es, src + (r * recvcount + at) * es, pc * es);
-        if (ghc)
-            mm_ghc_reduce_scatter(&a, pack, part, pc * n, dtype, op);
-        else
-            mm_coll_reduce_slices(&a, pack, part, pc * n, dtype, op);
+        slices(&a, pack ? pack : src, part, pc * n, dtype, op);
         memcpy((char *)recvbuf + at * es, part, pc * es);
     }
     free(part);

@@ -63,7 +63,7 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
             /* blocks pushed from other hosts: every receive posted first, so that they all
              * flow straight into place while this member takes its host's blocks */
             _Atomic uint64_t landing = 0;
-            bool push = c > mm_g.eager_bytes && mm_team_spans_hosts(t);
+            bool push = c > mm_g.eager_bytes;
             for (int r = 0; r < n && push; r++)
                 if (r != me && mm_msg_pushed_to(t, r))
                     mm_msg_post_pushed(t, seq, r, rbuf + (size_t)r * len + done, c, &landing);
@@ -75,8 +75,7 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
             for (int r = 0; r < n && push; r++)
                 if (r != me && mm_msg_pushed_to(t, r))
                     mm_msg_take_posted(a.call, t, seq, r, c);
-            if (push)
-                mm_msg_posted_wait(&landing);
+            mm_msg_posted_wait(&landing);
         }
         mm_coll_end(t, seq);
         done += c;

@@ -614,6 +614,22 @@ meshmem_status_t mm_ghc_allgatherv(const mm_coll_args_t *a, const void *sendbuf,
     return st;
 }
 
+/* above this many bytes the broadcast across hosts goes in pieces: below, its extra row step
+ * costs more than the network bytes it saves (2 virtual hosts x 2 ranks, 2 cores: even at
+ * 128 KiB, 1.2 x slower at 64 KiB, 1.3 x faster at 256 KiB) */
+#define MM_GHC_BCAST_PIECES_FROM (128 * 1024)
+
+/* member yr of column @p col sends the @p n bytes at @p p to every other member */
+static void mm_ghc_push_down(struct meshmem_team *col, uint64_t seq, int yr, const char *p,
+                             size_t n, uint8_t *sent)
+{
+    mm_desc_t d; /* a pushed message needs none; an eager one (a last round's) is copied */
+    mm_desc_of(p, n, &d);
+    for (int j = 1; j < col->size; j++)
+        sent[(yr + j) % col->size] = mm_msg_send(col, seq, (yr + j) % col->size, p, n, &d);
+    mm_coll_wake_all(col);
+}
+
 /*
  * Broadcast across hosts, large (rows are hosts, columns pushed): the buffer crosses the
  * network once per host, every rank of the host carrying a share of it (OPTWEB's multi-link
@@ -625,11 +641,6 @@ meshmem_status_t mm_ghc_allgatherv(const mm_coll_args_t *a, const void *sendbuf,
  * of at most one staging buffer, so that a private buffer fits staging (a round cut by every
  * member alike: sizes only).
  */
-/* above this many bytes the broadcast across hosts goes in pieces: below, its extra row step
- * costs more than the network bytes it saves (2 virtual hosts x 2 ranks, 2 cores: even at
- * 128 KiB, 1.2 x slower at 64 KiB, 1.3 x faster at 256 KiB) */
-#define MM_GHC_BCAST_PIECES_FROM (128 * 1024)
-
 static meshmem_status_t mm_ghc_bcast_pieces(const mm_coll_args_t *a, const mm_ghc_t *g,
                                             char *buf, size_t len, int xr, int yr)
 {
@@ -663,13 +674,8 @@ static meshmem_status_t mm_ghc_bcast_pieces(const mm_coll_args_t *a, const mm_gh
     }
     uint8_t *sent = mm_ghc_alloc(a, (size_t)ky);
     memset(sent, 0, (size_t)ky);
-    mm_desc_t d;
-    mm_desc_of(mine, ml, &d);
-    if (g->x == xr) { /* my piece down my column, then the buffer to my row */
-        for (int j = 1; j < ky; j++)
-            sent[(yr + j) % ky] = mm_msg_send(col, seq, (yr + j) % ky, mine, ml, &d);
-        mm_coll_wake_all(col);
-    }
+    if (g->x == xr) /* my piece down my column, then the buffer to my row */
+        mm_ghc_push_down(col, seq, yr, mine, ml, sent);
     uint64_t rs = mm_coll_begin(row);
     if (g->x == xr) {
         uint8_t *rsent = mm_ghc_alloc(a, (size_t)kx);
@@ -690,9 +696,7 @@ static meshmem_status_t mm_ghc_bcast_pieces(const mm_coll_args_t *a, const mm_gh
             mm_msg_counts_differ(a->call, xr, m.bytes, len);
         const char *src = m.data;
         memcpy(mine, src + off[g->x], ml);
-        for (int j = 1; j < ky; j++)
-            sent[(yr + j) % ky] = mm_msg_send(col, seq, (yr + j) % ky, mine, ml, &d);
-        mm_coll_wake_all(col);
+        mm_ghc_push_down(col, seq, yr, mine, ml, sent);
         memcpy(buf, src, off[g->x]);
         memcpy(mine + ml, src + off[g->x] + ml, len - off[g->x] - ml);
         mm_msg_release(row, rs, xr, &m);
@@ -712,9 +716,8 @@ meshmem_status_t mm_ghc_bcast(const mm_coll_args_t *a, void *buf, size_t len, in
     meshmem_status_t st = MESHMEM_OK;
     if (g.kx > 1 && mm_ghc_pushed_columns(a, &g) && len > MM_GHC_BCAST_PIECES_FROM &&
         len / (size_t)g.kx > mm_g.eager_bytes) {
-        /* rounds that fit staging (no staging: one round) */
-        size_t cap = mm_msg_stage_capacity() / 64 * 64;
-        size_t chunk = cap == 0 || len < cap ? len : cap, done = 0;
+        /* rounds that fit staging, of whole cache lines (no staging: one round) */
+        size_t chunk = mm_msg_round_bytes(len, 64, 1), done = 0;
         do {
             size_t c = len - done < chunk ? len - done : chunk;
             st = mm_ghc_bcast_pieces(a, &g, (char *)buf + done, c, xr, yr);
@@ -811,6 +814,7 @@ static void mm_ghc_reduce_slices(const mm_coll_args_t *a, const void *sendbuf, v
     mm_ghc_t g = mm_ghc_of(a->t);
     size_t big = slen[0]; /* slices differ by one element at most: the first is the largest */
     char *all;
+    size_t stride = sl; /* of vector r's slice in all */
     if (big && mm_ghc_a2a_pipelines(a, &g, big)) {
         /* across hosts, the pipelined all-to-all of the slices padded to the largest (its
          * levels overlap); a member that passed another count sends blocks of another size,
@@ -826,8 +830,7 @@ static void mm_ghc_reduce_slices(const mm_coll_args_t *a, const void *sendbuf, v
         all = mm_ghc_alloc(a, big * (size_t)n);
         mm_ghc_alltoall(a, sb, all, big);
         free(packed);
-        for (int r = 1; r < n; r++) /* slice me of vector r to its place, unpadded */
-            memmove(all + (size_t)r * sl, all + (size_t)r * big, sl);
+        stride = big;
     } else {
         all = mm_ghc_alloc(a, sl * (size_t)n);
         mm_ghc_alltoallv(a, sendbuf, soff, slen, all, roff, rcap, rlen);
@@ -841,7 +844,7 @@ static void mm_ghc_reduce_slices(const mm_coll_args_t *a, const void *sendbuf, v
     if (sl)
         memcpy(out, all, sl);
     for (int r = 1; r < n; r++)
-        mm_reduce_apply(dtype, op, out, all + (size_t)r * sl, cnt);
+        mm_reduce_apply(dtype, op, out, all + (size_t)r * stride, cnt);
     free(all);
     free(v);
 }

@@ -222,7 +222,9 @@ void mm_msg_post_pushed(struct meshmem_team *t, uint64_t seq, int src, void *buf
 
 void mm_msg_posted_wait(_Atomic uint64_t *pending)
 {
-    mm_net->msg_wait(pending);
+    /* nothing posted (no peer on another host: no network transport), or all landed */
+    if (atomic_load_explicit(pending, memory_order_acquire) != 0)
+        mm_net->msg_wait(pending);
 }
 
 /* the pushed message of @p bytes from team member @p src into @p buf, now */

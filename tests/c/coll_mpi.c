@@ -66,50 +66,6 @@ static void check_bcast_scatter_gather(meshmem_team_t team, int32_t *a, int32_t 
                 CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, tag + 2));
 }
 
-/* broadcast, scatter and gather of vectors larger than staging (run with a small
- * MESHMEM_STAGE_SIZE): in rounds that every member cuts by itself, private and symmetric
- * buffers, every root */
-static void test_rooted_rounds(meshmem_team_t team, int sym)
-{
-    static const size_t big[] = {40000, 100003};
-    int n = meshmem_team_size(team);
-    for (size_t ci = 0; ci < sizeof(big) / sizeof(big[0]); ci++) {
-        size_t c = big[ci];
-        int32_t *a = buf_alloc(c * 4 * (size_t)n, sym), *b = buf_alloc(c * 4 * (size_t)n, sym);
-        for (int root = 0; root < n; root++)
-            check_bcast_scatter_gather(team, a, b, c, root, MESHMEM_ALGO_AUTO, 11);
-        buf_free(b, sym);
-        buf_free(a, sym);
-    }
-}
-
-static void test_bcast_scatter_gather(meshmem_team_t team, int sym)
-{
-    int n = meshmem_team_size(team), r = meshmem_team_rank(team);
-    for (size_t ci = 0; ci < NCOUNTS; ci++) {
-        size_t c = counts[ci];
-        int32_t *a = buf_alloc(c * 4 * (size_t)n, sym), *b = buf_alloc(c * 4 * (size_t)n, sym);
-        for (int root = 0; root < n; root++) {
-            /* the node-leader form across hosts (as AUTO on one host) on every other root */
-            check_bcast_scatter_gather(team, a, b, c, root,
-                                       root % 2 ? MESHMEM_ALGO_LEADER : MESHMEM_ALGO_AUTO, 1);
-            /* in place at the root: its block is already at b + root * c */
-            for (size_t i = 0; i < c * (size_t)n; i++)
-                b[i] = r == root && i / (c ? c : 1) == (size_t)root ? val(r, i % c, 7) : -1;
-            for (size_t i = 0; i < c; i++)
-                a[i] = val(r, i, 7);
-            CHECK(meshmem_coll_gather(team, r == root ? MESHMEM_IN_PLACE : a, b, c,
-                                      MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) == 0);
-            if (r == root)
-                for (int j = 0; j < n; j++)
-                    for (size_t i = 0; i < c; i++)
-                        CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, 7));
-        }
-        buf_free(b, sym);
-        buf_free(a, sym);
-    }
-}
-
 /* all-gather (in place and not) and all-to-all (in place and not) of count @p c by @p algo,
  * each checked (a and b hold c * n elements) */
 static void check_allgather_alltoall(meshmem_team_t team, int32_t *a, int32_t *b, size_t c,
@@ -141,6 +97,51 @@ static void check_allgather_alltoall(meshmem_team_t team, int32_t *a, int32_t *b
     for (int j = 0; j < n; j++)
         for (size_t i = 0; i < c; i++)
             CHECK_EQ_LL(a[(size_t)j * c + i], val(j, (size_t)r * c + i, 6));
+}
+
+/* broadcast, scatter and gather at every root, all-gather and all-to-all, of vectors larger
+ * than staging (run with a small MESHMEM_STAGE_SIZE): in rounds that every member cuts by
+ * itself, private and symmetric buffers */
+static void test_rooted_rounds(meshmem_team_t team, int sym)
+{
+    static const size_t big[] = {40000, 100003};
+    int n = meshmem_team_size(team);
+    for (size_t ci = 0; ci < sizeof(big) / sizeof(big[0]); ci++) {
+        size_t c = big[ci];
+        int32_t *a = buf_alloc(c * 4 * (size_t)n, sym), *b = buf_alloc(c * 4 * (size_t)n, sym);
+        for (int root = 0; root < n; root++)
+            check_bcast_scatter_gather(team, a, b, c, root, MESHMEM_ALGO_AUTO, 11);
+        check_allgather_alltoall(team, a, b, c, MESHMEM_ALGO_AUTO);
+        buf_free(b, sym);
+        buf_free(a, sym);
+    }
+}
+
+static void test_bcast_scatter_gather(meshmem_team_t team, int sym)
+{
+    int n = meshmem_team_size(team), r = meshmem_team_rank(team);
+    for (size_t ci = 0; ci < NCOUNTS; ci++) {
+        size_t c = counts[ci];
+        int32_t *a = buf_alloc(c * 4 * (size_t)n, sym), *b = buf_alloc(c * 4 * (size_t)n, sym);
+        for (int root = 0; root < n; root++) {
+            /* the node-leader form across hosts (as AUTO on one host) on every other root */
+            check_bcast_scatter_gather(team, a, b, c, root,
+                                       root % 2 ? MESHMEM_ALGO_LEADER : MESHMEM_ALGO_AUTO, 1);
+            /* in place at the root: its block is already at b + root * c */
+            for (size_t i = 0; i < c * (size_t)n; i++)
+                b[i] = r == root && i / (c ? c : 1) == (size_t)root ? val(r, i % c, 7) : -1;
+            for (size_t i = 0; i < c; i++)
+                a[i] = val(r, i, 7);
+            CHECK(meshmem_coll_gather(team, r == root ? MESHMEM_IN_PLACE : a, b, c,
+                                      MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) == 0);
+            if (r == root)
+                for (int j = 0; j < n; j++)
+                    for (size_t i = 0; i < c; i++)
+                        CHECK_EQ_LL(b[(size_t)j * c + i], val(j, i, 7));
+        }
+        buf_free(b, sym);
+        buf_free(a, sym);
+    }
 }
 
 static void test_allgather_alltoall(meshmem_team_t team, int sym, meshmem_algo_t algo)
@@ -210,21 +211,6 @@ static int64_t sum_over_ranks(int n, size_t i, int salt)
     for (int j = 0; j < n; j++)
         ref += val(j, i, salt);
     return ref;
-}
-
-/* all-gather and all-to-all of blocks larger than staging (run with a small
- * MESHMEM_STAGE_SIZE): in rounds over pieces of every block, private and symmetric */
-static void test_allgather_rounds(meshmem_team_t team, int sym)
-{
-    static const size_t big[] = {40000, 100003};
-    int n = meshmem_team_size(team);
-    for (size_t ci = 0; ci < sizeof(big) / sizeof(big[0]); ci++) {
-        size_t c = big[ci];
-        int32_t *a = buf_alloc(c * 4 * (size_t)n, sym), *b = buf_alloc(c * 4 * (size_t)n, sym);
-        check_allgather_alltoall(team, a, b, c, MESHMEM_ALGO_AUTO);
-        buf_free(b, sym);
-        buf_free(a, sym);
-    }
 }
 
 /* teams that each keep a staging buffer of the largest size (run with a small
@@ -454,7 +440,6 @@ int main(int argc, char **argv)
     if (all || !strcmp(part, "rounds")) {
         for (int sym = 0; sym < 2; sym++) {
             test_rooted_rounds(MESHMEM_TEAM_WORLD, sym);
-            test_allgather_rounds(MESHMEM_TEAM_WORLD, sym);
             test_reduce_rounds(MESHMEM_TEAM_WORLD, sym);
         }
         test_stage_teams();
