@@ -79,21 +79,31 @@ static void put_value(const conv_opts_t *o, void *p, size_t i, double v)
         ((double *)p)[i] = v;
 }
 
+/* weight (kh, kw, ci) of kernel co of layer @p layer: uniform in [-scale, scale], variance
+ * 1 / kdim, drawn from its global index, so the same whatever the ranks and the storage */
+static double weight_at(const conv_opts_t *o, uint64_t seed, int layer, int co, int ci, int kh,
+                        int kw)
+{
+    uint64_t at = ((uint64_t)co * o->cin + ci) * o->kh * o->kw + (uint64_t)kh * o->kw + kw;
+    uint64_t r = app_rand_at(seed ^ app_mix(UINT64_C(0x77) + (uint64_t)layer), at);
+    return (2 * app_unit(r) - 1) * sqrt(3.0 / o->kdim);
+}
+
 void conv_group_setup(app_t *h, const conv_opts_t *o, int P, int me, conv_group_t *g)
 {
     g->c0 = app_part_lo(o->kout, P, me), g->nc = app_part_len(o->kout, P, me);
     g->w = app_alloc(h, (size_t)o->layers * sizeof(void *), "the weight list");
-    double scale = sqrt(3.0 / o->kdim); /* uniform in [-scale, scale]: variance 1 / kdim */
     for (int l = 0; l < o->layers; l++) {
-        uint64_t seed = h->seed ^ app_mix(UINT64_C(0x77) + (uint64_t)l);
         g->w[l] = app_alloc(h, (size_t)g->nc * o->kdim * o->esz, "the weights");
-        for (size_t i = 0; i < (size_t)g->nc * o->kdim; i++) {
-            uint64_t at = (uint64_t)g->c0 * o->kdim + i; /* the global index */
-            put_value(o, g->w[l], i, (2 * app_unit(app_rand_at(seed, at)) - 1) * scale);
-        }
+        size_t i = 0; /* stored kernel row by kernel row: [kh][kernel][ci][kw] (conv_block) */
+        for (int kh = 0; kh < o->kh; kh++)
+            for (int co = g->c0; co < g->c0 + g->nc; co++)
+                for (int ci = 0; ci < o->cin; ci++)
+                    for (int kw = 0; kw < o->kw; kw++, i++)
+                        put_value(o, g->w[l], i, weight_at(o, h->seed, l, co, ci, kh, kw));
     }
-    g->col = app_alloc(h, (size_t)conv_panel(o) * o->kh * o->kw * o->chunk * o->W * o->esz,
-                       "the im2col buffer");
+    g->col = app_alloc(h, conv_shift_elems(o, 0, conv_panel(o)) * o->esz,
+                       "the shifted rows");
 }
 
 void *conv_input(app_t *h, const conv_opts_t *o)
@@ -111,66 +121,147 @@ void *conv_input(app_t *h, const conv_opts_t *o)
     return in;
 }
 
-/* Rows (ci, kh, kw), ci in [c0, c1), of the im2col matrix of block b: for each output pixel of
- * the block the input value the kernel's tap (kh, kw) of channel ci meets, 0 in the padding.
- * Whole runs of a map's row are copied at once: the input row y + kh - ph, shifted by kw - pw. */
-static void im2col(const conv_opts_t *o, const char *in, char *col, int b, int c0, int c1)
+/* Rows (ci, kw), ci in [c0, c1), of the shifted copies of block b's input: row (ci, kw) holds
+ * channel ci's input rows y0 - ph .. y0 + rows - 1 + (KH - 1 - ph), each shifted by kw - pw,
+ * with zeros where the shift leaves the map and zero rows above and below it. Tap (kh, kw) of
+ * output pixel (y, x) is then element (y + kh) W + x of row (ci, kw): the taps of one kernel
+ * row kh are these rows read from offset kh W on, so one copy per kw serves all KH kernel
+ * rows, where the im2col matrix copies the input once per tap (KH KW times). */
+static void shift_rows(const conv_opts_t *o, const char *in, char *q, int b, int c0, int c1)
 {
     const int ph = (o->kh - 1) / 2, pw = (o->kw - 1) / 2, y0 = conv_row0(o, b);
-    const int rows = conv_rows(o, b), W = o->W;
+    const int span = conv_rows(o, b) + o->kh - 1, W = o->W;
     const size_t esz = o->esz, rowbytes = (size_t)W * esz;
     for (int ci = c0; ci < c1; ci++)
-        for (int kh = 0; kh < o->kh; kh++)
-            for (int kw = 0; kw < o->kw; kw++) {
-                int dx = kw - pw, x0 = dx < 0 ? (-dx < W ? -dx : W) : 0;
-                int x1 = dx > 0 ? W - dx : W; /* the input row covers output x in [x0, x1) */
-                x1 = x1 < x0 ? x0 : x1;
-                for (int y = y0; y < y0 + rows; y++, col += rowbytes) {
-                    int iy = y + kh - ph;
-                    if (iy < 0 || iy >= o->H) {
-                        memset(col, 0, rowbytes);
-                        continue;
-                    }
-                    int ib = iy / o->chunk;
-                    const char *src = in + (conv_piece(o, o->cin, ib, ci) +
-                                            (size_t)(iy - conv_row0(o, ib)) * W) * esz;
-                    memset(col, 0, (size_t)x0 * esz);
-                    memcpy(col + (size_t)x0 * esz, src + (size_t)(x0 + dx) * esz,
-                           (size_t)(x1 - x0) * esz);
-                    memset(col + (size_t)x1 * esz, 0, (size_t)(W - x1) * esz);
+        for (int kw = 0; kw < o->kw; kw++) {
+            int dx = kw - pw, x0 = dx < 0 ? (-dx < W ? -dx : W) : 0;
+            int x1 = dx > 0 ? W - dx : W; /* the input row covers output x in [x0, x1) */
+            x1 = x1 < x0 ? x0 : x1;
+            for (int r = 0; r < span; r++, q += rowbytes) {
+                int iy = y0 - ph + r;
+                if (iy < 0 || iy >= o->H) {
+                    memset(q, 0, rowbytes);
+                    continue;
                 }
+                int ib = iy / o->chunk;
+                const char *src = in + (conv_piece(o, o->cin, ib, ci) +
+                                        (size_t)(iy - conv_row0(o, ib)) * W) * esz;
+                memset(q, 0, (size_t)x0 * esz);
+                memcpy(q + (size_t)x0 * esz, src + (size_t)(x0 + dx) * esz,
+                       (size_t)(x1 - x0) * esz);
+                memset(q + (size_t)x1 * esz, 0, (size_t)(W - x1) * esz);
             }
+        }
 }
 
-/* The gemm runs over panels of input channels, each of about PANEL_ROWS rows of the im2col
- * matrix, each panel's im2col just before its gemm: the panel is still in cache when the gemm
- * packs it, where the im2col of a whole block (KH KW CIN rows) would go to memory and back. */
+/* The gemms run over panels of input channels, each of about PANEL_ROWS rows (ci, kw), each
+ * panel's shifted copies just before its KH gemms: the panel is still in cache when the gemms
+ * pack it, where the copies of a whole block would go to memory and back. */
 #define PANEL_ROWS 384
 
 int conv_panel(const conv_opts_t *o)
 {
-    int c = PANEL_ROWS / (o->kh * o->kw);
+    int c = PANEL_ROWS / o->kw;
     return c < 1 ? 1 : c > o->cin ? o->cin : c;
+}
+
+size_t conv_shift_elems(const conv_opts_t *o, int b, int channels)
+{
+    return (size_t)channels * o->kw * (conv_rows(o, b) + o->kh - 1) * o->W;
 }
 
 void conv_block(const conv_opts_t *o, const conv_group_t *g, int layer, const void *in,
                 void *out, int b)
 {
-    int n = conv_rows(o, b) * o->W, taps = o->kh * o->kw, step = conv_panel(o);
+    const int n = conv_rows(o, b) * o->W, step = conv_panel(o), lda = o->cin * o->kw;
+    const int ldb = (conv_rows(o, b) + o->kh - 1) * o->W;
     if (g->nc == 0) /* more ranks than kernels */
         return;
     char *c = (char *)out + conv_piece(o, o->kout, b, g->c0) * o->esz;
     for (int c0 = 0; c0 < o->cin; c0 += step) {
         int c1 = c0 + step < o->cin ? c0 + step : o->cin;
-        im2col(o, in, g->col, b, c0, c1);
-        app_blas_gemm(o->prec, g->nc, n, (c1 - c0) * taps,
-                      (const char *)g->w[layer] + (size_t)c0 * taps * o->esz, o->kdim, g->col, n,
-                      c0 ? 1.0 : 0.0, c, n);
+        shift_rows(o, in, g->col, b, c0, c1);
+        for (int kh = 0; kh < o->kh; kh++) {
+            /* weights of kernel row kh: nc x (CIN KW), columns (c0, 0) .. (c1 - 1, KW - 1) */
+            const char *a = (const char *)g->w[layer] +
+                            ((size_t)kh * g->nc * lda + (size_t)c0 * o->kw) * o->esz;
+            app_blas_gemm(o->prec, g->nc, n, (c1 - c0) * o->kw, a, lda,
+                          g->col + (size_t)kh * o->W * o->esz, ldb, c0 || kh ? 1.0 : 0.0, c, n);
+        }
     }
 }
 
+/* element i of @p p as a double */
+static double get_value(const conv_opts_t *o, const void *p, size_t i)
+{
+    return o->prec == APP_BLAS_SINGLE ? ((const float *)p)[i] : ((const double *)p)[i];
+}
+
+/* A layer's output at sampled points against the convolution summed tap by tap in double, the
+ * weights drawn from their seeds: a check that shares nothing with conv_block but the layout.
+ * Small layers are checked whole; larger ones at DIRECT_POINTS hashed points and every map's
+ * four corners (where the padding is). Adds to @p bad the points off by more than @p tol
+ * relative to the largest |output| checked, and returns that relative error. */
+#define DIRECT_POINTS 2048
+static double direct_error(const conv_opts_t *o, uint64_t seed, int layer, const void *in,
+                           const void *out, double tol, uint64_t *bad)
+{
+    const int ph = (o->kh - 1) / 2, pw = (o->kw - 1) / 2;
+    const uint64_t all = (uint64_t)o->kout * o->H * o->W;
+    const uint64_t points = all <= 4 * DIRECT_POINTS ? all : DIRECT_POINTS + 4 * (uint64_t)o->kout;
+    double *got = malloc(points * sizeof(double)), *want = malloc(points * sizeof(double));
+    double top = 0, err = 0;
+    if (!got || !want) {
+        fprintf(stderr, "conv: out of memory for the direct check of %llu points\n",
+                (unsigned long long)points);
+        exit(1);
+    }
+    for (uint64_t p = 0; p < points; p++) {
+        int co, y, x;
+        if (points == all) {
+            co = (int)(p / ((uint64_t)o->H * o->W)), y = (int)(p / o->W % o->H), x = (int)(p % o->W);
+        } else if (p < DIRECT_POINTS) {
+            uint64_t r = app_rand_at(seed ^ UINT64_C(0xd1ec7), p) % all;
+            co = (int)(r / ((uint64_t)o->H * o->W)), y = (int)(r / o->W % o->H), x = (int)(r % o->W);
+        } else {
+            uint64_t q = p - DIRECT_POINTS;
+            co = (int)(q / 4), y = q & 1 ? o->H - 1 : 0, x = q & 2 ? o->W - 1 : 0;
+        }
+        double sum = 0;
+        for (int ci = 0; ci < o->cin; ci++)
+            for (int kh = 0; kh < o->kh; kh++) {
+                int iy = y + kh - ph, ib = iy / o->chunk;
+                if (iy < 0 || iy >= o->H)
+                    continue;
+                size_t row = conv_piece(o, o->cin, ib, ci) + (size_t)(iy - conv_row0(o, ib)) * o->W;
+                for (int kw = 0; kw < o->kw; kw++) {
+                    int ix = x + kw - pw;
+                    if (ix < 0 || ix >= o->W)
+                        continue;
+                    double w = weight_at(o, seed, layer, co, ci, kh, kw);
+                    if (o->prec == APP_BLAS_SINGLE) /* the weight as the gemm has it */
+                        w = (float)w;
+                    sum += w * get_value(o, in, row + (size_t)ix);
+                }
+            }
+        int yb = y / o->chunk;
+        want[p] = sum;
+        got[p] = get_value(o, out, conv_piece(o, o->kout, yb, co) +
+                                       (size_t)(y - conv_row0(o, yb)) * o->W + (size_t)x);
+        top = fmax(top, fabs(sum));
+    }
+    for (uint64_t p = 0; p < points; p++) {
+        double e = fabs(got[p] - want[p]) / (top > 0 ? top : 1);
+        if (!(e <= tol)) /* NaN counts */
+            (*bad)++, e = isnan(e) ? INFINITY : e;
+        err = fmax(err, e);
+    }
+    free(got), free(want);
+    return err;
+}
+
 void conv_forward_local(const conv_opts_t *o, const conv_group_t *g, const void *in, void *out,
-                        void *tmp)
+                        void *tmp, const conv_check_t *check)
 {
     for (int l = 0; l < o->layers; l++) {
         /* the last layer writes out, the ones before alternate so that it does */
@@ -178,6 +269,10 @@ void conv_forward_local(const conv_opts_t *o, const conv_group_t *g, const void 
         const void *src = l == 0 ? in : dst == out ? tmp : out;
         for (int b = 0; b < o->blocks; b++)
             conv_block(o, g, l, src, dst, b);
+        if (check) {
+            double e = direct_error(o, check->seed, l, src, dst, check->tol, check->bad);
+            *check->err = fmax(*check->err, e);
+        }
     }
 }
 
@@ -195,13 +290,16 @@ void conv_verify_report(app_t *h, const conv_opts_t *o, void *out)
     void *in = conv_input(h, o);
     void *ref = app_alloc(h, conv_out_bytes(o), "the reference maps");
     void *tmp = app_alloc(h, conv_out_bytes(o), "the reference maps");
-    conv_forward_local(o, &all, in, ref, tmp);
-    uint64_t bad;
-    double tol = o->prec == APP_BLAS_SINGLE ? 1e-5 : 1e-12;
+    uint64_t bad, direct_bad = 0;
+    double tol = o->prec == APP_BLAS_SINGLE ? 1e-5 : 1e-12, direct_err = 0;
+    conv_check_t check = {h->seed, tol, &direct_bad, &direct_err};
+    conv_forward_local(o, &all, in, ref, tmp, &check);
     double err = app_blas_rel_error(o->prec, out, 0, ref, 0, 1, conv_elems(o, o->kout), tol, &bad);
-    char what[96];
-    snprintf(what, sizeof(what), "the maps differ from the one-rank forward pass by more than %g",
-             tol);
+    bad += direct_bad, err = fmax(err, direct_err);
+    char what[160];
+    snprintf(what, sizeof(what),
+             "the maps differ from the one-rank forward pass, or it from the convolution summed "
+             "tap by tap, by more than %g", tol);
     app_verdict(h, bad, err, what);
     double gops = h->t.median > 0 ? conv_ops(o) / h->t.median * 1e-9 : 0;
     app_report(h, "variant=%s maps=%dx%d kernels=%s layers=%d chunk=%d prec=%s GOPS=%.4f",

@@ -15,7 +15,7 @@
  *   private), and the stream's signals.
  *   Why a put never lands on maps a peer still reads: rank r puts block b of layer l + 1 into
  *   peer s's out[(l + 1) % 2], which is s's input of layer l. r computes that block only after
- *   s signalled its layer-l blocks up to conv_need(b), so s's im2col of those blocks is done,
+ *   s signalled its layer-l blocks up to conv_need(b), so s has read those blocks' input rows,
  *   and s's later layer-l blocks read rows from conv_row0(conv_need(b) + 1) - ph on, where ph
  *   (the padding before a map) is at most the padding after it: past block b's rows. A rank
  *   is never more than one layer ahead of another (it needs the other's previous layer), and
@@ -52,10 +52,11 @@ static void compute_block(conv_job_t *j, int layer, const void *in, void *out, i
 {
     const conv_opts_t *o = j->o;
     uint64_t n = (uint64_t)conv_rows(o, b) * o->W, k = (uint64_t)o->kdim;
-    /* im2col reads the input and writes k x n; the gemm reads it and the weights */
-    meshmem_model_compute((2 * k * n + (uint64_t)j->g.nc * k) * o->esz,
-                          (k * n + (uint64_t)j->g.nc * n) * o->esz,
-                          2 * (uint64_t)j->g.nc * n * k);
+    uint64_t q = conv_shift_elems(o, b, o->cin);
+    /* the shifted copies read the input and write q elements; the KH gemms read k x n of them
+     * and the weights */
+    meshmem_model_compute((q + k * n + (uint64_t)j->g.nc * k) * o->esz,
+                          (q + (uint64_t)j->g.nc * n) * o->esz, 2 * (uint64_t)j->g.nc * n * k);
     conv_block(o, &j->g, layer, in, out, b);
 }
 
@@ -102,7 +103,7 @@ static void serial_run(void *ctx, int run)
 {
     (void)run;
     conv_job_t *j = ctx;
-    conv_forward_local(j->o, &j->g, j->in, j->out[0], j->out[1]);
+    conv_forward_local(j->o, &j->g, j->in, j->out[0], j->out[1], NULL);
 }
 
 static void serial_setup(conv_job_t *j)

@@ -3,7 +3,7 @@ kernels split in groups over the ranks, each output block streamed to every rank
 is computed (put with signal: FSHMEM's automatic result transfer) so that the concatenated maps
 are everywhere when the layer ends, against the same algorithm on OpenMPI and one rank's
 forward pass, in the same run, on the application harness (app_command.py). Local compute by
-im2col and OpenBLAS, one thread per rank. Every run is checked by the program against the
+one gemm per kernel row over shifted copies of the input (OpenBLAS, one thread per rank). Every run is checked by the program against the
 one-rank forward pass.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ KERNEL_SETS = {"paper": PAPER_KERNELS, "small": SMALL_KERNELS}
 DESCRIPTION = f"""\
 The distributed convolution of FSHMEM (§V, Fig. 6b) generalised from two nodes to N ranks: the
 kernels of a layer are split in groups over the ranks; each rank convolves the whole input with
-its group's kernels (im2col + OpenBLAS sgemm or dgemm, one thread per rank), --chunk rows of
+its group's kernels (OpenBLAS sgemm or dgemm, one thread per rank), --chunk rows of
 the maps at a time, and puts each block with a signal into every other rank's copy of the
 layer's maps as soon as it is computed, while the next block is computed (FSHMEM's automatic
 result transfer): when the layer ends, every rank holds the concatenated maps, the next
