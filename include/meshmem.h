@@ -172,6 +172,14 @@ enum {
 void meshmem_put_signal(void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,
                         uint64_t signal, int sig_op, int rank);
 
+/**
+ * @brief The same put with signal, started: it may return before @p src is read, which must
+ * then stay unchanged until meshmem_quiet (or a barrier). To a rank of this host the copy is
+ * done on return; to another host the transfer goes on while the caller computes.
+ */
+void meshmem_put_signal_nbi(void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,
+                            uint64_t signal, int sig_op, int rank);
+
 /** @brief Order: puts issued before are delivered before puts issued after, per rank. */
 void meshmem_fence(void);
 

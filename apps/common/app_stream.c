@@ -18,6 +18,11 @@ void app_stream_put(app_stream_t *s, void *dest, const void *src, size_t bytes, 
     meshmem_put_signal(dest, src, bytes, &s->sig[s->me], 1, MESHMEM_SIGNAL_ADD, rank);
 }
 
+void app_stream_put_nbi(app_stream_t *s, void *dest, const void *src, size_t bytes, int rank)
+{
+    meshmem_put_signal_nbi(dest, src, bytes, &s->sig[s->me], 1, MESHMEM_SIGNAL_ADD, rank);
+}
+
 void app_stream_stored(app_stream_t *s, int rank)
 {
     meshmem_fence(); /* the block's stores before the signal */

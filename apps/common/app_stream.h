@@ -35,6 +35,11 @@ void app_stream_init(app_t *h, app_stream_t *s);
 /** @brief Put @p bytes from @p src to symmetric @p dest on @p rank, then signal it one block. */
 void app_stream_put(app_stream_t *s, void *dest, const void *src, size_t bytes, int rank);
 
+/** @brief The same, started: to another host it returns before @p src is read, so the block
+ * travels while the caller computes the next one; @p src must stay unchanged until a quiet or
+ * a barrier, or until the program knows the block arrived (conv: its peers' next layer). */
+void app_stream_put_nbi(app_stream_t *s, void *dest, const void *src, size_t bytes, int rank);
+
 /** @brief The block was stored into @p rank's memory directly (through meshmem_ptr): order
  * those stores before the signal (meshmem_fence), then signal it one block. */
 void app_stream_stored(app_stream_t *s, int rank);

@@ -20,6 +20,11 @@
  *   (the padding before a map) is at most the padding after it: past block b's rows. A rank
  *   is never more than one layer ahead of another (it needs the other's previous layer), and
  *   every timed run starts from a barrier after every rank received every block of the last.
+ *   Why the puts need not complete before the next block (app_stream_put_nbi: to another
+ *   host the block travels while the next one is computed): r rewrites its piece of block b
+ *   of out[l % 2] in layer l + 2, after every peer's layer-(l + 1) blocks up to
+ *   conv_need(b) >= b arrived, which each peer computed after r's layer-l blocks up to
+ *   conv_need of that arrived there: block b's data has been read everywhere.
  * serial: the one-rank forward pass (conv_forward_local: the same blocks over all kernels).
  */
 #include "conv_data.h"
@@ -75,7 +80,7 @@ static void stream_run(void *ctx, int run)
             char *piece = out + conv_piece(o, o->kout, b, j->g.c0) * o->esz;
             size_t bytes = (size_t)j->g.nc * conv_rows(o, b) * o->W * o->esz;
             for (int t = 1; t < j->P; t++)
-                app_stream_put(&j->st, piece, piece, bytes, (j->me + t) % j->P);
+                app_stream_put_nbi(&j->st, piece, piece, bytes, (j->me + t) % j->P);
         }
         if (l > 0)
             app_stream_next(&j->st, (uint64_t)o->blocks); /* layer l - 1 is all here */

@@ -120,7 +120,7 @@ static void mm_stream_publish(meshmem_stream_t *s, size_t off, uint64_t count, b
         mm_tp_put_nbi_at(NULL, s->buf + s->sig_off, s->stage + s->sig_off, off - s->sig_off,
                          s->consumer);
         mm_tp_put_signal_at(NULL, NULL, NULL, NULL, 0, s->signal, v, MESHMEM_SIGNAL_SET,
-                            s->consumer);
+                            s->consumer, false);
         s->sig_off = off;
         s->signalled = count;
         return;

@@ -115,18 +115,29 @@ void meshmem_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, siz
     mm_strided_copy(dest, s, dst, sst, esize, nelems);
 }
 
+static void mm_put_signal(const char *call, void *dest, const void *src, size_t nbytes,
+                          uint64_t *sig_addr, uint64_t signal, int sig_op, int rank, bool nbi)
+{
+    MM_TRACE_SCOPE(mm_trace_p2p("signal", nbytes + sizeof(uint64_t), rank, MM_TRACE_STORE));
+    void *d = mm_xlate_checked(call, "dest", dest, nbytes, rank);
+    uint64_t *sig = mm_xlate_checked(call, "sig_addr", sig_addr, sizeof(uint64_t), rank);
+    if (MM_UNLIKELY(sig_op != MESHMEM_SIGNAL_SET && sig_op != MESHMEM_SIGNAL_ADD))
+        mm_fatal("%s: sig_op argument (%d) is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD",
+                 call, sig_op);
+    mm_tp_put_signal_at(d, sig, dest, src, nbytes, sig_addr, signal, sig_op, rank, nbi);
+}
+
 void meshmem_put_signal(void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,
                         uint64_t signal, int sig_op, int rank)
 {
-    MM_TRACE_SCOPE(mm_trace_p2p("signal", nbytes + sizeof(uint64_t), rank, MM_TRACE_STORE));
-    void *d = mm_xlate_checked("meshmem_put_signal", "dest", dest, nbytes, rank);
-    uint64_t *sig =
-        mm_xlate_checked("meshmem_put_signal", "sig_addr", sig_addr, sizeof(uint64_t), rank);
-    if (MM_UNLIKELY(sig_op != MESHMEM_SIGNAL_SET && sig_op != MESHMEM_SIGNAL_ADD))
-        mm_fatal("meshmem_put_signal: sig_op argument (%d) is neither SHMEM_SIGNAL_SET nor "
-                 "SHMEM_SIGNAL_ADD",
-                 sig_op);
-    mm_tp_put_signal_at(d, sig, dest, src, nbytes, sig_addr, signal, sig_op, rank);
+    mm_put_signal("meshmem_put_signal", dest, src, nbytes, sig_addr, signal, sig_op, rank, false);
+}
+
+void meshmem_put_signal_nbi(void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,
+                            uint64_t signal, int sig_op, int rank)
+{
+    mm_put_signal("meshmem_put_signal_nbi", dest, src, nbytes, sig_addr, signal, sig_op, rank,
+                  true);
 }
 
 void meshmem_fence(void)

@@ -6,7 +6,8 @@
  * the node one copy into the peer's mapping, one locked read-modify-write of the peer's signal
  * word, and the sleeper check (the RMW orders the data before the signal and the signal before
  * the sleeper check: the argument is in mm_shm_ops.h, mm_signal_post); to a PE on another host
- * a put, a fence and an atomic. The _nbi forms complete as the blocking ones.
+ * one message that carries both. The _nbi forms return there before the source is read (it
+ * must stay unchanged until quiet); to the node they copy as the blocking ones.
  */
 #include "mm_tp.h"
 #include "mm_trace.h"
@@ -26,7 +27,7 @@ static void shmemi_signal_fatal(const char *call, const uint64_t *sig_addr, int 
 
 SHMEMI_INLINE void shmemi_put_signal(const char *call, void *dest, const void *source,
                                      size_t nelems, size_t esize, uint64_t *sig_addr,
-                                     uint64_t signal, int sig_op, int pe)
+                                     uint64_t signal, int sig_op, int pe, bool nbi)
 {
     size_t nbytes = shmemi_bytes(call, nelems, esize);
     MM_TRACE_SCOPE(mm_trace_p2p("signal", nbytes + sizeof(uint64_t), pe, MM_TRACE_STORE));
@@ -41,16 +42,18 @@ SHMEMI_INLINE void shmemi_put_signal(const char *call, void *dest, const void *s
         d = shmemi_xlate(call, "dest", dest, nbytes, pe);
     else
         source = sig;
-    mm_tp_put_signal_at(d, sig, dest, source, nbytes, sig_addr, signal, sig_op, pe);
+    mm_tp_put_signal_at(d, sig, dest, source, nbytes, sig_addr, signal, sig_op, pe, nbi);
 }
 
 #define SHMEMI_PUT_SIGNAL_BODY(CALL, T, PE)                                                        \
-    shmemi_put_signal(CALL, dest, source, nelems, sizeof(T), sig_addr, signal, sig_op, PE)
+    shmemi_put_signal(CALL, dest, source, nelems, sizeof(T), sig_addr, signal, sig_op, PE, false)
+#define SHMEMI_PUT_SIGNAL_NBI_BODY(CALL, T, PE)                                                    \
+    shmemi_put_signal(CALL, dest, source, nelems, sizeof(T), sig_addr, signal, sig_op, PE, true)
 
 #define SHMEMI_SIGNAL_TYPED_(T, N)                                                                 \
     SHMEMI_DEFINE_PAIR(void, N##_put_signal, SHMEMI_PUT_SIGNAL_BODY, T, T *dest, const T *source, \
                        size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)     \
-    SHMEMI_DEFINE_PAIR(void, N##_put_signal_nbi, SHMEMI_PUT_SIGNAL_BODY, T, T *dest,              \
+    SHMEMI_DEFINE_PAIR(void, N##_put_signal_nbi, SHMEMI_PUT_SIGNAL_NBI_BODY, T, T *dest,           \
                        const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,        \
                        int sig_op, int pe)
 SHMEM_RMA_TYPES(SHMEMI_SIGNAL_TYPED_)
@@ -59,7 +62,7 @@ SHMEM_RMA_TYPES(SHMEMI_SIGNAL_TYPED_)
     SHMEMI_DEFINE_PAIR(void, put##BITS##_signal, SHMEMI_PUT_SIGNAL_BODY, char[BYTES], void *dest, \
                        const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,     \
                        int sig_op, int pe)                                                         \
-    SHMEMI_DEFINE_PAIR(void, put##BITS##_signal_nbi, SHMEMI_PUT_SIGNAL_BODY, char[BYTES],         \
+    SHMEMI_DEFINE_PAIR(void, put##BITS##_signal_nbi, SHMEMI_PUT_SIGNAL_NBI_BODY, char[BYTES],      \
                        void *dest, const void *source, size_t nelems, uint64_t *sig_addr,          \
                        uint64_t signal, int sig_op, int pe)
 SHMEM_SIZED_TYPES(SHMEMI_SIGNAL_SIZED_)
@@ -67,7 +70,7 @@ SHMEM_SIZED_TYPES(SHMEMI_SIGNAL_SIZED_)
 SHMEMI_DEFINE_PAIR(void, putmem_signal, SHMEMI_PUT_SIGNAL_BODY, char, void *dest,
                    const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,
                    int sig_op, int pe)
-SHMEMI_DEFINE_PAIR(void, putmem_signal_nbi, SHMEMI_PUT_SIGNAL_BODY, char, void *dest,
+SHMEMI_DEFINE_PAIR(void, putmem_signal_nbi, SHMEMI_PUT_SIGNAL_NBI_BODY, char, void *dest,
                    const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,
                    int sig_op, int pe)
 

@@ -52,6 +52,9 @@ typedef struct {
      * local completion; complete at the target by quiet; ordered by fence as a put. */
     void (*put_signal)(int pe, void *dest, const void *src, size_t n, uint64_t *sig, int op,
                        uint64_t value);
+    /** Start the same put with signal; the source must stay unchanged until quiet. */
+    void (*put_signal_nbi)(int pe, void *dest, const void *src, size_t n, uint64_t *sig, int op,
+                           uint64_t value);
     /** Write @p extra_len bytes at symmetric @p extra_dest (may be 0), @p body_len bytes at
      * symmetric @p line + 8, then the 8-byte @p seq at @p line, in that order as seen by the
      * target (see above). Returns at local completion. */

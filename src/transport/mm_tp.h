@@ -114,14 +114,19 @@ void mm_tp_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t va
 
 /** @brief Put @p n bytes, then post @p signal (MESHMEM_SIGNAL_SET or _ADD, validated) into the
  * symmetric 64-bit @p sig on @p pe: a peer that sees the signal sees the data. @p local and
- * @p lsig: the translations of dest and sig (NULL: @p pe is on another host). */
+ * @p lsig: the translations of dest and sig (NULL: @p pe is on another host). @p nbi: to
+ * another host, return before the source is read (it must stay unchanged until quiet); on
+ * this host the copy is done on return either way. */
 MM_INLINE_HOT void mm_tp_put_signal_at(void *local, uint64_t *lsig, void *dest, const void *src,
-                                       size_t n, uint64_t *sig, uint64_t signal, int op, int pe)
+                                       size_t n, uint64_t *sig, uint64_t signal, int op, int pe,
+                                       bool nbi)
 {
     if (MM_LIKELY(local != NULL)) {
         mm_copy(local, src, n);
         mm_signal_post(lsig, signal, op);
         mm_wake_local(pe);
+    } else if (nbi) {
+        mm_net->put_signal_nbi(pe, dest, src, n, sig, op, signal);
     } else {
         mm_net->put_signal(pe, dest, src, n, sig, op, signal);
     }

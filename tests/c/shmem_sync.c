@@ -6,6 +6,7 @@
  */
 #include "shmem_test.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 
@@ -130,6 +131,45 @@ static void test_signals(void)
     shmem_barrier_all();
 }
 
+/* Large puts with signal started back to back, each from its own part of one private source
+ * (to another host they travel as rendezvous messages still going on after the call): when
+ * the count shows n, the first n blocks are in place, whatever order they landed in; the
+ * source is rewritten only after quiet. Then a fence orders a large started put with signal
+ * before the put after it. */
+static void test_signals_nbi_large(void)
+{
+    enum { BLOCKS = 6, BLOCK = 96 * 1024 + 8 }; /* longs per block: 768 KiB + 64 B */
+    long *dst = shmem_malloc((size_t)BLOCKS * BLOCK * sizeof(long));
+    long *src = malloc((size_t)BLOCKS * BLOCK * sizeof(long));
+    uint64_t *count = shmem_calloc(2, sizeof(uint64_t));
+    EXPECT(dst && src && count, "allocations");
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < (size_t)BLOCKS * BLOCK; i++)
+            src[i] = (long)(me * 7919 + round) * 1000003 + (long)i;
+        shmem_barrier_all();
+        for (int b = 0; b < BLOCKS; b++)
+            shmem_long_put_signal_nbi(dst + (size_t)b * BLOCK, src + (size_t)b * BLOCK, BLOCK,
+                                      &count[0], 1, SHMEM_SIGNAL_ADD, right);
+        shmem_signal_wait_until(&count[0], SHMEM_CMP_GE, (uint64_t)(round + 1) * BLOCKS);
+        long bad = 0;
+        for (size_t i = 0; i < (size_t)BLOCKS * BLOCK; i++)
+            bad += dst[i] != (long)(left * 7919 + round) * 1000003 + (long)i;
+        EXPECT(bad == 0, "round %d: %ld elements of the started puts with signal wrong", round,
+               bad);
+        shmem_quiet(); /* the source may change now */
+    }
+    /* fence: the started put with signal lands before the flag put after it */
+    shmem_barrier_all();
+    shmem_long_put_signal_nbi(dst, src, BLOCK, &count[0], 1, SHMEM_SIGNAL_ADD, right);
+    shmem_fence();
+    shmem_uint64_p(&count[1], 1, right);
+    shmem_uint64_wait_until(&count[1], SHMEM_CMP_EQ, 1);
+    EXPECT(count[0] == 2 * BLOCKS + 1 && dst[BLOCK - 1] == (long)(left * 7919 + 1) * 1000003 + BLOCK - 1,
+           "fence after a started put with signal: count %llu", (unsigned long long)count[0]);
+    shmem_barrier_all();
+    shmem_free(dst), shmem_free(count), free(src);
+}
+
 /* ---- locks ---- */
 
 static long lock;
@@ -240,6 +280,7 @@ int main(void)
 #define RUN(T, N) test_p2p_##N();
     SHMEM_P2P_TYPES(RUN)
     test_signals();
+    test_signals_nbi_large();
     test_signal_forms();
     test_locks();
     shmem_finalize();

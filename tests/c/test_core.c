@@ -54,6 +54,27 @@ int main(void)
     for (int i = 0; i < 5; i++)
         CHECK_EQ_LL(back[i], i + 1);
 
+    /* puts with signal, blocking and started: 64 KiB blocks, each counted into the right
+     * neighbour's signal; when it shows 2 both blocks are there (the started one's source
+     * stays unchanged until quiet) */
+    enum { SIG_BLOCK = 8192 };
+    uint64_t *sig = meshmem_calloc(1, sizeof(uint64_t));
+    long *blocks = meshmem_malloc(2 * SIG_BLOCK * sizeof(long));
+    long *mine = meshmem_malloc(2 * SIG_BLOCK * sizeof(long));
+    CHECK(sig != NULL && blocks != NULL && mine != NULL);
+    for (long i = 0; i < 2 * SIG_BLOCK; i++)
+        mine[i] = me * 1000003L + i;
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+    meshmem_put_signal(blocks, mine, SIG_BLOCK * sizeof(long), sig, 1, MESHMEM_SIGNAL_ADD, right);
+    meshmem_put_signal_nbi(blocks + SIG_BLOCK, mine + SIG_BLOCK, SIG_BLOCK * sizeof(long), sig, 1,
+                           MESHMEM_SIGNAL_ADD, right);
+    uint64_t two = 2;
+    CHECK(meshmem_wait_until(sig, MESHMEM_UINT64, MESHMEM_CMP_EQ, &two) == MESHMEM_OK);
+    for (long i = 0; i < 2 * SIG_BLOCK; i++)
+        CHECK_EQ_LL(blocks[i], left * 1000003L + i);
+    meshmem_quiet();
+    meshmem_barrier(MESHMEM_TEAM_WORLD);
+
     /* atomics: everyone adds its rank+1 to rank 0's counter */
     int64_t one = me + 1;
     CHECK(meshmem_atomic(MESHMEM_AMO_ADD, MESHMEM_INT64, &global_counter, &one, NULL, NULL, 0) ==

@@ -252,9 +252,10 @@ static void mm_ucx_drain(_Atomic uint64_t *out)
 /* a send whose header must outlive the call (UCX 1.13 keeps the pointer until completion) */
 typedef struct {
     union {
-        mm_ucx_rma_t  rma;
-        mm_ucx_msg_t  msg;
-        mm_ucx_done_t done;
+        mm_ucx_rma_t    rma;
+        mm_ucx_msg_t    msg;
+        mm_ucx_done_t   done;
+        mm_ucx_putsig_t putsig;
     } h;
     int               pe;
     const char       *what;
@@ -617,8 +618,11 @@ static ucs_status_t mm_ucx_on_get_reply(void *arg, const void *header, size_t he
 
 /* ---- put with signal (see the head of the file) ---- */
 
-static void mm_ucx_put_signal(int pe, void *dest, const void *src, size_t n, uint64_t *sig,
-                              int op, uint64_t value)
+/* @p wait: return at local completion; else the send goes on after the call (a rendezvous
+ * waits for the target to take the data, which a target busy computing does when its
+ * progress thread runs) and completes by quiet or fence, as a large put_nbi */
+static void mm_ucx_put_signal_send(int pe, void *dest, const void *src, size_t n, uint64_t *sig,
+                                   int op, uint64_t value, bool wait)
 {
     mm_ucx_settle_fence();
     mm_ucx_putsig_t h = {.put = {.len = n, .src = U.me},
@@ -628,9 +632,28 @@ static void mm_ucx_put_signal(int pe, void *dest, const void *src, size_t n, uin
         mm_ucx_locate(pe, dest, n, &h.put.region, &h.put.off);
     mm_ucx_locate(pe, sig, sizeof(*sig), &h.sig_region, &h.sig_off);
     mm_ucx_count_sent(pe);
-    ucp_request_param_t prm = {.op_attr_mask = 0};
-    mm_ucx_wait(ucp_am_send_nbx(U.peer[pe].ep, MM_UCX_AM_PUT_SIGNAL, &h, sizeof(h), src, n, &prm),
-                "put with signal", pe);
+    if (wait) {
+        ucp_request_param_t prm = {.op_attr_mask = 0};
+        mm_ucx_wait(ucp_am_send_nbx(U.peer[pe].ep, MM_UCX_AM_PUT_SIGNAL, &h, sizeof(h), src, n,
+                                    &prm),
+                    "put with signal", pe);
+        return;
+    }
+    mm_ucx_sending_t *s = mm_ucx_sending_new(pe, "put with signal", NULL);
+    s->h.putsig = h;
+    mm_ucx_send_owned(s, MM_UCX_AM_PUT_SIGNAL, sizeof(h), src, n);
+}
+
+static void mm_ucx_put_signal(int pe, void *dest, const void *src, size_t n, uint64_t *sig,
+                              int op, uint64_t value)
+{
+    mm_ucx_put_signal_send(pe, dest, src, n, sig, op, value, true);
+}
+
+static void mm_ucx_put_signal_nbi(int pe, void *dest, const void *src, size_t n, uint64_t *sig,
+                                  int op, uint64_t value)
+{
+    mm_ucx_put_signal_send(pe, dest, src, n, sig, op, value, false);
 }
 
 /* a put with signal's signal, kept until its data is in place */
@@ -1486,6 +1509,7 @@ static const mm_net_ops_t mm_ucx_ops = {
     .get_nbi = mm_ucx_get_nbi,
     .amo = mm_ucx_amo,
     .put_signal = mm_ucx_put_signal,
+    .put_signal_nbi = mm_ucx_put_signal_nbi,
     .post = mm_ucx_post,
     .fence = mm_ucx_fence,
     .quiet = mm_ucx_quiet,
