@@ -107,6 +107,29 @@ def test_allreduce_form_naive_is_the_naive_averaging_across_hosts():
         fab("vcluster-tcp", "link_y.duplex_bandwidth_gbps=0")
 
 
+def test_bcast_in_pieces_across_hosts_by_hand():
+    # vcluster-tcp, 2 x 2: above 128 KiB piece x (L / 2) goes from the root to member x of its
+    # row, down column x, then every row shares its two pieces (an all-gather of L / 2 each);
+    # up to 128 KiB, on one host, or with the key 0, the root's row then every column, L each
+    f = fab("vcluster-tcp")
+    ax, bx = f.link.hop_latency_s, 1 / f.link.bytes_per_s
+    ay, by = f.link_y.hop_latency_s, 1 / f.link_y.bytes_per_s
+    assert f.protocol.bcast_pieces_bytes == 131072
+    L = 1 << 20
+    c = cost(f, "bcast", L)
+    assert c.algorithm == "onestep-pieces-2d"
+    assert c.seconds == pytest.approx(ax + bx * L / 2 + ay + by * L / 2 + ax + bx * L / 2)
+    whole = ax + bx * L + ay + by * L
+    assert cost(fab("vcluster-tcp", "protocol.bcast_pieces_bytes=0"), "bcast", L).seconds == \
+        pytest.approx(whole)
+    small = 1 << 17
+    assert cost(f, "bcast", small).seconds == pytest.approx(ax + bx * small + ay + by * small)
+    assert cost(f, "bcast", L, [0, 1]).seconds == pytest.approx(ax + bx * L)  # one host's row
+    assert cost(fab("optweb-ghc4x2-45g"), "bcast", L).algorithm == "onestep-2d"  # the papers'
+    with pytest.raises(FabricError, match=r"\[protocol\] bcast_pieces_bytes"):
+        fab("vcluster-tcp", "protocol.bcast_pieces_bytes=-1")
+
+
 def test_unicast_indirect_is_two_hops():
     f = fab("optweb-ghc4x2-45g")
     direct = cost(f, "put", 1 << 20, src=0, dst=1)

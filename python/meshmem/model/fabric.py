@@ -80,6 +80,11 @@ class Protocol:
     # fabrics) or "naive" (all-to-all, a folding pass, all-gather: what meshmem's runtime runs on
     # a team that spans hosts); a team inside one x row always takes the aggressive form
     allreduce_form: str = "aggressive"
+    # broadcasts of more than this many bytes on a team that spans the y dimension (hosts) go
+    # in pieces, piece x down column x (what meshmem's runtime does across hosts above
+    # 128 KiB: docs/collectives.md, "Pipelining"); 0: the root's row, then every column, at
+    # every size (the papers' fabrics)
+    bcast_pieces_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -217,7 +222,7 @@ _KNOWN = {
     "link_y": {"bandwidth_gbps", "efficiency", "hop_latency_us", "duplex_bandwidth_gbps"},
     "memory": {"channels", "channel_width_bytes", "clock_mhz"},
     "protocol": {"eager_threshold_bytes", "rendezvous_extra_us", "sync_us",
-                 "allreduce_onestep_bytes", "allreduce_form"},
+                 "allreduce_onestep_bytes", "allreduce_form", "bcast_pieces_bytes"},
     "mpi": {"software_latency_us", "reduce_gbytes_per_s", "algorithms", "ranks_per_node",
             "alltoall_startup_us"},
     "pgas": {"long_message_extra_us", "packet_overhead_bytes", "default_packet_bytes"},
@@ -416,6 +421,8 @@ def fabric_from_dict(raw: dict, path: str = "<dict>") -> Fabric:
                                      nonneg=True, default=0, required=False),
         allreduce_form=_choice(raw, path, "protocol", "allreduce_form", ("aggressive", "naive"),
                                "aggressive"),
+        bcast_pieces_bytes=_get(raw, path, "protocol", "bcast_pieces_bytes", int, nonneg=True,
+                                default=0, required=False),
     )
     sort = _load_sort(raw, path) if engine != "mpi" else None
     if "replay" in raw:

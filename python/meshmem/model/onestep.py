@@ -136,6 +136,20 @@ def bcast(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
     return _chain(fabric, [StepCost(_alpha(fabric, L, d.axis), _beta(fabric, d) * L, 0.0) for d in dims])
 
 
+def bcast_pieces(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
+    """Broadcast of L bytes on a two-level team in pieces, as meshmem's runtime does across
+    hosts above `bcast_pieces_bytes`: member x of the root's row (x) takes piece x (L / kx)
+    from the root, pushes it down its column (y), and every other row shares the kx pieces
+    along the row (an all-gather ending with L). The network carries L / kx per column where
+    the row-then-column form carries L; the root's row copies the rest while its pieces
+    travel, which costs nothing here."""
+    x, y = dims
+    piece = L / x.size
+    return _chain(fabric, [StepCost(_alpha(fabric, piece, x.axis), _beta(fabric, x) * piece, 0.0),
+                           StepCost(_alpha(fabric, piece, y.axis), _beta(fabric, y) * piece, 0.0),
+                           allgather(fabric, L, (x,))])
+
+
 def scatter(fabric: Fabric, L: float, dims: tuple[Dimension, ...]) -> StepCost:
     """Scatter of L bytes from the root (L/N each). On a GHC the root sends each column its share
     (L/kx per x peer), then each row member forwards L/N to each y peer."""

@@ -81,6 +81,9 @@ def _onestep(fabric: Fabric, op: str, L: float, ranks, opts) -> tuple[onestep.St
     if (op == "allreduce" and fabric.protocol.allreduce_form == "naive" and
             any(d.axis == 1 for d in dims)):
         op = "average_naive"
+    if (op == "bcast" and 0 < fabric.protocol.bcast_pieces_bytes < L and len(dims) == 2 and
+            dims[1].axis == 1):
+        return onestep.bcast_pieces(fabric, L, dims), "onestep-pieces-2d"
     if op in table:
         return table[op](fabric, L, dims), f"onestep-{len(dims)}d"
     if op == "barrier":
