@@ -142,6 +142,22 @@ static double *field(sw_level_t lv, int q)
     return q == 0 ? lv.u : q == 1 ? lv.v : lv.p;
 }
 
+/* @p h rows of @p w doubles, the rows @p dstride and @p sstride apart. A side strip is
+ * SW_HALO doubles wide: a memcpy call of 16 bytes per row cost more than the data (a 32 x 32
+ * block's exchange with itself, 192 such rows, took 1.2 us), so those rows are moved inline. */
+static void copy_strip(double *dst, size_t dstride, const double *src, size_t sstride, int w,
+                       int h)
+{
+    if (w == SW_HALO) {
+        for (int y = 0; y < h; y++, dst += dstride, src += sstride)
+            for (int i = 0; i < SW_HALO; i++)
+                dst[i] = src[i];
+        return;
+    }
+    for (int y = 0; y < h; y++, dst += dstride, src += sstride)
+        memcpy(dst, src, (size_t)w * sizeof(double));
+}
+
 static int wanted(const sw_piece_t *p, sw_pieces_t which)
 {
     return which == SW_ALL_PIECES || sw_piece_is_side(p);
@@ -157,14 +173,14 @@ static size_t move_pieces(const sw_link_t *l, sw_pieces_t which, sw_level_t lv, 
         const sw_piece_t *p = &l->piece[k];
         if (!wanted(p, which))
             continue;
-        for (int q = 0; q < 3; q++)
-            for (int y = 0; y < p->h; y++, buf += p->w) {
-                size_t bytes = (size_t)p->w * sizeof(double);
-                if (pack)
-                    memcpy(buf, field(lv, q) + sw_at(&l->sender, p->xs, p->ys + y), bytes);
-                else
-                    memcpy(field(lv, q) + sw_at(&l->receiver, p->xr, p->yr + y), buf, bytes);
-            }
+        for (int q = 0; q < 3; q++, buf += (size_t)p->w * p->h) {
+            if (pack)
+                copy_strip(buf, (size_t)p->w, field(lv, q) + sw_at(&l->sender, p->xs, p->ys),
+                           (size_t)l->sender.stride, p->w, p->h);
+            else
+                copy_strip(field(lv, q) + sw_at(&l->receiver, p->xr, p->yr),
+                           (size_t)l->receiver.stride, buf, (size_t)p->w, p->w, p->h);
+        }
     }
     return (size_t)(buf - start);
 }
@@ -185,10 +201,9 @@ void sw_copy_self(const sw_halo_t *h, sw_level_t lv)
     for (int k = 0; k < l->npieces; k++) {
         const sw_piece_t *p = &l->piece[k];
         for (int q = 0; q < 3; q++)
-            for (int y = 0; y < p->h; y++)
-                memcpy(field(lv, q) + sw_at(&l->receiver, p->xr, p->yr + y),
-                       field(lv, q) + sw_at(&l->sender, p->xs, p->ys + y),
-                       (size_t)p->w * sizeof(double));
+            copy_strip(field(lv, q) + sw_at(&l->receiver, p->xr, p->yr),
+                       (size_t)l->receiver.stride, field(lv, q) + sw_at(&l->sender, p->xs, p->ys),
+                       (size_t)l->sender.stride, p->w, p->h);
     }
 }
 
