@@ -203,26 +203,20 @@ static double get_value(const conv_opts_t *o, const void *p, size_t i)
  * four corners (where the padding is). Adds to @p bad the points off by more than @p tol
  * relative to the largest |output| checked, and returns that relative error. */
 #define DIRECT_POINTS 2048
-static double direct_error(const conv_opts_t *o, uint64_t seed, int layer, const void *in,
+static double direct_error(const conv_opts_t *o, app_t *h, int layer, const void *in,
                            const void *out, double tol, uint64_t *bad)
 {
     const int ph = (o->kh - 1) / 2, pw = (o->kw - 1) / 2;
-    const uint64_t all = (uint64_t)o->kout * o->H * o->W;
+    const uint64_t map = (uint64_t)o->H * o->W, all = (uint64_t)o->kout * map;
     const uint64_t points = all <= 4 * DIRECT_POINTS ? all : DIRECT_POINTS + 4 * (uint64_t)o->kout;
-    double *got = malloc(points * sizeof(double)), *want = malloc(points * sizeof(double));
+    double *got = app_alloc(h, points * sizeof(double), "the direct check");
+    double *want = app_alloc(h, points * sizeof(double), "the direct check");
     double top = 0, err = 0;
-    if (!got || !want) {
-        fprintf(stderr, "conv: out of memory for the direct check of %llu points\n",
-                (unsigned long long)points);
-        exit(1);
-    }
     for (uint64_t p = 0; p < points; p++) {
         int co, y, x;
-        if (points == all) {
-            co = (int)(p / ((uint64_t)o->H * o->W)), y = (int)(p / o->W % o->H), x = (int)(p % o->W);
-        } else if (p < DIRECT_POINTS) {
-            uint64_t r = app_rand_at(seed ^ UINT64_C(0xd1ec7), p) % all;
-            co = (int)(r / ((uint64_t)o->H * o->W)), y = (int)(r / o->W % o->H), x = (int)(r % o->W);
+        if (points == all || p < DIRECT_POINTS) { /* every point, or a hashed one */
+            uint64_t r = points == all ? p : app_rand_at(h->seed ^ UINT64_C(0xd1ec7), p) % all;
+            co = (int)(r / map), y = (int)(r % map / (uint64_t)o->W), x = (int)(r % o->W);
         } else {
             uint64_t q = p - DIRECT_POINTS;
             co = (int)(q / 4), y = q & 1 ? o->H - 1 : 0, x = q & 2 ? o->W - 1 : 0;
@@ -233,12 +227,13 @@ static double direct_error(const conv_opts_t *o, uint64_t seed, int layer, const
                 int iy = y + kh - ph, ib = iy / o->chunk;
                 if (iy < 0 || iy >= o->H)
                     continue;
-                size_t row = conv_piece(o, o->cin, ib, ci) + (size_t)(iy - conv_row0(o, ib)) * o->W;
+                size_t row = conv_piece(o, o->cin, ib, ci) +
+                             (size_t)(iy - conv_row0(o, ib)) * o->W;
                 for (int kw = 0; kw < o->kw; kw++) {
                     int ix = x + kw - pw;
                     if (ix < 0 || ix >= o->W)
                         continue;
-                    double w = weight_at(o, seed, layer, co, ci, kh, kw);
+                    double w = weight_at(o, h->seed, layer, co, ci, kh, kw);
                     if (o->prec == APP_BLAS_SINGLE) /* the weight as the gemm has it */
                         w = (float)w;
                     sum += w * get_value(o, in, row + (size_t)ix);
@@ -270,7 +265,7 @@ void conv_forward_local(const conv_opts_t *o, const conv_group_t *g, const void 
         for (int b = 0; b < o->blocks; b++)
             conv_block(o, g, l, src, dst, b);
         if (check) {
-            double e = direct_error(o, check->seed, l, src, dst, check->tol, check->bad);
+            double e = direct_error(o, check->h, l, src, dst, check->tol, check->bad);
             *check->err = fmax(*check->err, e);
         }
     }
@@ -292,7 +287,7 @@ void conv_verify_report(app_t *h, const conv_opts_t *o, void *out)
     void *tmp = app_alloc(h, conv_out_bytes(o), "the reference maps");
     uint64_t bad, direct_bad = 0;
     double tol = o->prec == APP_BLAS_SINGLE ? 1e-5 : 1e-12, direct_err = 0;
-    conv_check_t check = {h->seed, tol, &direct_bad, &direct_err};
+    conv_check_t check = {h, tol, &direct_bad, &direct_err};
     conv_forward_local(o, &all, in, ref, tmp, &check);
     double err = app_blas_rel_error(o->prec, out, 0, ref, 0, 1, conv_elems(o, o->kout), tol, &bad);
     bad += direct_bad, err = fmax(err, direct_err);

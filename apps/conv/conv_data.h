@@ -120,10 +120,11 @@ void conv_block(const conv_opts_t *o, const conv_group_t *g, int layer, const vo
                 void *out, int b);
 
 /** A check of every layer of the one-rank forward pass against the convolution summed tap by
- * tap (at sampled points of large layers): the seed of the weights, the tolerance relative to
- * the largest output, and where the failures are added and the largest error is maxed. */
+ * tap (at sampled points of large layers): the run (the seed of the weights, and the
+ * allocator), the tolerance relative to the largest output, and where the failures are added
+ * and the largest error is maxed. */
 typedef struct {
-    uint64_t seed;
+    app_t *h;
     double tol;
     uint64_t *bad;
     double *err;

@@ -164,7 +164,8 @@ static void test_signals_nbi_large(void)
     shmem_fence();
     shmem_uint64_p(&count[1], 1, right);
     shmem_uint64_wait_until(&count[1], SHMEM_CMP_EQ, 1);
-    EXPECT(count[0] == 2 * BLOCKS + 1 && dst[BLOCK - 1] == (long)(left * 7919 + 1) * 1000003 + BLOCK - 1,
+    long want = (long)(left * 7919 + 1) * 1000003 + BLOCK - 1;
+    EXPECT(count[0] == 2 * BLOCKS + 1 && dst[BLOCK - 1] == want,
            "fence after a started put with signal: count %llu", (unsigned long long)count[0]);
     shmem_barrier_all();
     shmem_free(dst), shmem_free(count), free(src);
