@@ -31,11 +31,6 @@ void app_blas_gemm(app_blas_prec_t prec, int m, int n, int k, const void *a, int
                     beta, c, ldc);
 }
 
-static double at(app_blas_prec_t prec, const void *p, size_t i)
-{
-    return prec == APP_BLAS_SINGLE ? (double)((const float *)p)[i] : ((const double *)p)[i];
-}
-
 double app_blas_rel_error(app_blas_prec_t prec, const void *got, size_t ldg, const void *ref,
                           size_t ldr, size_t rows, size_t cols, double tol, uint64_t *bad)
 {
@@ -43,10 +38,11 @@ double app_blas_rel_error(app_blas_prec_t prec, const void *got, size_t ldg, con
     *bad = 0;
     for (size_t i = 0; i < rows; i++)
         for (size_t j = 0; j < cols; j++)
-            big = fmax(big, fabs(at(prec, ref, i * ldr + j)));
+            big = fmax(big, fabs(app_blas_at(prec, ref, i * ldr + j)));
     for (size_t i = 0; i < rows; i++)
         for (size_t j = 0; j < cols; j++) {
-            double d = fabs(at(prec, got, i * ldg + j) - at(prec, ref, i * ldr + j));
+            double d = fabs(app_blas_at(prec, got, i * ldg + j) -
+                            app_blas_at(prec, ref, i * ldr + j));
             if (!(d <= tol * big))
                 (*bad)++;
             diff = isnan(d) || d > diff ? d : diff;

@@ -20,6 +20,12 @@ static inline size_t app_blas_size(app_blas_prec_t prec)
     return prec == APP_BLAS_SINGLE ? sizeof(float) : sizeof(double);
 }
 
+/** @return element @p i of @p p, of @p prec elements, as a double. */
+static inline double app_blas_at(app_blas_prec_t prec, const void *p, size_t i)
+{
+    return prec == APP_BLAS_SINGLE ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
 /** @brief One thread per rank for OpenBLAS: the ranks are the parallelism. */
 void app_blas_one_thread(void);
 

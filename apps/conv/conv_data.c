@@ -191,12 +191,6 @@ void conv_block(const conv_opts_t *o, const conv_group_t *g, int layer, const vo
     }
 }
 
-/* element i of @p p as a double */
-static double get_value(const conv_opts_t *o, const void *p, size_t i)
-{
-    return o->prec == APP_BLAS_SINGLE ? ((const float *)p)[i] : ((const double *)p)[i];
-}
-
 /* A layer's output at sampled points against the convolution summed tap by tap in double, the
  * weights drawn from their seeds: a check that shares nothing with conv_block but the layout.
  * Small layers are checked whole; larger ones at DIRECT_POINTS hashed points and every map's
@@ -236,13 +230,13 @@ static double direct_error(const conv_opts_t *o, app_t *h, int layer, const void
                     double w = weight_at(o, h->seed, layer, co, ci, kh, kw);
                     if (o->prec == APP_BLAS_SINGLE) /* the weight as the gemm has it */
                         w = (float)w;
-                    sum += w * get_value(o, in, row + (size_t)ix);
+                    sum += w * app_blas_at(o->prec, in, row + (size_t)ix);
                 }
             }
         int yb = y / o->chunk;
         want[p] = sum;
-        got[p] = get_value(o, out, conv_piece(o, o->kout, yb, co) +
-                                       (size_t)(y - conv_row0(o, yb)) * o->W + (size_t)x);
+        got[p] = app_blas_at(o->prec, out, conv_piece(o, o->kout, yb, co) +
+                                               (size_t)(y - conv_row0(o, yb)) * o->W + (size_t)x);
         top = fmax(top, fabs(sum));
     }
     for (uint64_t p = 0; p < points; p++) {

@@ -3,8 +3,8 @@ kernels split in groups over the ranks, each output block streamed to every rank
 is computed (put with signal: FSHMEM's automatic result transfer) so that the concatenated maps
 are everywhere when the layer ends, against the same algorithm on OpenMPI and one rank's
 forward pass, in the same run, on the application harness (app_command.py). Local compute by
-one gemm per kernel row over shifted copies of the input (OpenBLAS, one thread per rank). Every run is checked by the program against the
-one-rank forward pass.
+one gemm per kernel row over shifted copies of the input (OpenBLAS, one thread per rank).
+Every run is checked by the program against the one-rank forward pass.
 """
 from __future__ import annotations
 

@@ -78,6 +78,18 @@ meshmem_status_t mm_coll_no_algo(const mm_coll_args_t *a);
 const void *mm_coll_expose(const mm_coll_args_t *a, const void *buf, size_t len,
                            mm_desc_t *desc);
 
+/* ---- mm_coll_bcast.c ---- */
+
+/**
+ * @brief The root's part of a one-step broadcast or scatter round, collective @p seq of
+ * @p a's team, this member the root: blk(r), @p len bytes at @p buf + @p stride * r (stride 0:
+ * the same buffer for every member), to every other member, by descriptor above the eager size
+ * (a private buffer staged first; ends the job when it does not fit staging); its own block
+ * into @p recv (NULL: none) while the members copy; returns when every member has its block.
+ */
+void mm_root_send(const mm_coll_args_t *a, uint64_t seq, const char *buf, size_t stride,
+                  size_t len, char *recv);
+
 /** @return @p d moved on by @p off bytes. */
 static inline mm_desc_t mm_desc_add(mm_desc_t d, size_t off)
 {

@@ -10,18 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* one round: the root sends blk(r) (len bytes at buf + stride*r, stride 0 for a broadcast) */
-static void mm_root_step(const mm_coll_args_t *a, int root, const char *buf, size_t stride,
-                         size_t len, char *recv)
+void mm_root_send(const mm_coll_args_t *a, uint64_t seq, const char *buf, size_t stride,
+                  size_t len, char *recv)
 {
     struct meshmem_team *t = a->t;
-    int n = t->size, me = t->my_rank;
-    uint64_t seq = mm_coll_begin(t);
-    if (me != root) {
-        mm_msg_recv_exact(a->call, t, seq, root, recv, len);
-        mm_coll_end(t, seq);
-        return;
-    }
+    int n = t->size, root = t->my_rank;
     mm_desc_t d = {MM_DESC_NONE, 0};
     const char *src = buf;
     size_t sstride = stride;
@@ -52,8 +45,20 @@ static void mm_root_step(const mm_coll_args_t *a, int root, const char *buf, siz
     if (recv && recv != buf + stride * (size_t)root && len)
         memmove(recv, buf + stride * (size_t)root, len);
     mm_msg_send_complete(t, seq, sent);
-    mm_coll_end(t, seq);
     free(sent);
+}
+
+/* one round: the root sends blk(r) (len bytes at buf + stride*r, stride 0 for a broadcast) */
+static void mm_root_step(const mm_coll_args_t *a, int root, const char *buf, size_t stride,
+                         size_t len, char *recv)
+{
+    struct meshmem_team *t = a->t;
+    uint64_t seq = mm_coll_begin(t);
+    if (t->my_rank == root)
+        mm_root_send(a, seq, buf, stride, len, recv);
+    else
+        mm_msg_recv_exact(a->call, t, seq, root, recv, len);
+    mm_coll_end(t, seq);
 }
 
 meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count,

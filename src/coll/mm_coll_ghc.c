@@ -678,18 +678,7 @@ static meshmem_status_t mm_ghc_bcast_pieces(const mm_coll_args_t *a, const mm_gh
         mm_ghc_push_down(col, seq, yr, mine, ml, sent);
     uint64_t rs = mm_coll_begin(row);
     if (g->x == xr) {
-        uint8_t *rsent = mm_ghc_alloc(a, (size_t)kx);
-        memset(rsent, 0, (size_t)kx);
-        mm_desc_t rd;
-        const char *src = mm_coll_expose(&sub, buf, len, &rd);
-        if (src == NULL)
-            mm_fatal("%s: %zu bytes to stage exceed the staging memory (MESHMEM_STAGE_SIZE)",
-                     a->call, len);
-        for (int k = 1; k < kx; k++)
-            rsent[(xr + k) % kx] = mm_msg_send(row, rs, (xr + k) % kx, src, len, &rd);
-        mm_coll_wake_all(row);
-        mm_msg_send_complete(row, rs, rsent);
-        free(rsent);
+        mm_root_send(&sub, rs, buf, 0, len, NULL);
     } else { /* the root's buffer, on this host: my piece first */
         mm_msg_t m = mm_msg_peek(row, rs, xr);
         if (m.bytes != len)

@@ -39,17 +39,20 @@ class Link:
     # hosts of one machine) gives each direction less.
     duplex_bandwidth_gbps: float | None = None
 
+    def _payload(self, gbps: float) -> float:
+        """Effective payload rate in bytes per second of a raw rate of @p gbps."""
+        return gbps * 1e9 * self.efficiency / 8.0
+
     @property
     def bytes_per_s(self) -> float:
         """Effective payload rate of one link in bytes per second."""
-        return self.bandwidth_gbps * 1e9 * self.efficiency / 8.0
+        return self._payload(self.bandwidth_gbps)
 
     @property
     def duplex_bytes_per_s(self) -> float:
         """Effective payload rate of each direction when both directions carry data at once."""
-        if self.duplex_bandwidth_gbps is None:
-            return self.bytes_per_s
-        return self.duplex_bandwidth_gbps * 1e9 * self.efficiency / 8.0
+        return self._payload(self.bandwidth_gbps if self.duplex_bandwidth_gbps is None
+                             else self.duplex_bandwidth_gbps)
 
 
 @dataclass(frozen=True)

@@ -76,13 +76,13 @@ def _onestep(fabric: Fabric, op: str, L: float, ranks, opts) -> tuple[onestep.St
     # average_aggressive: the all-reduce that never takes the naive form of allreduce_form
     if op in ("allreduce", "average_aggressive") and 0 < L <= fabric.protocol.allreduce_onestep_bytes:
         return onestep.allreduce_onestep(fabric, L, dims), f"onestep-allgather-fold-{len(dims)}d"
-    # the runtime's naive form is for teams that span hosts (a y dimension); one host's teams
-    # run the aggressive one (docs/collectives.md)
-    if (op == "allreduce" and fabric.protocol.allreduce_form == "naive" and
-            any(d.axis == 1 for d in dims)):
+    # the runtime's forms across hosts are for teams that span them (a y dimension); one
+    # host's teams run the papers' forms (docs/collectives.md)
+    spans_hosts = any(d.axis == 1 for d in dims)
+    if op == "allreduce" and fabric.protocol.allreduce_form == "naive" and spans_hosts:
         op = "average_naive"
     if (op == "bcast" and 0 < fabric.protocol.bcast_pieces_bytes < L and len(dims) == 2 and
-            dims[1].axis == 1):
+            spans_hosts):
         return onestep.bcast_pieces(fabric, L, dims), "onestep-pieces-2d"
     if op in table:
         return table[op](fabric, L, dims), f"onestep-{len(dims)}d"

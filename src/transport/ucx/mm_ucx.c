@@ -307,19 +307,20 @@ static mm_ucx_sending_t *mm_ucx_sending_new(int pe, const char *what, _Atomic ui
     return s;
 }
 
-/* send @p h (and @p n bytes of @p data) to @p pe as active message @p id; @p wait: return at
- * local completion, else let it complete on its own */
-static void mm_ucx_send_rma(int pe, unsigned id, const mm_ucx_rma_t *h, const void *data,
-                            size_t n, bool wait, const char *what)
+/* send header @p h (@p hlen bytes, one of mm_ucx_sending_t's) and @p n bytes of @p data to
+ * @p pe as active message @p id; @p wait: return at local completion, else let it complete on
+ * its own (the header copied into a mm_ucx_sending_t that lives until then) */
+static void mm_ucx_send_am(int pe, unsigned id, const void *h, size_t hlen, const void *data,
+                           size_t n, bool wait, const char *what)
 {
     if (wait) {
         ucp_request_param_t prm = {.op_attr_mask = 0};
-        mm_ucx_wait(ucp_am_send_nbx(U.peer[pe].ep, id, h, sizeof(*h), data, n, &prm), what, pe);
+        mm_ucx_wait(ucp_am_send_nbx(U.peer[pe].ep, id, h, hlen, data, n, &prm), what, pe);
         return;
     }
     mm_ucx_sending_t *s = mm_ucx_sending_new(pe, what, NULL);
-    s->h.rma = *h;
-    mm_ucx_send_owned(s, id, sizeof(*h), data, n);
+    memcpy(&s->h, h, hlen);
+    mm_ucx_send_owned(s, id, hlen, data, n);
 }
 
 /* complete every RMA operation and AMO issued so far (not the large transfers' messages) */
@@ -350,7 +351,7 @@ static void mm_ucx_am_put(int pe, void *dest, const void *src, size_t n, bool wa
     mm_ucx_rma_t h = {.len = n, .src = U.me};
     mm_ucx_locate(pe, dest, n, &h.region, &h.off);
     mm_ucx_count_sent(pe);
-    mm_ucx_send_rma(pe, MM_UCX_AM_PUT, &h, src, n, wait, "put");
+    mm_ucx_send_am(pe, MM_UCX_AM_PUT, &h, sizeof(h), src, n, wait, "put");
 }
 
 /* a large get into @p dest; @p token is counted up now and down when the data is here */
@@ -363,7 +364,7 @@ static void mm_ucx_am_get(int pe, void *dest, const void *src, size_t n, _Atomic
                       .src = U.me};
     mm_ucx_locate(pe, src, n, &h.region, &h.off);
     atomic_fetch_add_explicit(token, 1, memory_order_relaxed);
-    mm_ucx_send_rma(pe, MM_UCX_AM_GET, &h, NULL, 0, wait, "get");
+    mm_ucx_send_am(pe, MM_UCX_AM_GET, &h, sizeof(h), NULL, 0, wait, "get");
 }
 
 /* tell rank @p to that its first @p n puts are in place here */
@@ -579,7 +580,7 @@ static ucs_status_t mm_ucx_on_get(void *arg, const void *header, size_t header_l
     const char *src = mm_ucx_base(h.region) + h.off;
     int to = h.src;
     h.src = U.me;
-    mm_ucx_send_rma(to, MM_UCX_AM_GET_REPLY, &h, src, h.len, false, "get reply");
+    mm_ucx_send_am(to, MM_UCX_AM_GET_REPLY, &h, sizeof(h), src, h.len, false, "get reply");
     return UCS_OK;
 }
 
@@ -632,16 +633,7 @@ static void mm_ucx_put_signal_send(int pe, void *dest, const void *src, size_t n
         mm_ucx_locate(pe, dest, n, &h.put.region, &h.put.off);
     mm_ucx_locate(pe, sig, sizeof(*sig), &h.sig_region, &h.sig_off);
     mm_ucx_count_sent(pe);
-    if (wait) {
-        ucp_request_param_t prm = {.op_attr_mask = 0};
-        mm_ucx_wait(ucp_am_send_nbx(U.peer[pe].ep, MM_UCX_AM_PUT_SIGNAL, &h, sizeof(h), src, n,
-                                    &prm),
-                    "put with signal", pe);
-        return;
-    }
-    mm_ucx_sending_t *s = mm_ucx_sending_new(pe, "put with signal", NULL);
-    s->h.putsig = h;
-    mm_ucx_send_owned(s, MM_UCX_AM_PUT_SIGNAL, sizeof(h), src, n);
+    mm_ucx_send_am(pe, MM_UCX_AM_PUT_SIGNAL, &h, sizeof(h), src, n, wait, "put with signal");
 }
 
 static void mm_ucx_put_signal(int pe, void *dest, const void *src, size_t n, uint64_t *sig,
