@@ -20,8 +20,15 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
-$(BUILD)/build.ninja:
+# Configured again when scripts/install-deps.sh installed packages after it was configured: what
+# CMake did not find then (OpenMPI's twins, OpenBLAS, FFTW, UCX, PMIx) is found and built now.
+DEPS_STAMP ?= .deps/installed
+$(DEPS_STAMP):
+	mkdir -p $(@D) && touch $@
+
+$(BUILD)/build.ninja: $(DEPS_STAMP)
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
+	touch $@
 
 build: $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)

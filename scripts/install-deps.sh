@@ -8,6 +8,8 @@ set -euo pipefail
 no_install=${MESHMEM_NO_INSTALL:-0}
 
 need_apt=()
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac  # no dirname: the script needs no coreutils
+stamp_dir=$here/../.deps
 have() { command -v "$1" >/dev/null 2>&1; }
 have make   || need_apt+=(make)
 have pgrep  || need_apt+=(procps) # the sanitizer suites' check for stray processes
@@ -70,6 +72,9 @@ elif [ ${#need_apt[@]} -gt 0 ]; then
   echo "install-deps: apt-get install ${need_apt[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+  # a build tree configured before now did not find these (OpenMPI, OpenBLAS, FFTW, UCX, PMIx):
+  # the Makefile configures it again when this stamp is newer than its build.ninja
+  mkdir -p "$stamp_dir" && touch "$stamp_dir/installed"
 fi
 
 need_pip=()
@@ -102,7 +107,6 @@ fi
 # wheelhouse outside the build tree (it survives `make clean`); without the package registry the
 # test skips, saying so in one line
 wheelhouse=${MESHMEM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/meshmem}/shmem4py
-case $0 in */*) here=${0%/*} ;; *) here=. ;; esac  # no dirname: the script needs no coreutils
 requirements=$here/../tests/py/shmem4py-requirements.txt
 if ! cmp -s "$requirements" "$wheelhouse/complete" 2>/dev/null; then
   if [ "$no_install" = 1 ]; then

@@ -18,6 +18,9 @@ from meshmem import osu
 from meshmem.osu import BenchError, LaunchOptions
 from meshmem.paths import REPO, build_dir
 
+# the flags of every twin, as apps/CMakeLists.txt's MESHMEM_APPS_TWIN_CFLAGS: src/util holds the
+# runtime-free headers (sizes, the most square grid) both sides include
+TWIN_CFLAGS = ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{REPO / 'src' / 'util'}"]
 # the application harness as every twin compiles it (apps/common, on MPI)
 TWIN_HARNESS = ["apps/common/app_harness.c", "apps/common/app_rt_mpi.c"]
 TWIN_BLAS = ["apps/common/app_blas.c"]  # the twins that multiply with OpenBLAS
@@ -56,9 +59,8 @@ def ensure_app(name: str) -> Path:
     if cc is None:
         raise BenchError("mpicc not found: OpenMPI is not installed (scripts/install-deps.sh)")
     exe.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [cc, "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror",
-           *[str(REPO / s) for s in TWIN_SOURCES[name]], *TWIN_LIBS.get(name, []), "-lm",
-           "-o", str(exe)]
+    cmd = [cc, *TWIN_CFLAGS, *[str(REPO / s) for s in TWIN_SOURCES[name]],
+           *TWIN_LIBS.get(name, []), "-lm", "-o", str(exe)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise BenchError(f"building {name} failed:\n{done.stderr.strip()}")

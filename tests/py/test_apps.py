@@ -122,3 +122,21 @@ def test_average_program_edge_sizes(built, ranks, algo):
     if algo == "aggressive":  # one step up to 1 KiB x ranks / 2 (at least 1 KiB)
         limit = 1024 * max(ranks, 2) // 2
         assert [r["steps"] for r in rows] == [1 if r["bytes"] <= limit else 2 for r in rows]
+
+
+@pytest.mark.skipif(not apps_run.openmpi_available()[0], reason="OpenMPI is not installed")
+def test_twins_built_on_demand(built, tmp_path, monkeypatch):
+    """A tree configured before OpenMPI was installed has no twins: ensure_app compiles each one
+    with mpicc from the sources apps_run names (they must be CMake's, and compile on their own:
+    the harness's headers from src/util once went missing). The twins CMake built tell which
+    libraries (FFTW-MPI, OpenBLAS) this machine has."""
+    have = {name for name in apps_run.TWIN_SOURCES if (built / "apps" / "bin" / name).exists()}
+    assert {"sort_mpi", "average_mpi", "amt_mpi", "shallow_mpi"} <= have
+    monkeypatch.setattr(apps_run, "build_dir", lambda: tmp_path)
+    for name in sorted(have):
+        exe = apps_run.ensure_app(name)
+        assert exe == tmp_path / "apps" / "bin" / name and exe.stat().st_size > 0
+    # and one of them runs: the shallow twin on 2 ranks verifies against its serial run
+    rows = apps_run.run_app("openmpi", "shallow_mpi", 2, ["-N", "16x16", "-t", "4", "-i", "1"],
+                            "shallow")
+    assert rows and all(r.get("verified") == 1 for r in rows), rows
