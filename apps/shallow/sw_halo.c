@@ -143,8 +143,8 @@ static double *field(sw_level_t lv, int q)
 }
 
 /* @p h rows of @p w doubles, the rows @p dstride and @p sstride apart. A side strip is
- * SW_HALO doubles wide: a memcpy call of 16 bytes per row cost more than the data (a 32 x 32
- * block's exchange with itself, 192 such rows, took 1.2 us), so those rows are moved inline. */
+ * SW_HALO doubles wide: a memcpy call of 16 bytes per row costs more than the data (a 32 x 32
+ * block's exchange with itself has 192 such rows), so those rows are moved inline. */
 static void copy_strip(double *dst, size_t dstride, const double *src, size_t sstride, int w,
                        int h)
 {

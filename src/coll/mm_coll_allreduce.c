@@ -366,8 +366,8 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
     if (algo == MESHMEM_ALGO_AUTO) {
         /* across hosts the naive form's all-to-all posts its receives before the data comes,
          * straight into one buffer, where the aggressive one takes each peer's slice after its
-         * header: 2 virtual hosts x 1 rank, naive 140-156 against 287-293 us at 256 KiB and
-         * 518-584 against 686-746 us at 1 MiB; on one host aggressive is the faster */
+         * header, a network wait per peer; on one host aggressive is the faster (measured:
+         * docs/results-across.md, "Rooted collectives and reductions between hosts") */
         algo = len <= mm_g.eager_bytes ? MESHMEM_ALGO_ONESTEP
                : mm_team_spans_hosts(a.t) ? MESHMEM_ALGO_NAIVE
                                           : MESHMEM_ALGO_AGGRESSIVE;
@@ -388,8 +388,8 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
 /* Reduce at the root in one step: the other member's whole vector to the root, which folds
  * them in member order (the bits of the slice path). For a pair of ranks on two hosts: the
  * slice path sends half each way, then the other half to the root, two network steps one
- * after the other (a 1 MiB reduce between 2 virtual hosts of 1 rank: 350-366 against
- * 1414-1499 us, 64 KiB 42 against 67-73 us) */
+ * after the other where this takes one (docs/results-across.md, "Rooted collectives and
+ * reductions between hosts") */
 static void mm_reduce_direct(const mm_coll_args_t *a, const void *src, void *recvbuf,
                              size_t count, meshmem_dtype_t dtype, meshmem_op_t op, int root)
 {

@@ -615,8 +615,8 @@ meshmem_status_t mm_ghc_allgatherv(const mm_coll_args_t *a, const void *sendbuf,
 }
 
 /* above this many bytes the broadcast across hosts goes in pieces: below, its extra row step
- * costs more than the network bytes it saves (2 virtual hosts x 2 ranks, 2 cores: even at
- * 128 KiB, 1.2 x slower at 64 KiB, 1.3 x faster at 256 KiB) */
+ * costs more than the network bytes it saves (the crossover measured: docs/results-across.md,
+ * "Broadcast in pieces") */
 #define MM_GHC_BCAST_PIECES_FROM (128 * 1024)
 
 /* member yr of column @p col sends the @p n bytes at @p p to every other member */

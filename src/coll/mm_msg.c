@@ -153,9 +153,8 @@ void mm_msg_rx_release(struct meshmem_team *t)
 
 /* A buffer for a message of @p bytes from another host (mm_msg_peek): the team's kept one when
  * it is large enough. A malloc of a large one is a fresh mapping each time, whose page faults
- * cost more than the transfer (a 1 MiB reduce between 2 hosts of 1 rank took 1000 us, 581 with
- * malloc told to keep its memory); a team's collectives run one at a time, so one kept buffer,
- * the largest, serves them. */
+ * cost more than the transfer (nearly doubling a 1 MiB reduce between two hosts); a team's
+ * collectives run one at a time, so one kept buffer, the largest, serves them. */
 static void *mm_msg_rx_take(struct meshmem_team *t, size_t bytes, int src, size_t *got)
 {
     if (t->rx_spare != NULL && t->rx_spare_bytes >= bytes) {

@@ -48,9 +48,8 @@ void mm_wait_setup(void)
     int64_t spin_us = mm_config.spin_us >= 0 ? mm_config.spin_us : (over ? 0 : 2000);
     /* a rank with peers on other hosts serves their puts, gets and AMOs in its own progress
      * (UCX over TCP has no hardware RMA): asleep, it serves them through the progress thread,
-     * a wake-up of that thread and one of its own per message (an 8-byte put + quiet: 34
-     * against 31 us yielding on, 2 x 1 virtual hosts). It yields on for a second, as MPI and
-     * OSHMEM poll for good. */
+     * a wake-up of that thread and one of its own per message. So it yields on for a second,
+     * as MPI and OSHMEM poll for good (docs/results-across.md, "Waits that stay awake"). */
     int64_t yield_default = over ? 10000 : mm_net != NULL ? 1000000 : 20000;
     int64_t yield_us = mm_config.yield_us >= 0 ? mm_config.yield_us : yield_default;
     mm_spin_ns = (uint64_t)spin_us * 1000u;

@@ -22,7 +22,7 @@
  * TCP, it cost several round trips.
  *
  * Puts that travel as messages are not acknowledged one by one (an acknowledgement per put
- * with signal doubled a ping-pong's messages: 38 against 19 us). Each side counts them per
+ * with signal would double a ping-pong's messages, and its time). Each side counts them per
  * peer, the sender those it sent, the target those in place; quiet and fence ask every peer
  * with puts it has not confirmed (MM_UCX_AM_COMPLETE, the count sent so far) and wait for the
  * answer (MM_UCX_AM_DONE), which the target gives once that many are in place.
@@ -1281,11 +1281,11 @@ static int mm_ucx_open(void)
      * keepalive timeouts); a mutex sleeps instead */
     mm_ucx_default(cfg, "UCX_USE_MT_MUTEX", "USE_MT_MUTEX", "y");
     /* UCX's TCP transport sends in segments of 8 KiB and receives in 64 KiB ones: a 64 KiB
-     * message (a collective's piece, a large put) then goes in fragments or by rendezvous.
-     * Segments that hold one with its headers took the 64 KiB all-to-all between two virtual
-     * hosts from 81-83 to 47-49 us and the all-reduce from 118-124 to 75-77 us, 1 MiB no
-     * slower; larger send segments also raised UCX's eager limit, and the 1 MiB all-reduce,
-     * received in copies, took 1.5 x longer. TCP's settings alone: other transports keep theirs */
+     * message (a collective's piece, a large put) then goes in fragments or by rendezvous, so
+     * the segments hold one with its headers. Not larger: send segments also set UCX's eager
+     * limit, and a 1 MiB message received eagerly arrives in copies (measured:
+     * docs/results-across.md, "Waits that stay awake, whole 64 KiB segments"). TCP's settings
+     * alone: other transports keep theirs */
     if (mm_ucx_may_use_tcp()) { /* (where it may not, UCX would warn of unused settings) */
         mm_ucx_default(cfg, "UCX_TCP_TX_SEG_SIZE", "TX_SEG_SIZE", "72K");
         mm_ucx_default(cfg, "UCX_TCP_RX_SEG_SIZE", "RX_SEG_SIZE", "256K");
