@@ -570,7 +570,7 @@ def run(args) -> int:
     print(f"# meshmem bench: {machine_line(info, args.ranks)}{where}; bind-to {bind}; "
           f"{args.rounds} alternating rounds, medians{coll_note}")
     rows = []
-    twins = {}  # runtime key -> the OpenMPI settings its runs had
+    twins = {}  # operation -> the OpenMPI settings its twin's runs had
     try:
         for name, op_algos in selected:
             op = OPS[name]
@@ -581,10 +581,11 @@ def run(args) -> int:
             else:
                 heap = max(64 * MiB, 2 * max(sizes) + 32 * MiB)
             opts = LaunchOptions(ranks=args.ranks, bind=bind, heap_bytes=heap,
-                                 timeout_s=args.timeout, vhosts=args.vhosts, hosts=args.hosts)
+                                 timeout_s=args.timeout, vhosts=args.vhosts, hosts=args.hosts,
+                                 collective=op.mode if op.program == "coll" else None)
             twin = choose_twin(op, args.vs, opts, notes)
             if twin and RUNTIMES[twin[0]].launcher != "meshrun":  # an OpenMPI twin
-                twins[twin[0]] = osu.twin_settings(opts, twin[0])
+                twins[name] = osu.twin_settings(opts, twin[0])
             if op.program == "coll":
                 common = ["-p", "1" if args.private else "0", "-d", args.dtype]
                 variants = [(a, ["-a", a] + common) for a in op_algos]

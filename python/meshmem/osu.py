@@ -97,6 +97,7 @@ class LaunchOptions:
     vhosts: int = 0             # > 0: on that many virtual hosts of this machine
     hosts: str | None = None    # "a:4,b:4": across these hosts
     hostfile: str | None = None  # or across the hosts of this Open MPI hostfile
+    collective: str | None = None  # the collective a twin times (ACROSS_COLL: its component)
 
     def across(self) -> bool:
         """Whether the ranks run on several hosts (real or virtual)."""
@@ -133,6 +134,18 @@ ACROSS_MCA = {
 # rankfile binding hides it on one host too (both measured: the ranks saw mpi_oversubscribe=0
 # and busy-polled). So the twin is told whenever its ranks outnumber this machine's cores.
 YIELD_MCA = {"mpi_yield_when_idle": "1"}
+
+# The collective component a benchmark's twin uses across hosts where one beats OpenMPI's default
+# (tuned): han, OpenMPI 4.1's hierarchical component (intra-node, then inter-node), which it
+# leaves off (coll_han_priority 0) and implements for barrier, bcast, reduce, allreduce,
+# allgather(v), gather and scatter. Measured on 2 virtual hosts x 2 ranks, twins alone, 3 rounds,
+# twice (docs/results-across.md, "OpenMPI's collective components"): han was faster at most
+# sizes in both runs for barrier, bcast and reduce; slower for allreduce (2-3 x from 64 KiB)
+# and scatter, mixed for allgather and gather, which keep tuned. On one host coll/sm won no
+# operation at every size (and does not yield: 17 x tuned's barrier with 8 ranks on 2 cores):
+# tuned stays there.
+HAN = {"coll_han_priority": "100"}
+ACROSS_COLL = {"barrier": HAN, "bcast": HAN, "reduce": HAN}
 
 
 @dataclass(frozen=True)
@@ -209,7 +222,13 @@ def twin_settings(opts: LaunchOptions, rt_key: str = "mpi") -> TwinSettings:
         mca.update({k.removeprefix("OMPI_MCA_"): v for k, v in OPENMPI_ENV.items()})
         mca.update(ACROSS_MCA.get(rt_key.split("_")[0], {}))
         reasons.append("UCX across hosts, as meshmem")
-    return TwinSettings(mca=mca, env=dict(OPENMPI_ENV), binding=binding, shares_cores=shares,
+        if opts.collective in ACROSS_COLL:
+            mca.update(ACROSS_COLL[opts.collective])
+            reasons.append(f"coll/han for {opts.collective} across hosts: faster than tuned "
+                           "here (docs/results-across.md)")
+    # what the caller's environment sets for OpenMPI reaches mpirun too: recorded with the rest
+    env = {**{k: v for k, v in os.environ.items() if k.startswith("OMPI_MCA_")}, **OPENMPI_ENV}
+    return TwinSettings(mca=mca, env=env, binding=binding, shares_cores=shares,
                         reasons=tuple(reasons))
 
 

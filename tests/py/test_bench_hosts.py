@@ -197,3 +197,15 @@ def test_mpi4py_twin_is_built_by_the_same_function(in_build, monkeypatch):
                                             osu.LaunchOptions(ranks=ranks, bind="core"),
                                             seen[-1][seen[-1].index("python3"):], {})
         assert (mca_of(seen[-1]).get("mpi_yield_when_idle") == "1") == (ranks > 2)
+
+
+def test_collective_twins_take_the_component_measured_best_across_hosts(in_build):
+    """coll/han where it beat tuned across hosts (barrier, bcast, reduce), tuned elsewhere and
+    on one host."""
+    for op, where, han in (("barrier", dict(vhosts=2), True), ("bcast", dict(vhosts=2), True),
+                           ("allreduce", dict(vhosts=2), False), ("barrier", {}, False),
+                           (None, dict(vhosts=2), False)):
+        o = osu.LaunchOptions(ranks=4, collective=op, **where)
+        cmd, _ = osu.command(osu.RUNTIMES["mpi_coll"], Path("/x/prog"), o, [])
+        assert (mca_of(cmd).get("coll_han_priority") == "100") == han, (op, where)
+        assert ("coll/han" in osu.twin_settings(o, "mpi_coll").line()) == han
