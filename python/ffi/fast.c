@@ -12,7 +12,7 @@
  * as an argument (no PyObject *), so a cffi path must find the arrays' addresses in Python. The
  * best such path (the arrays' cached entries, core.py, checked as get() checks them, then one
  * cffi call of lib.mmpy_allreduce or lib.mmpy_put) was measured against this one, 2 ranks
- * pinned on the 2-vCPU AMD EPYC guest, `meshmem bench --python --ranks 2 --rounds 5`
+ * pinned on the 2-vCPU Intel Xeon guest, `meshmem bench --python --ranks 2 --rounds 5`
  * (28 Nov 2026): 8-byte allreduce 0.86 us from Python against 0.35 us here (mpi4py 0.89 us:
  * 1.03 x its speed instead of 2.65 x, where the target is >= 2 x); 8-byte put 0.55 against
  * 0.21 us (2.2 x mpi4py's speed instead of 5.1 x). A cffi call alone costs 0.1 us plus about
