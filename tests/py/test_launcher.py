@@ -117,6 +117,47 @@ def test_tag_output_prefixes_whole_lines(launch, n):
     assert sorted(res.err.splitlines()) == ["[0] stderr from rank 0", "[1] stderr from rank 1"]
 
 
+@pytest.mark.parametrize("n", [2, 4])
+def test_whole_lines_by_default(launch, n):
+    """Without --tag-output too, lines arrive whole although each rank wrote them a character
+    at a time (they were cut inside: "ranrank 0 line 0"); a rank's last line without a newline
+    goes on as it is, on a line of its own when another rank's output follows it."""
+    lines = 30
+    res = launch.run(["-n", str(n), launch.fault_prog, "pieces", str(lines)])
+    check_ended(res, 0)
+    got = res.out.split("\n")
+    assert res.out.count("unfinished") == n and not res.out.endswith("\n"), res.out
+    want = [f"fault_prog: rank {r} pid {res.rank_pids[r]}" for r in range(n)]
+    want += [f"rank {r} line {k}: " + "x" * 300 for r in range(n) for k in range(lines)]
+    want += [f"rank {r} unfinished" for r in range(n)]
+    assert sorted(got) == sorted(want), res.out
+
+
+def test_rank_stdout_is_a_terminal_where_meshrun_writes_to_one(launch):
+    """On a terminal, a rank's stdout is a terminal too (a pseudo terminal meshrun reads): its
+    stdio stays line-buffered, so a line printed is seen at once, as without meshrun."""
+    pid, master = pty.fork()
+    if pid == 0:
+        os.execv(launch.meshrun, [launch.meshrun, "-n", "2", "python3", "-c",
+                                  "import os, sys, time\n"
+                                  "print('tty' if os.isatty(1) else 'pipe', os.environ['MESHMEM_RANK'])\n"
+                                  "time.sleep(3 if os.environ['MESHMEM_RANK'] == '0' else 0)"])
+    launch.snap.track(pid)
+    buf, t0 = b"", time.monotonic()
+    while buf.count(b"tty") < 2 and time.monotonic() - t0 < 20:
+        if select.select([master], [], [], 0.5)[0]:
+            try:
+                buf += os.read(master, 65536)
+            except OSError:
+                break
+    seen = time.monotonic() - t0
+    _, status = os.waitpid(pid, 0)
+    os.close(master)
+    assert sorted(buf.decode().split()) == ["0", "1", "tty", "tty"], buf
+    assert seen < 2.5, f"rank 0's line came {seen:.2f} s after the start: it was buffered"
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
 def test_options_take_values_after_equals(launch):
     res = launch.run(["--ranks=2", "--heap=48M", "--bind-to=none", launch.fault_prog, "heap"])
     check_ended(res, 0)
@@ -170,7 +211,9 @@ FAILURES = {
     # exit(3) runs atexit handlers: they must not wait in finalize for the others
     "exit3": (3, r"rank 1 \(pid \d+\) exited with status 3"),
     # exit(0) mid-job: peers waiting for rank 1 notice it finalized instead of hanging
-    "exit0-barrier": (1, r"waits for rank 1 in a collective, but rank 1 has finalized"),
+    "exit0-barrier": (1, r"waits for rank 1 in a collective, but rank 1 has finalized.*\n"
+                         r"meshrun: rank 1 \(pid \d+\) finalized and exited while its peers still "
+                         r"needed it: stopping the job\n"),
     # (its finalize's barrier may meet the first step of the all-reduce: then it has finalized)
     "exit0-coll": (1, r"waits for rank 1 in a collective, but rank 1 "
                       r"(is in shmem_finalize|has finalized)"),
