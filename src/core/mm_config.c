@@ -4,6 +4,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -95,7 +97,7 @@ static const char *mm_config_source(const mm_config_entry_t *e, char *var, size_
     return text && *text ? text : NULL;
 }
 
-int mm_config_load(void)
+int mm_config_load(char *why, size_t cap)
 {
     char var[64];
     for (size_t i = 0; i < sizeof(mm_config_entries) / sizeof(mm_config_entries[0]); i++) {
@@ -105,15 +107,84 @@ int mm_config_load(void)
         if (text == NULL)
             text = e->def;
         if (mm_config_parse(e, text, field) != 0) {
-            mm_error("%s=\"%s\" is not a valid %s", var, text,
-                     e->kind == MM_KIND_SIZE   ? "size"
+            snprintf(why, cap, "%s=\"%.100s\" is not a valid %s", var, text,
+                     e->kind == MM_KIND_SIZE   ? "size (such as 64M or 1G)"
                      : e->kind == MM_KIND_INT  ? "integer"
                      : e->kind == MM_KIND_TOPO ? "topology (auto, fullmesh, ghc or ghc:KXxKY)"
-                                               : "boolean");
+                                               : "boolean (0 or 1, no or yes)");
             return -1;
         }
     }
     return 0;
+}
+
+/* the MESHMEM_* variables meshmem reads besides the table's: set by its launcher, read by its
+ * tools and tests (a user setting one is no mistake) */
+static const char *const mm_config_other_names[] = {
+    "RANK", "NRANKS", "CTL_FD", "JOB", "JOB_CPUS", "TRACE_DIR", "PLUGIN_DIR", "BUILD", "CACHE",
+    "NO_INSTALL",
+};
+
+/* the edit distance between @p a and @p b (insertions, deletions, substitutions), at most
+ * 64 characters of each */
+static size_t mm_edit_distance(const char *a, const char *b)
+{
+    size_t la = strnlen(a, 64), lb = strnlen(b, 64), row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (toupper((unsigned char)a[i - 1]) != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+void mm_config_check_names(void)
+{
+    extern char **environ;
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "MESHMEM_", 8) != 0)
+            continue;
+        char name[64];
+        size_t len = strcspn(*e + 8, "=");
+        if (len >= sizeof(name))
+            continue;
+        memcpy(name, *e + 8, len);
+        name[len] = '\0';
+        const char *nearest = NULL;
+        size_t best = SIZE_MAX;
+        bool known = !strncmp(name, "TEST_", 5); /* the test suite's own switches */
+        size_t ntable = sizeof(mm_config_entries) / sizeof(mm_config_entries[0]);
+        size_t nother = sizeof(mm_config_other_names) / sizeof(mm_config_other_names[0]);
+        for (size_t i = 0; i < ntable + nother && !known; i++) {
+            const char *k = i < ntable ? mm_config_entries[i].name : mm_config_other_names[i - ntable];
+            size_t d = mm_edit_distance(name, k);
+            known = d == 0 && !strcmp(name, k);
+            if (i < ntable && d < best) { /* a tunable is what a user means to set */
+                best = d;
+                nearest = k;
+            }
+        }
+        if (known)
+            continue;
+        /* a name far from every tunable is no misspelling of one: no suggestion */
+        if (nearest && best <= 1 + strlen(nearest) / 3)
+            mm_log(MM_LOG_WARN | MM_LOG_ALWAYS, "MESHMEM_%s is not a meshmem variable: ignored "
+                   "(did you mean MESHMEM_%s?)", name, nearest);
+        else
+            mm_log(MM_LOG_WARN | MM_LOG_ALWAYS, "MESHMEM_%s is not a meshmem variable: ignored "
+                   "(meshmem info --config lists them)", name);
+    }
 }
 
 void mm_config_print(FILE *out)

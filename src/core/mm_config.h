@@ -90,9 +90,17 @@ extern mm_config_t mm_config;
 
 /**
  * @brief Read every MESHMEM_* variable (and SHMEM_SYMMETRIC_SIZE) into mm_config.
- * @return 0, or -1 after logging the variable whose value cannot be parsed.
+ * @return 0, or -1 with the variable whose value cannot be parsed, and why, in @p why
+ * (@p cap bytes): the caller reports it once for the job.
  */
-int mm_config_load(void);
+int mm_config_load(char *why, size_t cap);
+
+/**
+ * @brief Warn, one line each, of the MESHMEM_* variables of the environment that meshmem does
+ * not read (a misspelt tunable is otherwise silently ignored), naming the nearest tunable.
+ * Called on one rank of a job, so that the job warns once.
+ */
+void mm_config_check_names(void);
 
 /** Topology values of MESHMEM_TOPOLOGY, as mm_parse_topology stores them. */
 #define MM_TOPO_FULLMESH 0

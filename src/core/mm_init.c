@@ -285,8 +285,13 @@ meshmem_status_t meshmem_init(int requested, int *provided)
     }
     /* join first: a configuration error then names the right rank */
     mm_g.local_size = 1;
-    if (mm_boot_init() != 0 || mm_config_load() != 0)
+    if (mm_boot_init() != 0)
         goto fail;
+    char why[256];
+    if (mm_config_load(why, sizeof(why)) != 0) /* every rank reads the same: one line */
+        mm_fatal_collective("meshmem_init: %s", why);
+    if (mm_g.rank == 0)
+        mm_config_check_names();
     mm_g.singleton = mm_boot == &mm_boot_single_ops;
     mm_g.thread_level = MESHMEM_THREAD_MULTIPLE;
     mm_trace_init(); /* before the first barrier: every rank maps the event counters first */
@@ -315,10 +320,13 @@ meshmem_status_t meshmem_init(int requested, int *provided)
     mm_trace_mark(); /* the program's first interval starts here, not at mm_trace_init */
     if (provided)
         *provided = mm_g.thread_level;
-    mm_debug("initialised: %d ranks on %d hosts (%d here), heap %zu bytes, static data %zu "
-             "bytes, bootstrap %s, network %s",
-             mm_g.nranks, mm_g.nnodes, mm_g.local_size, mm_g.heap_size, mm_g.data_size,
-             mm_boot->name, mm_net ? mm_net->name : "none");
+    char heap[24], data[24];
+    mm_info("meshmem_init: rank %d of %d on %d host%s (%d rank%s here), heap %s, static data "
+            "%s, bootstrap %s, network %s",
+            mm_g.rank, mm_g.nranks, mm_g.nnodes, mm_g.nnodes > 1 ? "s" : "", mm_g.local_size,
+            mm_g.local_size > 1 ? "s" : "", mm_format_size(heap, sizeof(heap), mm_g.heap_size),
+            mm_format_size(data, sizeof(data), mm_g.data_size), mm_boot->name,
+            mm_net ? mm_net->name : "none");
     return MESHMEM_OK;
 fail:
     mm_fatal("meshmem_init failed (see above)");

@@ -353,6 +353,46 @@ def test_rank_with_a_child_of_its_own(launch):
     assert re.search(r"^child \d+$", res.out, re.M), res.out
 
 
+@pytest.mark.parametrize("n", [1, 3, 8])
+@pytest.mark.parametrize("var,value,says", [
+    ("SHMEM_SYMMETRIC_SIZE", "12Q", 'SHMEM_SYMMETRIC_SIZE="12Q" is not a valid size (such as 64M '
+                                    'or 1G)'),
+    ("MESHMEM_SPIN_US", "soon", 'MESHMEM_SPIN_US="soon" is not a valid integer'),
+])
+def test_invalid_environment_value_is_one_line_per_job(launch, n, var, value, says):
+    """Every rank reads the same environment: the job says so once (it said it twice a rank:
+    the value, then "meshmem_init failed (see above)")."""
+    res = launch.run(["-n", str(n), launch.fault_prog, "ok"], env={var: value})
+    check_ended(res, 1)
+    assert [re.sub(r"^meshmem\[\d+\]", "meshmem[R]", line) for line in error_lines(res.err)] == \
+        [f"meshmem[R] error: meshmem_init: {says}"], res.err
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_misspelt_variable_is_named_once_per_job(launch, n):
+    res = launch.run(["-n", str(n), "--heap", "16M", launch.fault_prog, "ok"],
+                     env={"MESHMEM_HEAP_SZIE": "1G", "MESHMEM_NOT_A_SETTING": "1",
+                          "MESHMEM_TEST_ANYTHING": "1"})
+    check_ended(res, 0)
+    assert sorted(res.err.splitlines()) == [
+        "meshmem[0] warning: MESHMEM_HEAP_SZIE is not a meshmem variable: ignored (did you mean "
+        "MESHMEM_HEAP_SIZE?)",
+        "meshmem[0] warning: MESHMEM_NOT_A_SETTING is not a meshmem variable: ignored (meshmem "
+        "info --config lists them)"], res.err
+
+
+def test_debug_level_2_prints_info(launch):
+    """MESHMEM_DEBUG=2 (info) says how each rank started (it printed nothing)."""
+    res = launch.run(["-n", "2", "--heap", "16M", launch.fault_prog, "ok"],
+                     env={"MESHMEM_DEBUG": "2"})
+    check_ended(res, 0)
+    got = sorted(re.sub(r"static data \d+[KMG]?", "static data D", line)
+                 for line in res.err.splitlines())
+    assert got == [f"meshmem[{r}] info: meshmem_init: rank {r} of 2 on 1 host (2 ranks here), "
+                   f"heap 16M, static data D, bootstrap meshrun, network none"
+                   for r in range(2)], res.err
+
+
 @pytest.mark.parametrize("heap,msg", [
     ("200T", "cannot reserve a symmetric heap of 200T"),  # more than an address space
     ("12Q", 'SHMEM_SYMMETRIC_SIZE="12Q" is not a valid size'),  # garbage
