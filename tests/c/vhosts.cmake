@@ -14,10 +14,10 @@ else()
                  "(scripts/install-deps.sh installs it)")
 endif()
 
-# meshrun --tag-output across hosts rewrites mpirun's marks (tools/meshrun_retag.c): a unit test
-add_executable(meshrun_retag_test ${CMAKE_CURRENT_LIST_DIR}/meshrun_retag_test.c
-               ${PROJECT_SOURCE_DIR}/tools/meshrun_retag.c)
-target_include_directories(meshrun_retag_test PRIVATE ${PROJECT_SOURCE_DIR}/tools)
-set_target_properties(meshrun_retag_test PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-add_test(NAME meshrun_retag_test COMMAND $<TARGET_FILE:meshrun_retag_test>)
-set_tests_properties(meshrun_retag_test PROPERTIES LABELS "sanitize;unit;launcher" TIMEOUT 60)
+# meshrun across hosts splits mpirun's tagged output by rank (tools/meshrun_demux.c): a unit test
+add_executable(meshrun_demux_test ${CMAKE_CURRENT_LIST_DIR}/meshrun_demux_test.c
+               ${PROJECT_SOURCE_DIR}/tools/meshrun_demux.c)
+target_include_directories(meshrun_demux_test PRIVATE ${PROJECT_SOURCE_DIR}/tools)
+set_target_properties(meshrun_demux_test PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+add_test(NAME meshrun_demux_test COMMAND $<TARGET_FILE:meshrun_demux_test>)
+set_tests_properties(meshrun_demux_test PROPERTIES LABELS "sanitize;unit;launcher" TIMEOUT 60)
