@@ -118,7 +118,9 @@ static PyObject *mmfast_put(PyObject *self, PyObject *const *args, Py_ssize_t na
         return PyLong_FromLong(MMFAST_SLOW);
     }
     Py_buffer d, s;
-    if (!mmfast_view(args[0], &d, 0))
+    /* a writable dest: meshmem.free makes the array it releases read-only, so that a put into
+     * it takes the general path, which says it was freed */
+    if (!mmfast_view(args[0], &d, 1))
         return PyLong_FromLong(MMFAST_SLOW);
     if (!mmfast_view(args[1], &s, 0)) {
         PyBuffer_Release(&d);
