@@ -42,6 +42,11 @@ TWIN_LIBS = {"fft_mpi": ["-lfftw3_mpi", "-lfftw3f_mpi", "-lfftw3", "-lfftw3f"],
              "conv_mpi": ["-lopenblas"]}
 
 
+def counted(n: int, noun: str) -> str:
+    """"1 round", "3 rounds": @p n and @p noun, plural unless one."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def app_path(name: str) -> Path:
     """The program @p name in the build tree's apps/bin."""
     return build_dir() / "apps" / "bin" / name
