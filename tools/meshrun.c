@@ -584,6 +584,9 @@ int main(int argc, char **argv)
     sigaction(SIGCHLD, &sa, NULL);
     /* handing the terminal to the job's group and back must not stop meshrun itself */
     signal(SIGTTOU, SIG_IGN);
+    /* a reader of the output that went away is the ranks' SIGPIPE, not meshrun's (see
+     * meshrun_output_closed) */
+    signal(SIGPIPE, SIG_IGN);
     bool own_tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 
     cpu_set_t allowed;
@@ -652,6 +655,7 @@ int main(int argc, char **argv)
             sigaction(SIGTERM, &dfl, NULL);
             sigaction(SIGHUP, &dfl, NULL);
             sigaction(SIGTTOU, &dfl, NULL);
+            sigaction(SIGPIPE, &dfl, NULL); /* an ignored signal stays ignored across exec */
             snprintf(buf, sizeof(buf), "%d", r);
             setenv("MESHMEM_RANK", buf, 1);
             meshrun_output_child(&out, r);

@@ -231,6 +231,7 @@ static pid_t spawn_mpirun(char **argv, int *err_fd, int *out_fd)
         sigaction(SIGINT, &dfl, NULL);
         sigaction(SIGTERM, &dfl, NULL);
         sigaction(SIGHUP, &dfl, NULL);
+        sigaction(SIGPIPE, &dfl, NULL); /* an ignored signal stays ignored across exec */
         execvp(argv[0], argv);
         fprintf(stderr, "meshrun: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -328,6 +329,8 @@ static outcome_t supervise(pid_t pid, channel_t *ch, int nch, job_output_t *jo, 
             out.stop_signal = multi_signal;
             fprintf(stderr, "meshrun: %s: stopping the job\n", strsignal(multi_signal));
         }
+        if (meshrun_output_closed() && !out.stop_signal)
+            out.stop_signal = SIGPIPE; /* nobody reads the job's output any more */
         bool overdue = deadline > 0 && now_s() > deadline;
         if ((out.stop_signal || overdue) && term_at == 0) {
             out.backstop = overdue && !out.stop_signal;
@@ -600,11 +603,13 @@ int meshrun_multi_run(const meshrun_multi_t *m)
     channel_t ch[2] = {{.fd = -1, .is_err = true}, {.fd = -1}};
     meshrun_demux_init(&ch[0].demux);
     meshrun_demux_init(&ch[1].demux);
+    signal(SIGPIPE, SIG_IGN); /* a reader gone is seen as EPIPE: see meshrun_output_closed */
     pid_t pid = spawn_mpirun(cmd.argv, &ch[0].fd, &ch[1].fd);
     args_free(&cmd);
     if (pid > 0) {
         outcome_t o = supervise(pid, ch, 2, &jo, m->timeout);
         status = conclude(m, &o, &jo.rep, &hosts, rank_host, nranks);
+        signal(SIGPIPE, SIG_DFL);
     } else {
         meshrun_output_close(&jo.out, 0);
     }

@@ -102,6 +102,9 @@ void meshrun_output_forked(meshrun_output_t *o, int rank)
     }
 }
 
+/* the reader of meshrun's stdout or stderr went away (EPIPE: `meshrun ... | head`) */
+static bool closed_out[3];
+
 /* write all of @p len bytes, retrying short writes and interruptions */
 static void write_all(int fd, const char *p, size_t len)
 {
@@ -109,11 +112,19 @@ static void write_all(int fd, const char *p, size_t len)
         ssize_t w = write(fd, p, len);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
-            return; /* the reader is gone: nothing to do about it */
+        if (w <= 0) {
+            if (w < 0 && errno == EPIPE && fd >= 1 && fd <= 2)
+                closed_out[fd] = true;
+            return;
+        }
         p += w;
         len -= (size_t)w;
     }
+}
+
+bool meshrun_output_closed(void)
+{
+    return closed_out[1] || closed_out[2];
 }
 
 /*
@@ -250,6 +261,14 @@ static int drain(meshrun_output_t *o, meshrun_stream_t *s)
     }
     s->len += (size_t)r;
     take_lines(o, s, s->len - (size_t)r);
+    if (closed_out[s->out_fd]) {
+        /* nobody reads what the rank writes: its next write gets SIGPIPE, as it would
+         * have written to that reader itself */
+        close(s->fd);
+        s->fd = -1;
+        s->len = 0;
+        return -1;
+    }
     return 0;
 }
 

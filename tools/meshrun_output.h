@@ -88,6 +88,13 @@ int meshrun_output_pump(meshrun_output_t *o, int timeout_ms);
 void meshrun_output_drain(meshrun_output_t *o);
 
 /**
+ * @brief True once the reader of meshrun's stdout or stderr has gone away (EPIPE; meshrun
+ * ignores SIGPIPE): on this machine the ranks' streams to it are closed, so that a rank gets
+ * SIGPIPE as if it wrote there itself; across hosts meshrun stops the job.
+ */
+bool meshrun_output_closed(void);
+
+/**
  * @brief After the job: pass on what is left, reading until every stream ends or
  * @p timeout_ms have passed (a process that left the job may hold a pipe), then close all.
  */

@@ -133,6 +133,20 @@ def test_whole_lines_by_default(launch, n):
     assert sorted(got) == sorted(want), res.out
 
 
+def test_reader_gone_is_the_ranks_sigpipe(launch):
+    """`meshrun ... | head -1`: the ranks get SIGPIPE as they would writing there themselves,
+    and meshrun says so (it died of SIGPIPE itself, without a word)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(["sh", "-c", f"{launch.meshrun} -n 2 yes | head -n 1; exit 0"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    launch.snap.track(p.pid)
+    out, err = p.communicate(timeout=30)
+    assert out == "y\n" and time.monotonic() - t0 < QUICK, (out, err)
+    assert re.fullmatch(r"meshrun: rank \d \(pid \d+\) was killed by signal 13 \(Broken pipe\) "
+                        r"\(before shmem_init\): stopping the job\n", err), err
+
+
 def test_rank_stdout_is_a_terminal_where_meshrun_writes_to_one(launch):
     """On a terminal, a rank's stdout is a terminal too (a pseudo terminal meshrun reads): its
     stdio stays line-buffered, so a line printed is seen at once, as without meshrun."""
