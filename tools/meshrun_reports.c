@@ -198,8 +198,14 @@ bool meshrun_reports_rank_line(void *ctx, int rank, const char *line, size_t len
                 r->losing[vpid] = true;
             return r->show_all;
         }
-        if (r->fatal_rank < 0)
+        /* an error every rank detects (differing arguments, a bad environment value) is
+         * printed by each rank under a PMIx launcher: the job says it once, as on one host */
+        if (r->fatal_rank >= 0 && !strcmp(r->fatal_text, text + n))
+            return r->show_all;
+        if (r->fatal_rank < 0) {
             r->fatal_rank = vpid;
+            snprintf(r->fatal_text, sizeof(r->fatal_text), "%s", text + n);
+        }
         return true;
     }
     (void)rank;

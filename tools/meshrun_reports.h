@@ -40,6 +40,7 @@ typedef struct {
     int             code;          /* signal or exit status */
     char            host[MESHRUN_HOST_NAME_MAX + 1];
     int             fatal_rank;    /* the first rank that reported a fatal error, or -1 */
+    char            fatal_text[256]; /* what it said, after "meshmem[R] error:" */
     int             exit_call_rank; /* the rank that called shmem_global_exit, or -1 */
     int             exit_call_status;
     bool           *lost;          /* [nranks]: a peer lost its connection to the rank */

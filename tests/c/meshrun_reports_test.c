@@ -106,6 +106,9 @@ int main(void)
     EXPECT(!rank_says(&r, 2, "meshmem[2] info: shmem_global_exit(7) on rank 2: ending the job "
                              "with status 7"));
     EXPECT(rank_says(&r, 0, "meshmem[0] error: meshmem_put: PE argument (4) is invalid"));
+    /* the same error from another rank (each rank detects it): said once */
+    EXPECT(!rank_says(&r, 3, "meshmem[3] error: meshmem_put: PE argument (4) is invalid"));
+    EXPECT(rank_says(&r, 3, "meshmem[3] error: another error"));
     EXPECT(rank_says(&r, 1, "any other line"));
     EXPECT(meshrun_reports_lost_rank(&r) == 1);
     EXPECT(r.fatal_rank == 0 && r.exit_call_rank == 2 && r.exit_call_status == 7);
