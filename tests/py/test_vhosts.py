@@ -390,6 +390,17 @@ def test_meshmem_job_fails_across_hosts(vtools, fault_prog, mode):
     assert not cluster_remains(job.p.pid)
 
 
+def test_error_every_rank_reports_is_said_once(vtools, fault_prog):
+    """Each rank finds the environment's bad value and says so under mpirun; the job says it
+    once, as on one machine."""
+    job = Job(vtools, ["--vhosts", "2", "-n", "4", fault_prog, "ok"],
+              env={"SHMEM_SYMMETRIC_SIZE": "12Q"})
+    assert job.finish() == 1, job.err
+    assert re.fullmatch(r'meshmem\[(\d)\] error: meshmem_init: SHMEM_SYMMETRIC_SIZE="12Q" is not '
+                        r'a valid size \(such as 64M or 1G\)\nmeshrun: rank \1 on vhost\d reported '
+                        r'a fatal error: the job was stopped on every host\n', job.err), job.err
+
+
 def test_mpirun_reports_shown_when_asked(vtools, fault_prog):
     """MESHMEM_DEBUG=1 keeps nothing back: mpirun's own report and the peers' lines too."""
     job = Job(vtools, ["--vhosts", "2", "-n", "4", "--heap", "16M", fault_prog, "exit3"],
