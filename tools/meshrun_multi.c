@@ -392,6 +392,13 @@ static int conclude(const meshrun_multi_t *m, const outcome_t *o, const meshrun_
                 r->running[0] ? "; still running then: " : "", r->running);
         return 124;
     }
+    int cause = meshrun_reports_cause(r);
+    if (r->kind == MESHRUN_EV_SIGNAL && cause != r->rank) {
+        fprintf(stderr, "meshrun: rank %d on %s ended unexpectedly (its peers lost their "
+                        "connection to it: %s; rank %d then failed inside UCX): %s\n", cause,
+                HOST_OF(cause), r->lost_why, r->rank, stopped);
+        return 1;
+    }
     switch (r->kind) {
     case MESHRUN_EV_SIGNAL:
         fprintf(stderr, "meshrun: rank %d on %s (pid %ld) was killed by signal %d (%s): %s\n",

@@ -13,15 +13,19 @@ int meshrun_reports_init(meshrun_reports_t *r, int nranks)
                              .show_all = debug && atoi(debug) >= 1, .show_ucx = ucx && *ucx};
     r->lost = calloc((size_t)nranks, sizeof(bool));
     r->losing = calloc((size_t)nranks, sizeof(bool));
-    return r->lost && r->losing ? 0 : -1;
+    r->ucx_crash = calloc((size_t)nranks, sizeof(bool));
+    r->in_backtrace = calloc((size_t)nranks, sizeof(bool));
+    return r->lost && r->losing && r->ucx_crash && r->in_backtrace ? 0 : -1;
 }
 
 void meshrun_reports_fini(meshrun_reports_t *r)
 {
     free(r->lost);
     free(r->losing);
+    free(r->ucx_crash);
+    free(r->in_backtrace);
     free(r->block);
-    r->lost = r->losing = NULL;
+    r->lost = r->losing = r->ucx_crash = r->in_backtrace = NULL;
     r->block = NULL;
 }
 
@@ -168,12 +172,35 @@ static bool is_ucx_error(const char *line)
            strstr(line + n, " UCX  ERROR ") != NULL;
 }
 
+/* UCX's fatal error: "[HOST:PID:THREAD:TID]  FILE:LINE  Assertion `...' failed", then its
+ * backtrace between "==== backtrace (tid: N) ====" and a line of '=' */
+static bool ucx_fatal_line(meshrun_reports_t *r, int rank, const char *line)
+{
+    int pid, n = 0;
+    if (r->in_backtrace[rank]) {
+        r->in_backtrace[rank] = !(line[0] == '=' && strspn(line, "=") == strlen(line));
+        return true;
+    }
+    if (!strncmp(line, "==== backtrace (tid:", 20)) {
+        r->in_backtrace[rank] = true;
+        return true;
+    }
+    if (sscanf(line, "[%*[^:]:%d:%*d:%*d]%n", &pid, &n) == 1 && n > 0 &&
+        strstr(line + n, " Assertion `") != NULL) {
+        r->ucx_crash[rank] = r->losing[rank] = true; /* it was alive when a peer failed */
+        return true;
+    }
+    return false;
+}
+
 bool meshrun_reports_rank_line(void *ctx, int rank, const char *line, size_t len)
 {
     meshrun_reports_t *r = ctx;
     char text[1024], why[128];
     int vpid, code, lost, n = 0;
     snprintf(text, sizeof(text), "%.*s", (int)len, line);
+    if (rank >= 0 && rank < r->nranks && ucx_fatal_line(r, rank, text))
+        return r->show_all || r->show_ucx;
     /* the runtime says which rank called shmem_global_exit (mpirun does not): meshrun's line
      * says it with the host */
     if (sscanf(text, "meshmem[%d] info: shmem_global_exit(%d)", &vpid, &code) == 2) {
@@ -210,6 +237,15 @@ bool meshrun_reports_rank_line(void *ctx, int rank, const char *line, size_t len
     }
     (void)rank;
     return r->show_all || r->show_ucx || !is_ucx_error(text);
+}
+
+int meshrun_reports_cause(const meshrun_reports_t *r)
+{
+    int lost = meshrun_reports_lost_rank(r);
+    if (r->kind == MESHRUN_EV_SIGNAL && r->rank >= 0 && r->rank < r->nranks &&
+        r->ucx_crash[r->rank] && lost >= 0 && lost != r->rank)
+        return lost;
+    return r->rank;
 }
 
 int meshrun_reports_lost_rank(const meshrun_reports_t *r)

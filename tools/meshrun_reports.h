@@ -7,9 +7,10 @@
  * or status; across hosts mpirun prints a block of text for each failure (help texts of
  * OpenMPI 4.1: help-orterun.txt, help-errmgr-base.txt), its job's state after --timeout, and the
  * ranks' peers report the connections they lost (the runtime's "lost the connection to rank
- * R" and UCX's own "UCX ERROR" lines). meshrun reads them all to name the rank, its host and
+ * R" and UCX's own "UCX ERROR" lines, or its failed assertion and backtrace). meshrun reads them all to name the rank, its host and
  * what ended it in one line of its own (meshrun_multi.c); the blocks it recognises, the peers'
- * lost connections, the runtime's shmem_global_exit notice and UCX's error lines are kept back
+ * lost connections, the runtime's shmem_global_exit notice and UCX's error lines and
+ * backtraces are kept back
  * unless MESHMEM_DEBUG is 1 or more (UCX's lines also when UCX_LOG_LEVEL is set). Everything
  * else passes through as it arrives.
  */
@@ -45,6 +46,8 @@ typedef struct {
     int             exit_call_status;
     bool           *lost;          /* [nranks]: a peer lost its connection to the rank */
     bool           *losing;        /* [nranks]: the rank lost a connection (it was alive then) */
+    bool           *ucx_crash;     /* [nranks]: the rank failed an assertion inside UCX */
+    bool           *in_backtrace;  /* [nranks]: the rank is printing UCX's backtrace */
     int             first_lost;    /* the first rank a peer lost, or -1 */
     char            lost_why[128]; /* what UCX said of the first connection lost */
     bool            timed_out;     /* mpirun's --timeout fired */
@@ -89,5 +92,12 @@ bool meshrun_reports_rank_line(void *r, int rank, const char *line, size_t len);
  * none itself (a rank killed by the job's end loses its peers too), else the first lost; -1.
  */
 int meshrun_reports_lost_rank(const meshrun_reports_t *r);
+
+/**
+ * @brief The rank that ended the job, when mpirun named a rank killed by a signal that UCX
+ * raised itself (an assertion failed in UCX 1.13 while it handled a connection to a rank that
+ * had died, and mpirun heard of that abort first): the rank the peers lost; else mpirun's.
+ */
+int meshrun_reports_cause(const meshrun_reports_t *r);
 
 #endif /* MESHRUN_REPORTS_H */

@@ -115,6 +115,23 @@ int main(void)
     EXPECT(strcmp(r.lost_why, "Connection reset by remote peer") == 0);
     meshrun_reports_fini(&r);
 
+    /* a peer that failed inside UCX while handling the dead rank's connection, reported by
+     * mpirun first: its assertion and backtrace kept back, the rank its peers lost named */
+    meshrun_reports_init(&r, 4);
+    EXPECT(!rank_says(&r, 2, "meshmem[2] error: lost the connection to rank 1 (host vhost0): "
+                             "Endpoint timeout; ending the job"));
+    EXPECT(!rank_says(&r, 3, "[vhost1:10294:0:10294]   wireup_ep.c:241  Assertion "
+                             "`wireup_ep->pending_count == 0' failed"));
+    EXPECT(!rank_says(&r, 3, "==== backtrace (tid:  10294) ===="));
+    EXPECT(!rank_says(&r, 3, " 0  /lib/x86_64-linux-gnu/libucs.so.0(ucs_handle_error+0x2dc)"));
+    EXPECT(!rank_says(&r, 3, "================================="));
+    EXPECT(rank_says(&r, 3, "a line after it"));
+    out = mpirun_says(&r, RULE "mpirun noticed that process rank 3 with PID 10294 on node "
+                          "vhost1 exited on signal 6 (Aborted).\n" RULE);
+    EXPECT(strcmp(out, "") == 0);
+    EXPECT(r.kind == MESHRUN_EV_SIGNAL && r.rank == 3 && meshrun_reports_cause(&r) == 1);
+    meshrun_reports_fini(&r);
+
     /* MESHMEM_DEBUG=1 keeps nothing back */
     setenv("MESHMEM_DEBUG", "1", 1);
     meshrun_reports_init(&r, 2);

@@ -378,13 +378,21 @@ MESHMEM_FAULTS = {
                                r"11 \(Segmentation fault\)"),
     "exit3": (3, r"meshrun: rank 1 on vhost0 exited with status 3"),
 }
+# UCX 1.13 may fail an assertion in a peer whose connection to the dead rank was still being
+# set up (wireup_ep.c:241, pending_count == 0; seen once, in a make test on a loaded machine):
+# when mpirun hears of that abort first, meshrun names the rank the peers lost, not its signal
+UCX_ABORT = (1, r"meshrun: rank 1 on vhost0 ended unexpectedly \(its peers lost their connection "
+                r"to it: [^;]+; rank \d then failed inside UCX\)")
 
 
 @pytest.mark.parametrize("mode", MESHMEM_FAULTS)
 def test_meshmem_job_fails_across_hosts(vtools, fault_prog, mode):
     rc, pattern = MESHMEM_FAULTS[mode]
     job = Job(vtools, ["--vhosts", "2", "-n", "4", "--heap", "16M", fault_prog, *mode.split()])
-    assert job.finish() == rc, f"stdout:\n{job.out}\nstderr:\n{job.err}"
+    status = job.finish()
+    if mode.startswith("kill-self") and status == UCX_ABORT[0]:
+        rc, pattern = UCX_ABORT
+    assert status == rc, f"stdout:\n{job.out}\nstderr:\n{job.err}"
     assert re.fullmatch(f"{pattern}: the job was stopped on every host\n", job.err), job.err
     assert not [p for p in fault_pids(job) if pid_alive(p)]
     assert not cluster_remains(job.p.pid)
