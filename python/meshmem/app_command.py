@@ -309,7 +309,7 @@ class AppCommand(abc.ABC):
 
     def launch_of(self, a) -> Launch:
         """Check the shared arguments and resolve them into a Launch (UsageError if bad)."""
-        options.at_least("--ranks", a.ranks, 1)
+        options.rank_count(a.ranks)
         options.at_least("--rounds", a.rounds, 1)
         if not a.timeout > 0:
             raise UsageError(f"--timeout {a.timeout:g}: a number of seconds above 0")

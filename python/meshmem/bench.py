@@ -505,7 +505,7 @@ def check(args) -> tuple[list, list, list | None, dict]:
     """Every user error of the command line, before anything runs (UserError, one line):
     returns (operations with their algorithms, algorithms, sizes or None, meshmem's env)."""
     options.check_outputs(args)
-    options.at_least("--ranks", args.ranks, 1)
+    options.rank_count(args.ranks)
     options.at_least("--rounds", args.rounds, 1)
     for opt in ("iters", "iters_large"):
         options.at_least(f"--{opt.replace('_', '-')}", getattr(args, opt), 1)

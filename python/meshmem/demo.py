@@ -418,7 +418,7 @@ def run(args) -> int:
     """Entry point of `meshmem demo`."""
     options.check_output_dir("--plot-dir", args.plot_dir)
     ranks = args.ranks or max(2, apps_run.cores())
-    options.at_least("--ranks", ranks, 1)
+    options.rank_count(ranks)
     mpi, why = apps_run.openmpi_available()
     setup = Setup(ranks=ranks, quick=args.quick, mpi=mpi, records=args.records,
                   cores=apps_run.cores())

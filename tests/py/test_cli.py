@@ -294,3 +294,14 @@ def test_info_says_what_was_left_out(build_dir, tmp_path):
         "FFTW 3": ("left out", "FFTW 3 (libfftw3-dev) was not found: meshmem fft is not built"),
         "OpenBLAS": ("left out", "OpenBLAS (libopenblas-dev) was not found: meshmem gemm and "
                                  "conv are not built")}, parts
+
+
+@pytest.mark.parametrize("args", [("sort", "--ranks", "5000"), ("bench", "put", "--ranks", "5000"),
+                                  ("demo", "--ranks", "4097")])
+def test_more_ranks_than_meshrun_starts_is_refused_first(build_dir, args):
+    """--ranks above meshrun's limit is one line before anything runs (the sort computed a heap
+    for 5000 ranks, then meshrun refused them)."""
+    res = meshmem(build_dir, *args)
+    assert res.returncode == 2 and res.stdout == "", res
+    assert res.stderr == (f"meshmem {args[0]}: --ranks {args[-1]}: more than the 4096 ranks "
+                          f"meshrun starts\n"), res.stderr
