@@ -59,9 +59,7 @@ void *mm_desc_sym(const mm_desc_t *d, size_t len, int owner)
 void *mm_desc_resolve(const mm_desc_t *d, size_t len, int owner)
 {
     char *sym = mm_desc_sym(d, len, owner);
-    if (d->kind == MM_DESC_DATA)
-        return mm_xlate(sym, owner);
-    return mm_seg_xlate(sym, owner);
+    return d->kind == MM_DESC_DATA ? mm_tp_ptr(sym, owner) : mm_tp_line(owner, sym);
 }
 
 int mm_msg_init(void *base, size_t bytes)
@@ -105,7 +103,7 @@ static void mm_msg_stage_reclaim(const struct meshmem_team *keep)
         typeof(mm_stage_of[0]) *o = &mm_stage_of[i];
         if (o->buf == NULL || o->team == keep)
             continue;
-        uint64_t done = atomic_load_explicit(&mm_team_completed(o->team, mm_g.rank)->seq,
+        uint64_t done = atomic_load_explicit(&mm_team_completed(o->team)->seq,
                                              memory_order_acquire);
         if (!mm_seq_reached(done, o->until))
             continue;
@@ -136,7 +134,7 @@ void *mm_msg_stage(struct meshmem_team *t, size_t bytes)
     }
     /* in use until the collective running now completes; staged before it began (the team
      * has completed all it began): until the next one does */
-    uint64_t done = atomic_load_explicit(&mm_team_completed(t, mm_g.rank)->seq,
+    uint64_t done = atomic_load_explicit(&mm_team_completed(t)->seq,
                                          memory_order_relaxed);
     s->until = t->seq == done ? t->seq + 1 : t->seq;
     void *buf = s->buf;
@@ -216,14 +214,21 @@ static uint64_t mm_msg_tag(const struct meshmem_team *t, uint64_t seq)
 void mm_msg_post_pushed(struct meshmem_team *t, uint64_t seq, int src, void *buf, size_t n,
                         _Atomic uint64_t *pending)
 {
-    mm_net->msg_post(mm_team_world(t, src), mm_msg_tag(t, seq), buf, n, pending);
+    int w = mm_team_world(t, src);
+    mm_tp_peers[w].ops->msg_post(w, mm_msg_tag(t, seq), buf, n, pending);
+}
+
+/* progress the networks until *@p pending, counted down as pushed messages are sent or land,
+ * is zero (a landing wakes this rank, so the wait may sleep) */
+static void mm_msg_net_wait(_Atomic uint64_t *pending)
+{
+    MM_WAIT_RUNTIME_UNTIL(atomic_load_explicit(pending, memory_order_acquire) == 0);
 }
 
 void mm_msg_posted_wait(_Atomic uint64_t *pending)
 {
     /* nothing posted (no peer on another host: no network transport), or all landed */
-    if (atomic_load_explicit(pending, memory_order_acquire) != 0)
-        mm_net->msg_wait(pending);
+    mm_msg_net_wait(pending);
 }
 
 /* the pushed message of @p bytes from team member @p src into @p buf, now */
@@ -247,7 +252,7 @@ void mm_msg_take_posted(const char *call, struct meshmem_team *t, uint64_t seq, 
 
 bool mm_msg_pushed_to(struct meshmem_team *t, int dst)
 {
-    return mm_config.net_push && !mm_team_local(mm_team_world(t, dst));
+    return mm_config.net_push && !mm_tp_load_store(mm_team_world(t, dst));
 }
 
 bool mm_msg_send(struct meshmem_team *t, uint64_t seq, int dst, const void *buf, size_t n,
@@ -263,17 +268,17 @@ bool mm_msg_send(struct meshmem_team *t, uint64_t seq, int dst, const void *buf,
         words = 1 + (int)((n + 7) / 8);
     } else if (n <= mm_g.eager_bytes) {
         int w = mm_team_world(t, dst);
+        char *sym = mm_team_eager(t, seq, t->my_rank), *channel = mm_tp_line(w, sym);
         line[0] = MM_MSG_HDR(MM_MSG_EAGER, n);
-        if (MM_UNLIKELY(!mm_team_local(w))) { /* the channel and the line in one message */
-            mm_coll_post_remote(t, w, MM_FLAG_DATA, seq, line, 1,
-                                mm_team_eager(t, mm_g.rank, seq, t->my_rank), buf, n);
+        if (MM_UNLIKELY(channel == NULL)) { /* the channel and the line in one message */
+            mm_coll_post_remote(t, w, MM_FLAG_DATA, seq, line, 1, sym, buf, n);
             return false;
         }
-        memcpy(mm_team_eager(t, w, seq, t->my_rank), buf, n);
+        memcpy(channel, buf, n);
         words = 1;
     } else if (mm_msg_pushed_to(t, dst)) {
         int w = mm_team_world(t, dst);
-        mm_net->msg_send(w, mm_msg_tag(t, seq), buf, n, &t->pushes);
+        mm_tp_peers[w].ops->msg_send(w, mm_msg_tag(t, seq), buf, n, &t->pushes);
         line[0] = MM_MSG_HDR(MM_MSG_PUSH, n);
         words = 1;
         by_desc = true; /* in use until sent: mm_msg_sent_wait */
@@ -302,13 +307,13 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
         m.data = &f->payload[1];
         break;
     case MM_MSG_EAGER:
-        m.data = mm_team_eager(t, mm_g.rank, seq, src);
+        m.data = mm_team_eager(t, seq, src);
         break;
     case MM_MSG_RNDV: {
         mm_desc_t d = {f->payload[1], f->payload[2]};
         int w = mm_team_world(t, src);
         m.by_desc = true;
-        if (MM_LIKELY(mm_team_local(w))) {
+        if (MM_LIKELY(mm_tp_load_store(w))) {
             m.data = mm_desc_resolve(&d, m.bytes, w);
             break;
         }
@@ -321,7 +326,7 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
     }
     case MM_MSG_PUSH: {
         int w = mm_team_world(t, src);
-        if (MM_UNLIKELY(mm_team_local(w)))
+        if (MM_UNLIKELY(mm_tp_load_store(w)))
             mm_fatal("collective: team rank %d of this host sent a network message header %#llx",
                      src, (unsigned long long)h);
         m.owned = mm_msg_rx_take(t, m.bytes, src, &m.owned_bytes);
@@ -349,7 +354,7 @@ size_t mm_msg_recv(const char *call, struct meshmem_team *t, uint64_t seq, int s
                    size_t cap)
 {
     int w = mm_team_world(t, src);
-    if (MM_UNLIKELY(!mm_team_local(w))) {
+    if (MM_UNLIKELY(!mm_tp_load_store(w))) {
         /* a rendezvous from another host: get straight into the destination */
         const mm_flag_t *f = mm_coll_wait(t, src, MM_FLAG_DATA, seq);
         if (MM_MSG_PROTO(f->payload[0]) == MM_MSG_PUSH) {
@@ -413,6 +418,6 @@ void mm_msg_sent_wait(struct meshmem_team *t, uint64_t seq, int dst)
 {
     if (!mm_msg_pushed_to(t, dst))
         mm_coll_wait(t, dst, MM_FLAG_DONE, seq);
-    else if (atomic_load_explicit(&t->pushes, memory_order_acquire) != 0)
-        mm_net->msg_wait(&t->pushes); /* every push of the team: they complete in any order */
+    else
+        mm_msg_net_wait(&t->pushes); /* every push of the team: they complete in any order */
 }

@@ -14,7 +14,7 @@
  * Between hosts (mm_tp.h) the same protocol runs over the network transport: an inline message
  * is one post of its line, an eager one one post of the channel's bytes and the line together,
  * and a larger one is pushed (MM_MSG_PUSH): the sender hands its buffer to the network transport
- * as one tagged message (mm_net.h msg_send) and posts the DATA line with the size; the receiver
+ * as one tagged message (mm_tp_ops.h msg_send) and posts the DATA line with the size; the receiver
  * takes the message straight into its destination (msg_post) and posts nothing back; the sender
  * completes when the transport has sent it (mm_msg_send_complete). With MESHMEM_NET_PUSH=0 a
  * larger message between hosts is a rendezvous as on a node: the receiver gets the sender's
@@ -91,7 +91,7 @@ bool mm_desc_of(const void *buf, size_t len, mm_desc_t *desc);
  * this node); ends the job when the descriptor does not lie in the rank's memory. */
 void *mm_desc_resolve(const mm_desc_t *desc, size_t len, int owner);
 
-/** @return the symmetric address (mm_net.h) of @p desc (@p len bytes) from world rank
+/** @return the symmetric address (mm_tp.h) of @p desc (@p len bytes) from world rank
  * @p owner: where a transport finds it at the owner; checked as mm_desc_resolve. */
 void *mm_desc_sym(const mm_desc_t *desc, size_t len, int owner);
 

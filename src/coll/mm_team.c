@@ -26,7 +26,7 @@ static void mm_team_shared_init(struct meshmem_team *t)
 {
     int first = -1, second = -1, count = 0, me = -1;
     for (int r = 0; r < mm_g.nranks; r++) {
-        if (mm_g.peer[r].node != mm_g.node)
+        if (mm_g.node_of[r] != mm_g.node)
             continue;
         if (r == mm_g.rank)
             me = count;
@@ -39,7 +39,7 @@ static void mm_team_shared_init(struct meshmem_team *t)
     int stride = second < 0 ? 1 : second - first;
     bool strided = true;
     for (int i = 0, r = first; i < count; i++, r += stride)
-        strided = strided && r < mm_g.nranks && mm_g.peer[r].node == mm_g.node;
+        strided = strided && r < mm_g.nranks && mm_g.node_of[r] == mm_g.node;
     if (!strided) {
         first = mm_g.rank, stride = 1, count = 1, me = 0;
         mm_debug("SHMEM_TEAM_SHARED: this host's ranks are not a strided set: the team is this "
@@ -253,8 +253,7 @@ void meshmem_team_destroy(meshmem_team_t team)
     mm_topo_release(team);
     mm_fullmesh_barrier(team);
     /* nobody writes into our copy of the slot any more (mm_team.h): zero it and free it */
-    memset(mm_g.seg + mm_g.sync_offset + (size_t)team->slot * mm_g.slot_bytes, 0,
-           mm_g.slot_bytes);
+    memset(mm_team_slot(team), 0, mm_g.slot_bytes);
     pthread_mutex_lock(&mm_team_lock);
     mm_slots_free |= UINT64_C(1) << team->slot;
     pthread_mutex_unlock(&mm_team_lock);

@@ -1,5 +1,5 @@
 /*
- * The UCX network transport (mm_net.h), built as the plugin libmeshmem_ucx.so
+ * The UCX network transport (mm_tp_ops.h), built as the plugin libmeshmem_ucx.so
  * (mm_plugin.h): one ucp worker per rank, endpoints to the ranks on other hosts, this rank's
  * heap segment and static data registered (ucp_mem_map) and their keys exchanged at init.
  *
@@ -61,7 +61,7 @@
  * MM_UCX_KEEPALIVE unless UCX_KEEPALIVE_INTERVAL says otherwise): a peer that dies or becomes
  * unreachable ends the job from here with a message naming the rank and its host.
  */
-#include "mm_plugin.h"
+#include "mm_tp_ops.h"
 #include "mm_ucx_post.h"
 
 #include <dlfcn.h>
@@ -1491,8 +1491,16 @@ static void mm_ucx_fini(void)
     U.efd = U.kickfd = -1;
 }
 
-static const mm_net_ops_t mm_ucx_ops = {
+/* UCX reaches any host: TCP (or a fabric) connects every pair of ranks */
+static bool mm_ucx_reaches(const mm_boot_card_t *cards, int a, int b)
+{
+    (void)cards, (void)a, (void)b;
+    return true;
+}
+
+static const mm_tp_ops_t mm_ucx_ops = {
     .name = "ucx",
+    .reaches = mm_ucx_reaches,
     .init = mm_ucx_init,
     .fini = mm_ucx_fini,
     .put = mm_ucx_put,
@@ -1509,11 +1517,10 @@ static const mm_net_ops_t mm_ucx_ops = {
     .idle = mm_ucx_idle,
     .msg_send = mm_ucx_msg_send,
     .msg_post = mm_ucx_msg_post,
-    .msg_wait = mm_ucx_drain,
     .host = mm_ucx_host,
 };
 
-__attribute__((visibility("default"))) const mm_net_ops_t *
+__attribute__((visibility("default"))) const mm_tp_ops_t *
 meshmem_net_plugin(const mm_plugin_host_t *host)
 {
     if (host->abi != MM_PLUGIN_ABI) {

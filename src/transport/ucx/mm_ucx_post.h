@@ -1,6 +1,6 @@
 /**
  * @file mm_ucx_post.h
- * @brief The headers of a post and of a large put or get between hosts (mm_net.h's post and
+ * @brief The headers of a post and of a large put or get between hosts (mm_tp_ops.h's post and
  * transfers over UCX active messages), and the checks a receiver makes before it writes
  * anything: pure, so that the fuzz target (tests/fuzz/ucx_post_fuzz.c) calls the very functions
  * the transport calls.
@@ -130,7 +130,7 @@ static inline bool mm_ucx_putsig_valid(const mm_ucx_putsig_t *h, size_t length,
 }
 
 /**
- * What a collective's large message carries ahead of its data (MM_UCX_AM_MSG: mm_net.h's
+ * What a collective's large message carries ahead of its data (MM_UCX_AM_MSG: mm_tp_ops.h's
  * msg_send): the tag its receiver matches on, the sender, and the data's length.
  */
 typedef struct {

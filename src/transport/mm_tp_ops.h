@@ -1,8 +1,10 @@
 /**
- * @file mm_net.h
- * @brief The network side of the transport interface: the operations on a peer that this rank
- * cannot reach by load and store (another host), implemented by a network transport (UCX:
- * src/transport/ucx). The inline side, for peers of the node, is mm_tp.h.
+ * @file mm_tp_ops.h
+ * @brief What a transport implements: the operations table every peer's entry points to
+ * (mm_tp.h, mm_tp_peer_t). The shared-memory transport's data path is inline (mm_tp.h: one
+ * test of the peer's kind, then a copy, a store or a CPU atomic), so its table names it and
+ * little else; a network transport (UCX: src/transport/ucx, a plugin) fills the table, and the
+ * runtime calls it out of line for the peers it reaches.
  *
  * Addresses are symmetric: an address inside this rank's own segment or static data names the
  * same place in every rank's (every segment has one layout; the heap is allocated
@@ -16,18 +18,23 @@
  * later than the sequence word, which it stores last with release semantics, exactly as a
  * local writer does; posts to one peer are applied in the order they were made.
  */
-#ifndef MM_NET_H
-#define MM_NET_H
+#ifndef MM_TP_OPS_H
+#define MM_TP_OPS_H
 
 #include "meshmem.h"
 #include "mm_boot.h"
+#include "mm_plugin.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct {
+typedef struct mm_tp_ops {
     const char *name;
+    /** @return true when this transport can connect world ranks @p a and @p b, whose cards
+     * are @p cards[a] and @p cards[b] (a pure function of the cards and the configuration:
+     * every rank decides every pair alike, mm_tp_net.c). */
+    bool (*reaches)(const mm_boot_card_t *cards, int a, int b);
     /** Set up: register this rank's segment and static data, exchange addresses through the
      * bootstrap (collective), connect to every rank that @p remote marks. @return 0 or -1. */
     int (*init)(const mm_boot_card_t *cards, const bool *remote);
@@ -78,19 +85,16 @@ typedef struct {
      * Returns at once; *@p pending is counted up now and down once the data is in @p buf
      * (msg_wait), so that a receive posted early fills its buffer while the rank works. */
     void (*msg_post)(int pe, uint64_t tag, void *buf, size_t n, _Atomic uint64_t *pending);
-    /** Progress until *@p pending (of msg_send or msg_post) is down to zero. */
-    void (*msg_wait)(_Atomic uint64_t *pending);
     /** Host name of @p pe, for messages. */
     const char *(*host)(int pe);
-} mm_net_ops_t;
+    /** The collectives this transport runs itself (an engine that does them in one step),
+     * or NULL: the runtime's algorithms then run over the point-to-point operations. */
+    const struct mm_tp_coll_ops *coll;
+} mm_tp_ops_t;
 
-/** The network transport in use, or NULL when every peer is in reach of load/store. */
-extern const mm_net_ops_t *mm_net;
+/** A network plugin's entry (symbol MM_NET_PLUGIN_ENTRY in libmeshmem_NAME.so, NAME one of
+ * MESHMEM_NET's): its operations, or NULL (logged) when the ABI differs. */
+typedef const mm_tp_ops_t *(*mm_net_plugin_fn)(const mm_plugin_host_t *host);
+#define MM_NET_PLUGIN_ENTRY "meshmem_net_plugin"
 
-/**
- * @brief Load the network transport (mm_net_plugin.h) and connect to every rank that @p remote
- * marks (collective, at init). @return 0, or -1 after logging why.
- */
-int mm_net_open(const mm_boot_card_t *cards, const bool *remote);
-
-#endif /* MM_NET_H */
+#endif /* MM_TP_OPS_H */
