@@ -20,7 +20,7 @@
 
 /** Bumped whenever mm_plugin_host_t, mm_tp_ops_t, mm_boot_ops_t or mm_state_t change: the
  * library and its plugins must come from one build. (mm_config_t too: plugins read it.) */
-#define MM_PLUGIN_ABI 6
+#define MM_PLUGIN_ABI 7
 
 /** What the runtime lends a plugin. */
 typedef struct {

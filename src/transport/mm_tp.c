@@ -48,7 +48,7 @@ void mm_tp_post(int pe, void *line, const void *body, size_t body_len, uint64_t 
 {
     char *l = mm_tp_line(pe, line);
     if (l == NULL) {
-        mm_tp_peers[pe].ops->post(pe, line, body, body_len, seq, extra_dest, extra, extra_len);
+        mm_tp_post_net(pe, line, body, body_len, seq, extra_dest, extra, extra_len);
         return;
     }
     if (extra_len) {

@@ -161,6 +161,10 @@ MM_INLINE_HOT void *mm_tp_line(int pe, const void *line)
 void mm_tp_post(int pe, void *line, const void *body, size_t body_len, uint64_t seq,
                 void *extra_dest, const void *extra, size_t extra_len);
 
+/** @brief mm_tp_post to a network peer: one active message (mm_tp_am.c). */
+void mm_tp_post_net(int pe, void *line, const void *body, size_t body_len, uint64_t seq,
+                    void *extra_dest, const void *extra, size_t extra_len);
+
 /** @brief Copy @p n bytes of @p pe's copy of @p line (an address in this rank's own segment:
  * a runtime area) into @p dest: a load where load and store reach it, else a network get (a
  * round trip: for reads that are rare, or polls of a remote peer's line). */
@@ -200,6 +204,41 @@ MM_INLINE_HOT void mm_tp_wake_any(int pe)
 
 /** @return the lifecycle state (MM_RANK_*) of world rank @p pe, as it published it. */
 int mm_tp_peer_state(int pe);
+
+/* ---- active messages to network peers (mm_tp_am.c; mm_tp_ops.h, am_send) ---- */
+
+/** The runtime's active messages: what it builds on a network's send and handler. */
+enum {
+    MM_TP_AM_POST = 0,   /* a runtime line, its body and extra bytes (mm_tp_post) */
+    MM_TP_AM_SIGNAL = 1, /* a put with signal (mm_tp_put_signal_net) */
+    MM_TP_AM_MSG = 2,    /* a collective's large message, matched by tag (coll/mm_msg.c) */
+    MM_TP_AM_IDS
+};
+
+/** @brief The handler every network is given (mm_tp_ops_t's init): runs message @p id's. */
+void mm_tp_am_arrived(int src, unsigned id, const void *hdr, size_t hdr_len, const void *data,
+                      size_t len, void *rx);
+
+/** @brief Handle message @p id with @p fn from now on: a layer above the transport registers
+ * its own (coll/mm_msg.c: MM_TP_AM_MSG) before any can arrive. */
+void mm_tp_am_register(unsigned id, mm_tp_am_fn fn);
+
+/** @brief Send message @p id (header @p hdr of @p hdr_len bytes, @p len data bytes at
+ * @p data) to network peer @p pe, as its transport's am_send (flags MM_TP_AM_*). */
+void mm_tp_am_send(int pe, unsigned id, const void *hdr, size_t hdr_len, const void *data,
+                   size_t len, unsigned flags, _Atomic uint64_t *pending);
+
+/** @brief In the handler of a message from @p src, or later for one kept: take its data into
+ * @p buf (@p len bytes); @p landed(@p arg) once there (the transport's am_recv). */
+void mm_tp_am_recv(int src, void *rx, void *buf, size_t len, void (*landed)(void *arg),
+                   void *arg);
+
+/** @brief In the handler of a message from @p src: keep it for a later mm_tp_am_recv.
+ * @return its handle. */
+void *mm_tp_am_keep(int src, void *rx);
+
+/** @brief Release a message from @p src kept and never taken. */
+void mm_tp_am_drop(int src, void *kept);
 
 /* ---- RMA and AMOs ---- */
 
@@ -284,6 +323,11 @@ MM_INLINE_HOT uint64_t mm_tp_amo_at(void *local, void *dest, meshmem_amo_op_t op
 void mm_tp_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t value,
                uint64_t cond, uint64_t *fetched);
 
+/** @brief mm_tp_put_signal_at to a network peer: one active message that carries both
+ * (mm_tp_am.c). */
+void mm_tp_put_signal_net(int pe, void *dest, const void *src, size_t n, uint64_t *sig,
+                          uint64_t signal, int op, bool nbi);
+
 /** @brief Put @p n bytes, then post @p signal (MESHMEM_SIGNAL_SET or _ADD, validated) into the
  * symmetric 64-bit @p sig on @p pe: a peer that sees the signal sees the data. @p local and
  * @p lsig: the translations of dest and sig (NULL: @p pe is reached through a network).
@@ -297,10 +341,8 @@ MM_INLINE_HOT void mm_tp_put_signal_at(void *local, uint64_t *lsig, void *dest, 
         mm_copy(local, src, n);
         mm_signal_post(lsig, signal, op);
         mm_tp_wake_mapped(pe);
-    } else if (nbi) {
-        mm_tp_peers[pe].ops->put_signal_nbi(pe, dest, src, n, sig, op, signal);
     } else {
-        mm_tp_peers[pe].ops->put_signal(pe, dest, src, n, sig, op, signal);
+        mm_tp_put_signal_net(pe, dest, src, n, sig, signal, op, nbi);
     }
 }
 

@@ -51,13 +51,26 @@ static int mm_tp_nets_check(void)
     for (int i = 0, code; (code = mm_config_net_at(mm_config.net, i)) != 0; i++) {
         const char *name = mm_tp_net_names[code - 1];
         if (!mm_tp_net_built(name)) {
-            mm_error("MESHMEM_NET=%s: network %s is not built into this meshmem (built: %s; "
-                     "libmeshmem_%s.so is made when its library is found at configuration)",
-                     set, name, *MESHMEM_NETS_BUILT ? MESHMEM_NETS_BUILT : "none", name);
+            mm_error("MESHMEM_NET=%s: network %s is not built into this meshmem (built: %s)",
+                     set, name, *MESHMEM_NETS_BUILT ? MESHMEM_NETS_BUILT : "none");
             return -1;
         }
     }
     return 0;
+}
+
+/* @return the first operation a network must have that @p ops lacks, or NULL */
+static const char *mm_tp_net_missing(const mm_tp_ops_t *ops)
+{
+#define MM_TP_NEEDS(op)                                                                            \
+    if (ops->op == NULL)                                                                           \
+        return #op;
+    MM_TP_NEEDS(reaches) MM_TP_NEEDS(init) MM_TP_NEEDS(fini) MM_TP_NEEDS(put)
+    MM_TP_NEEDS(put_nbi) MM_TP_NEEDS(get) MM_TP_NEEDS(get_nbi) MM_TP_NEEDS(amo)
+    MM_TP_NEEDS(fence) MM_TP_NEEDS(quiet) MM_TP_NEEDS(am_send) MM_TP_NEEDS(am_recv)
+    MM_TP_NEEDS(am_keep) MM_TP_NEEDS(am_drop) MM_TP_NEEDS(progress)
+#undef MM_TP_NEEDS
+    return ops->am_eager_max == 0 ? "am_eager_max" : NULL;
 }
 
 /* load network @p name's plugin. @return its operations, or NULL after logging why */
@@ -72,8 +85,9 @@ static const mm_tp_ops_t *mm_tp_net_load(const char *name)
     snprintf(why, sizeof(why), "the job spans %d hosts", mm_g.nnodes);
     mm_net_plugin_fn entry = (mm_net_plugin_fn)mm_plugin_open(file, MM_NET_PLUGIN_ENTRY, why);
     const mm_tp_ops_t *ops = entry ? entry(mm_plugin_host()) : NULL;
-    if (ops && (ops->reaches == NULL || ops->init == NULL)) {
-        mm_error("meshmem_init: %s is not a network transport (no reaches or init)", file);
+    const char *missing = ops == NULL ? NULL : mm_tp_net_missing(ops);
+    if (missing) {
+        mm_error("meshmem_init: %s is not a complete network transport (no %s)", file, missing);
         ops = NULL;
     }
     return ops;
@@ -117,7 +131,7 @@ static int mm_tp_net_open(const mm_boot_card_t *cards, const mm_tp_ops_t *net)
     }
     for (int p = 0; p < n; p++)
         mine[p] = p != me && mm_tp_pair_left(cards, me, p) && net->reaches(cards, me, p);
-    int rc = net->init(cards, mine);
+    int rc = net->init(cards, mine, mm_tp_am_arrived);
     mm_tp_nets[mm_tp_nnets++] = net; /* (its fini is due even after a failed init) */
     for (int p = 0; p < n && rc == 0; p++)
         if (mine[p]) {
