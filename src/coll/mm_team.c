@@ -51,6 +51,28 @@ static void mm_team_shared_init(struct meshmem_team *t)
     t->my_rank = me;
 }
 
+/* @p t offloads its collectives when one transport reaches every member and runs them itself
+ * (mm_tp_coll.h); a member asks, with the others (team_init may be collective) */
+static void mm_team_offload_init(struct meshmem_team *t)
+{
+    t->offload = NULL;
+    const mm_tp_coll_ops_t *c =
+        t->my_rank < 0 ? NULL : mm_tp_coll_for(t->start, t->stride, t->size);
+    if (c == NULL)
+        return;
+    t->group = (mm_tp_group_t){.start = t->start, .stride = t->stride, .size = t->size,
+                               .my_rank = t->my_rank, .slot = t->slot};
+    if (c->team_init == NULL || c->team_init(&t->group) == 0)
+        t->offload = c;
+}
+
+static void mm_team_offload_fini(struct meshmem_team *t)
+{
+    if (t->offload != NULL && t->offload->team_fini != NULL)
+        t->offload->team_fini(&t->group);
+    t->offload = NULL;
+}
+
 int mm_team_init(void)
 {
     mm_slots_free = ~UINT64_C(0) & ~UINT64_C(3);
@@ -60,12 +82,16 @@ int mm_team_init(void)
     mm_team_shared_obj = mm_team_world_obj;
     mm_team_shared_obj.slot = 1;
     mm_team_shared_init(&mm_team_shared_obj);
+    mm_team_offload_init(&mm_team_world_obj);
+    mm_team_offload_init(&mm_team_shared_obj);
     return mm_topo_world_init(&mm_team_world_obj);
 }
 
 void mm_team_fini(void)
 {
     mm_topo_fini(&mm_team_world_obj);
+    mm_team_offload_fini(&mm_team_world_obj);
+    mm_team_offload_fini(&mm_team_shared_obj);
     mm_msg_rx_release(&mm_team_world_obj);
     mm_msg_rx_release(&mm_team_shared_obj);
     /* past finalize's barrier: no member uses them any more, so no collective release */
@@ -164,6 +190,7 @@ static struct meshmem_team *mm_team_new(int start, int stride, int size, int slo
     if (d % stride == 0 && d / stride >= 0 && d / stride < size)
         t->my_rank = d / stride;
     mm_topo_team_init(t);
+    mm_team_offload_init(t);
     pthread_mutex_lock(&mm_team_lock);
     mm_slots_free &= ~(UINT64_C(1) << slot);
     mm_team_live[slot] = t;
@@ -173,6 +200,7 @@ static struct meshmem_team *mm_team_new(int start, int stride, int size, int slo
 
 void mm_team_free(struct meshmem_team *t)
 {
+    mm_team_offload_fini(t);
     pthread_mutex_lock(&mm_team_lock);
     if (t->slot >= 0 && t->slot < MM_TEAM_SLOTS && mm_team_live[t->slot] == t)
         mm_team_live[t->slot] = NULL;

@@ -28,6 +28,7 @@
 
 #include "mm_core.h"
 #include "mm_tp.h"
+#include "mm_tp_coll.h"
 
 #include <assert.h>
 
@@ -50,6 +51,9 @@ struct meshmem_team {
     int      slot;                /* sync slot index, the same on every member */
     uint64_t seq;                 /* number of the last collective started */
     uint64_t *heard;              /* [size] last collective each member was heard from */
+    const mm_tp_coll_ops_t *offload; /* the collectives of the transport that reaches every
+                                      * member, when it has its own (mm_tp_coll.h); NULL: the
+                                      * runtime's (every call tests it: beside seq and heard) */
     int      num_contexts;        /* from the team config */
     bool     predefined;          /* world / shared: never destroyed by the user */
     int      ghc_kx, ghc_ky;      /* GHC grid, kx * ky == size; 0 x 0: full mesh (mm_topo.c) */
@@ -58,6 +62,7 @@ struct meshmem_team {
     _Atomic uint64_t pushes;      /* messages pushed to other hosts, not yet sent (mm_msg.h) */
     void    *rx_spare;            /* a buffer a message from another host came in, kept for */
     size_t   rx_spare_bytes;      /*   the next (mm_msg.c), and its size */
+    mm_tp_group_t group;          /* the team as the offloaded collectives see it */
 };
 
 /*

@@ -2,6 +2,7 @@
  * AMOs by run-time type, runtime posts, peers' states, the networks' fence and quiet. */
 #include "mm_tp.h"
 #include "mm_shm.h"
+#include "mm_tp_coll.h"
 
 #include <string.h>
 
@@ -88,4 +89,13 @@ void mm_tp_nets_quiet(void)
 {
     for (int i = 0; i < mm_tp_nnets; i++)
         mm_tp_nets[i]->quiet();
+}
+
+const mm_tp_coll_ops_t *mm_tp_coll_for(int start, int stride, int size)
+{
+    const mm_tp_ops_t *ops = mm_tp_peers[start].ops;
+    for (int i = 1; i < size; i++)
+        if (mm_tp_peers[start + i * stride].ops != ops)
+            return NULL;
+    return ops->coll;
 }
