@@ -50,10 +50,12 @@ static inline void mm_copy(void *dest, const void *src, size_t n)
         memcpy(dest, &head_, sizeof(T));                                                           \
         memcpy((char *)dest + n - sizeof(T), &tail_, sizeof(T));                                   \
     } while (0)
-    if (n <= 16) {
-        if (n >= 8)
-            MM_COPY_ENDS(uint64_t);
-        else if (n >= 4)
+    if (MM_LIKELY(n - 8 <= 8)) { /* 8 to 16 bytes, a word and flags' size: one compare */
+        MM_COPY_ENDS(uint64_t);
+        return;
+    }
+    if (n < 8) {
+        if (n >= 4)
             MM_COPY_ENDS(uint32_t);
         else if (n >= 2)
             MM_COPY_ENDS(uint16_t);
