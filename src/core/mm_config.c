@@ -12,7 +12,7 @@
 
 mm_config_t mm_config;
 
-enum { MM_KIND_SIZE, MM_KIND_INT, MM_KIND_BOOL, MM_KIND_TOPO };
+enum { MM_KIND_SIZE, MM_KIND_INT, MM_KIND_BOOL, MM_KIND_TOPO, MM_KIND_NETS };
 
 typedef struct {
     const char *name;
@@ -57,6 +57,30 @@ int mm_parse_topology(const char *text, int64_t *out)
     return 0;
 }
 
+int mm_parse_nets(const char *text, int64_t *out)
+{
+    static const char *const names[] = {MM_NET_NAMES};
+    const int known = (int)(sizeof(names) / sizeof(names[0]));
+    uint64_t list = 0, seen = 0;
+    int n = 0;
+    for (const char *p = text;; p++) {
+        size_t len = strcspn(p, ",");
+        int code = 0;
+        for (int i = 0; i < known && code == 0; i++)
+            if (strlen(names[i]) == len && strncasecmp(p, names[i], len) == 0)
+                code = i + 1;
+        if (code == 0 || (seen >> code & 1) || n == 15)
+            return -1; /* unknown, empty, named twice, or too many */
+        seen |= UINT64_C(1) << code;
+        list |= (uint64_t)code << (4 * n++);
+        p += len;
+        if (*p == '\0')
+            break;
+    }
+    *out = (int64_t)list;
+    return 0;
+}
+
 static int mm_config_parse(const mm_config_entry_t *e, const char *text, int64_t *out)
 {
     char *end;
@@ -81,8 +105,23 @@ static int mm_config_parse(const mm_config_entry_t *e, const char *text, int64_t
         return -1;
     case MM_KIND_TOPO:
         return mm_parse_topology(text, out);
+    case MM_KIND_NETS:
+        return mm_parse_nets(text, out);
     }
     return -1;
+}
+
+/* what a list of networks may hold, for the message of a bad one */
+static const char *mm_config_nets_syntax(void)
+{
+    static const char *const names[] = {MM_NET_NAMES};
+    static char text[160];
+    int n = snprintf(text, sizeof(text), "list of networks (a comma list of");
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && n > 0 && n < 100; i++)
+        n += snprintf(text + n, sizeof(text) - (size_t)n, "%s %s", i ? "," : "", names[i]);
+    if (n > 0 && n < 100)
+        snprintf(text + n, sizeof(text) - (size_t)n, ", each at most once)");
+    return text;
 }
 
 /* the variable that sets @p e, written into @p var, and its text (NULL: unset or empty) */
@@ -111,6 +150,7 @@ int mm_config_load(char *why, size_t cap)
                      e->kind == MM_KIND_SIZE   ? "size (such as 64M or 1G)"
                      : e->kind == MM_KIND_INT  ? "integer"
                      : e->kind == MM_KIND_TOPO ? "topology (auto, fullmesh, ghc or ghc:KXxKY)"
+                     : e->kind == MM_KIND_NETS ? mm_config_nets_syntax()
                                                : "boolean (0 or 1, no or yes)");
             return -1;
         }

@@ -422,6 +422,18 @@ def test_impossible_heap(launch, heap, msg):
         assert msg in res.err, res.err
 
 
+@pytest.mark.parametrize("nets,msg", [
+    ("tcp", 'MESHMEM_NET="tcp" is not a valid list of networks (a comma list of ucx, rtl'),
+    ("ucx,ucx", 'MESHMEM_NET="ucx,ucx" is not a valid list of networks'),  # named twice
+    ("rtl", "MESHMEM_NET=rtl: network rtl is not built into this meshmem"),  # known, not built
+])
+def test_bad_network_list(launch, nets, msg):
+    """MESHMEM_NET names networks meshmem knows and has built, or the job ends with one line."""
+    res = launch.run(["-n", "2", launch.fault_prog, "ok"], env={"MESHMEM_NET": nets})
+    check_ended(res, 1)
+    assert msg in res.err, res.err
+
+
 # ------------------------------------------------------------------------------------------
 # the job is stopped from outside
 
