@@ -10,7 +10,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import apps_run  # noqa: E402
+from meshmem.cli.apps import programs as apps_run  # noqa: E402
 from meshmem.cli import main  # noqa: E402
 
 

@@ -10,7 +10,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import app_command  # noqa: E402
+from meshmem.cli.apps import command as app_command  # noqa: E402
 from meshmem.cli import main  # noqa: E402
 
 
@@ -47,7 +47,7 @@ def test_hosts_pass_through_when_meshrun_has_them(monkeypatch):
 
 
 def test_vhosts_twin_runs_on_a_virtual_cluster_of_the_same_shape(built, monkeypatch):
-    from meshmem import apps_run, sort_cli
+    from meshmem.cli.apps import programs as apps_run, sort as sort_cli
     monkeypatch.setattr(app_command, "_meshrun_help", "  --vhosts H")
     a = app_command.options.defaults(sort_cli.COMMAND.add_arguments, vhosts=2, ranks=4)
     launch = sort_cli.COMMAND.launch_of(a)
@@ -103,7 +103,7 @@ def test_c_harness_usage_lists_common_options(built):
 
 
 def test_c_harness_result_line_has_the_common_fields(built):
-    from meshmem import apps_run
+    from meshmem.cli.apps import programs as apps_run
     row = apps_run.run_app("meshmem", "average", 2, ["-S", "1K", "-i", "7", "-w", "1"],
                            "average")[0]
     assert {"runtime", "ranks", "seconds", "best", "iters", "times", "verified",

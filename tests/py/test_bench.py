@@ -16,9 +16,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import bench, osu  # noqa: E402
+from meshmem.bench import osu as bench
+from meshmem.launch import commands as osu  # noqa: E402
 from meshmem.cli import main  # noqa: E402
-from meshmem.paths import bin_path  # noqa: E402
+from meshmem.launch.paths import bin_path  # noqa: E402
 
 SCHEMA = {"op", "ranks", "bytes", "meshmem_us", "baseline", "baseline_us", "memcpy_GBps"}
 
@@ -72,7 +73,7 @@ def test_memcpy_notes_explain_rows_above_their_reference():
 
 def test_plot(tmp_path):
     pytest.importorskip("matplotlib")
-    from meshmem.plot import plot_latency
+    from meshmem.cli.plot import plot_latency
     rows = [{"op": "put", "ranks": 2, "bytes": b, "meshmem_us": 0.01 * b, "baseline": "x",
              "baseline_us": 0.02 * b} for b in (8, 64, 512)]
     rows.append({"op": "barrier", "ranks": 2, "bytes": 0, "meshmem_us": 0.1,
@@ -245,7 +246,7 @@ def test_bad_algo_and_topology_are_clear_errors(capsys):
 
 def test_plot_algorithms(tmp_path):
     pytest.importorskip("matplotlib")
-    from meshmem.plot import plot_latency
+    from meshmem.cli.plot import plot_latency
     rows = [{"op": "allreduce", "ranks": 2, "bytes": b, "meshmem_us": k * b, "algo": a,
              "baseline": "openmpi-mpi", "baseline_us": 0.5 * b}
             for k, a in ((1, "naive"), (2, "ring")) for b in (8, 1024)]

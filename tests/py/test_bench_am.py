@@ -10,7 +10,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import bench, osu  # noqa: E402
+from meshmem.bench import osu as bench
+from meshmem.launch import commands as osu  # noqa: E402
 from meshmem.cli import main  # noqa: E402
 
 

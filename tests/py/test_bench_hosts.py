@@ -12,9 +12,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import osu, ucx_floor  # noqa: E402
+from meshmem.bench import ucx_floor
+from meshmem.launch import commands as osu  # noqa: E402
 from meshmem.cli import main  # noqa: E402
-from meshmem.paths import bin_path  # noqa: E402
+from meshmem.launch.paths import bin_path  # noqa: E402
 
 
 @pytest.fixture
@@ -184,7 +185,7 @@ def test_baselines_on_a_virtual_cluster(in_build, tmp_path, capsys):
 def test_mpi4py_twin_is_built_by_the_same_function(in_build, monkeypatch):
     """`meshmem bench --python`'s mpi4py side is an OpenMPI twin like the others."""
     import shutil
-    from meshmem import pybench
+    from meshmem.bench import pybench
     if not shutil.which("mpirun"):
         pytest.skip("OpenMPI is not installed")
     monkeypatch.setattr(osu, "cores", lambda: 2)

@@ -69,7 +69,7 @@ def test_meshmem_run_across_virtual_hosts_from_the_package(installed, launch):
     """The installed package carries meshrun-vhosts beside its meshrun: `python3 -m meshmem.run
     --vhosts 2` runs (it said "meshrun-vhosts is missing next to meshrun")."""
     runtime = Path(subprocess.run([str(installed / "python"), "-c",
-                                   "import meshmem.tools as t; print(t.RUNTIME)"],
+                                   "import meshmem.launch.tools as t; print(t.RUNTIME)"],
                                   capture_output=True, text=True, timeout=30).stdout.strip())
     script = runtime / "bin" / "meshrun-vhosts"
     assert script.exists(), f"{script} is not installed"

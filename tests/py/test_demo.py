@@ -10,9 +10,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import amt_cli, apps_run, demo, sort_cli  # noqa: E402
+from meshmem.cli import demo
+from meshmem.cli.apps import amt as amt_cli, programs as apps_run, sort as sort_cli  # noqa: E402
 from meshmem.cli import main  # noqa: E402
-from meshmem.osu import BenchError  # noqa: E402
+from meshmem.launch.commands import BenchError  # noqa: E402
 
 HEADINGS = ["distributed counting sort", "sharing averaged parameters", "distributed 3-D FFT",
             "8-byte all-to-all", "shallow water", "GEMM", "convolution",

@@ -14,7 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
 from meshmem.cli import main as meshmem_main  # noqa: E402
 from meshmem.model import FabricError, cost, load_fabric, resolve_fabric_path  # noqa: E402
-from meshmem.model import kernels, measured, validate  # noqa: E402
+from meshmem.bench import measured
+from meshmem.model import kernels, validate  # noqa: E402
 from meshmem.model.fabric import fabrics_dir, load_raw  # noqa: E402
 
 PAPER = r"(OPTWEB \(JOCN 2022\)|OPTWEB sort \(IPSJ\)|FSHMEM|DataVortex|ACCL|OpenMPI|Thakur)"

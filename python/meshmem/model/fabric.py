@@ -561,7 +561,7 @@ def load_fabric(path: str | Path, overrides: list[str] | tuple[str, ...] = (), m
 
 def fabrics_dir() -> Path:
     """The fabrics/ directory (the checkout's, or the installed package's copy)."""
-    from meshmem.paths import fabrics_dir as where
+    from meshmem.launch.paths import fabrics_dir as where
     return where()
 
 

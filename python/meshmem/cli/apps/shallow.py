@@ -15,12 +15,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from meshmem import apps_run, options
-from meshmem.apps_run import counted
-from meshmem import plot as plots
-from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
+from meshmem.cli import options
+from meshmem.cli.apps import programs
+from meshmem.cli.apps.programs import counted
+from meshmem.cli import plot as plots
+from meshmem.cli.apps.command import (AppCommand, Launch, UsageError, add_prediction, alternate,
                                  median, once)
-from meshmem.report import fmt_optional, speedup_legend, speedup_phrase
+from meshmem.cli.report import fmt_optional, speedup_legend, speedup_phrase
 
 VARIANTS = ("buffered", "streaming")
 MODES = ("step", "exchange")
@@ -52,7 +53,7 @@ def program_args(a, variant: str, exchange_only: bool = False) -> list:
 def heap_for(a, ranks: int) -> int:
     """The symmetric heap the shallow program needs on @p ranks ranks; UsageError with the
     program's own reason when the grid does not suit the rank count."""
-    exe = apps_run.ensure_app("shallow")
+    exe = programs.ensure_app("shallow")
     args = [str(v) for v in program_args(a, "buffered")]
     done = subprocess.run([str(exe), *args, "-H", str(ranks)], capture_output=True, text=True)
     if done.returncode != 0:  # "shallow: -N 8x8: on a 1x8 grid of ranks ..."

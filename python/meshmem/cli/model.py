@@ -16,9 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from meshmem import options
+from meshmem.cli import options
 from meshmem.model import FabricError, ModelError, cost, load_fabric, resolve_fabric_path
-from meshmem.options import UserError
+from meshmem.cli.options import UserError
 
 DESCRIPTION = """\
 The model of the papers' hardware: fabric descriptions (fabrics/*.toml: OPTWEB's full mesh and
@@ -150,7 +150,7 @@ def _write_json(path: str, data) -> None:
 
 
 def _measured(args) -> int:
-    from meshmem.model import measured
+    from meshmem.bench import measured
     if args.sensitivity:
         raise UserError("--sensitivity is for the papers' table, not with --measured")
     try:
@@ -175,7 +175,7 @@ def _measured(args) -> int:
 
 
 def _calibrate(args) -> int:
-    from meshmem.model import measured
+    from meshmem.bench import measured
     from meshmem.model.fabric import resolve_fabric_path
     options.at_least("--rounds", args.rounds, 1)
     options.at_least("--iters", args.iters, 10)
@@ -269,7 +269,8 @@ class ProgressBar:
 
 
 def _sweep(args) -> int:
-    from meshmem.model import plot, sweep
+    from meshmem.cli import model_plot as plot
+    from meshmem.model import sweep
     base = load_fabric(resolve_fabric_path(args.fabric))
     series = []
     for param in args.param or ["degree"]:

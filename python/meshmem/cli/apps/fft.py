@@ -19,12 +19,13 @@ import math
 import subprocess
 import sys
 
-from meshmem import apps_run, options
-from meshmem.apps_run import counted
-from meshmem import plot as plots
-from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
+from meshmem.cli import options
+from meshmem.cli.apps import programs
+from meshmem.cli.apps.programs import counted
+from meshmem.cli import plot as plots
+from meshmem.cli.apps.command import (AppCommand, Launch, UsageError, add_prediction, alternate,
                                  median)
-from meshmem.report import fmt_optional, speedup_legend, speedup_phrase
+from meshmem.cli.report import fmt_optional, speedup_legend, speedup_phrase
 
 VARIANTS = ("slab", "pencil")
 
@@ -46,7 +47,7 @@ variants:
 
 def heap_for(args: list, ranks: int) -> int:
     """The symmetric heap the fft program needs for these arguments on @p ranks ranks."""
-    exe = apps_run.ensure_app("fft")
+    exe = programs.ensure_app("fft")
     done = subprocess.run([str(exe), *map(str, args), "-H", str(ranks)], capture_output=True,
                           text=True)
     if done.returncode != 0:  # the program's own check: "fft: -N 0: a size n or ..."

@@ -15,13 +15,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from meshmem import apps_run, options
-from meshmem.apps_run import counted
-from meshmem import plot as plots
-from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
+from meshmem.cli import options
+from meshmem.cli.apps import programs
+from meshmem.cli.apps.programs import counted
+from meshmem.cli import plot as plots
+from meshmem.cli.apps.command import (AppCommand, Launch, UsageError, add_prediction, alternate,
                                  median)
-from meshmem.osu import BenchError
-from meshmem.report import fmt_optional, format_count
+from meshmem.launch.commands import BenchError
+from meshmem.cli.report import fmt_optional, format_count
 
 VARIANTS = ("a11", "a6", "a3", "a2", "a1", "ghc", "radix")
 ALIASES = {"3step": "a3", "single": "a1", "singlepass": "a1"}
@@ -79,7 +80,7 @@ def program_args(v: str, records: int, a, form_keys: bool) -> list[str]:
 
 def heap_for(args: list, ranks: int) -> int:
     """Ask the sort program how much symmetric heap these arguments need."""
-    exe = apps_run.ensure_app("sort")
+    exe = programs.ensure_app("sort")
     done = subprocess.run([str(exe), *map(str, args), "-H", str(ranks)], capture_output=True,
                           text=True)
     if done.returncode != 0:
@@ -128,7 +129,7 @@ def measure(a, launch: Launch, variants: list[str], records: int,
         mm = [x for run in got["meshmem"] for x in run]
         mp = [x for run in got.get("openmpi", []) for x in run]
         fab = None
-        design = apps_run.sort_design(fabric, DESIGNS.get(v, "")) if fabric else None
+        design = programs.sort_design(fabric, DESIGNS.get(v, "")) if fabric else None
         if fabric:
             fab = launch.on_fabric("sort", once(args), "sort", heap=heap, sort_variant=design)
         log(f"  sort {v}: {counted(a.rounds, 'round')} done", file=sys.stderr)

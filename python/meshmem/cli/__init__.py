@@ -12,7 +12,7 @@ import importlib
 import sys
 
 from meshmem import __version__
-from meshmem.options import HelpFormatter, Parser, UserError
+from meshmem.cli.options import HelpFormatter, Parser, UserError
 
 DESCRIPTION = """\
 meshmem: benchmarks, case studies and a fabric model for the meshmem communication runtime.
@@ -33,24 +33,24 @@ examples:
 
 # command name -> (module, one-line help)
 COMMANDS = {
-    "info": ("meshmem.info", "the version, this machine, and with --config every tunable"),
-    "bench": ("meshmem.bench", "OSU-style benchmarks: meshmem against OpenMPI in the same run"),
-    "sort": ("meshmem.sort_cli", "distributed counting and radix sorts against OpenMPI and a "
+    "info": ("meshmem.cli.info", "the version, this machine, and with --config every tunable"),
+    "bench": ("meshmem.bench.osu", "OSU-style benchmarks: meshmem against OpenMPI in the same run"),
+    "sort": ("meshmem.cli.apps.sort", "distributed counting and radix sorts against OpenMPI and a "
                                  "serial sort"),
-    "average": ("meshmem.average_cli", "sharing averaged parameters (naive, aggressive) against "
+    "average": ("meshmem.cli.apps.average", "sharing averaged parameters (naive, aggressive) against "
                                        "MPI_Allreduce"),
-    "fft": ("meshmem.fft_cli", "the distributed 3-D FFT of DataVortex against FFTW-MPI and serial "
+    "fft": ("meshmem.cli.apps.fft", "the distributed 3-D FFT of DataVortex against FFTW-MPI and serial "
                                "FFTW"),
-    "amt": ("meshmem.amt_cli", "8-byte all-to-all and a message-driven kernel (DataVortex) "
+    "amt": ("meshmem.cli.apps.amt", "8-byte all-to-all and a message-driven kernel (DataVortex) "
                                "against MPI"),
-    "shallow": ("meshmem.shallow_cli", "the shallow-water simulation of ACCL, buffered and "
+    "shallow": ("meshmem.cli.apps.shallow", "the shallow-water simulation of ACCL, buffered and "
                                        "streaming halo exchange, against MPI"),
-    "gemm": ("meshmem.gemm_cli", "FSHMEM's distributed GEMM (streamed row blocks, SUMMA) against "
+    "gemm": ("meshmem.cli.apps.gemm", "FSHMEM's distributed GEMM (streamed row blocks, SUMMA) against "
                                  "MPI and one rank"),
-    "conv": ("meshmem.conv_cli", "FSHMEM's distributed convolution (kernel groups, output blocks "
+    "conv": ("meshmem.cli.apps.conv", "FSHMEM's distributed convolution (kernel groups, output blocks "
                                  "streamed to every rank) against MPI and one rank"),
-    "demo": ("meshmem.demo", "the OPTWEB case studies on this machine, verified, with plots"),
-    "model": ("meshmem.model_cli", "the fabric model: validate it against the papers, predict, "
+    "demo": ("meshmem.cli.demo", "the OPTWEB case studies on this machine, verified, with plots"),
+    "model": ("meshmem.cli.model", "the fabric model: validate it against the papers, predict, "
                                    "sweep designs, replay a traced run"),
 }
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import sys
 
-from meshmem import blas, options
-from meshmem import plot as plots
-from meshmem.apps_run import counted
-from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
+from meshmem.cli import options
+from meshmem.cli.apps import blas
+from meshmem.cli import plot as plots
+from meshmem.cli.apps.programs import counted
+from meshmem.cli.apps.command import (AppCommand, Launch, UsageError, add_prediction, alternate,
                                  measured_row, once, program_heap)
-from meshmem.app_table import print_rate_table, rate_summary
-from meshmem.report import speedup_legend
+from meshmem.cli.apps.table import print_rate_table, rate_summary
+from meshmem.cli.report import speedup_legend
 
 # FSHMEM §V: 64 x 64 maps; "256, 3x3x256, 192, 5x5x192, and 128, 7x7x128"
 PAPER_KERNELS = "256x3x3x256,192x5x5x192,128x7x7x128"

@@ -19,7 +19,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from meshmem.paths import REPO, bin_path, build_dir
+from meshmem.launch.paths import REPO, bin_path, build_dir
 
 # Debian's OpenMPI 4.1.4 OSHMEM crashes in shmem_finalize on machines without InfiniBand
 # unless UCX's memory hooks are off; harmless for plain MPI.

@@ -10,7 +10,7 @@ Methodology (OSU's): warm-up, then each call timed on its own with an untimed ba
 calls; a figure is rank 0's mean over the iterations; in a run the Python and C loops
 alternate (twice each, the better pass kept), and a figure is the best of --rounds runs.
 
-The rank side of it is `python -m meshmem.pybench --rank meshmem|mpi4py`: it prints lines
+The rank side of it is `python -m meshmem.bench.pybench --rank meshmem|mpi4py`: it prints lines
 "@py op=.. bytes=.. api=python|c|mpi4py us=..".
 """
 import argparse
@@ -111,7 +111,7 @@ def python_with_bindings() -> str:
         return sys.executable
     except ImportError:
         pass
-    from meshmem.paths import build_dir
+    from meshmem.launch.paths import build_dir
     venv = build_dir() / "venv" / "bin" / "python"
     if venv.exists():
         return str(venv)
@@ -131,9 +131,9 @@ def parse(text: str) -> dict:
 
 
 def run_once(side: str, python: str, ranks: int, bind: str, iters: int, timeout: float) -> dict:
-    from meshmem.osu import LaunchOptions, twin_command
+    from meshmem.launch.commands import LaunchOptions, twin_command
     from meshmem.run import launcher
-    args = [python, "-m", "meshmem.pybench", "--rank", side, "--iters", str(iters)]
+    args = [python, "-m", "meshmem.bench.pybench", "--rank", side, "--iters", str(iters)]
     env = dict(os.environ)
     # build/bin/meshmem points PYTHONPATH at the source tree, which has no compiled bindings:
     # the ranks use the installed package of @p python
@@ -171,7 +171,7 @@ def rows_of(fig: dict, ranks: int) -> list:
 
 
 def report(rows: list, out=sys.stdout) -> None:
-    from meshmem.bench import format_size
+    from meshmem.bench.osu import format_size
     print(f"{'op':<10}{'bytes':>7}{'C µs':>10}{'Python µs':>11}{'Python/C':>10}"
           f"{'mpi4py µs':>11}{'× mpi4py (speed-up)':>21}", file=out)
     f = (lambda v, spec: "-" if v is None else format(v, spec))
@@ -184,8 +184,8 @@ def report(rows: list, out=sys.stdout) -> None:
 def run(args) -> int:
     """`meshmem bench --python` (the options of `meshmem bench` it uses: --ranks, --rounds,
     --iters, --bind-to, --vs, --json, --timeout)."""
-    from meshmem.options import UserError, at_least, check_outputs
-    from meshmem.osu import LaunchOptions, twin_settings
+    from meshmem.cli.options import UserError, at_least, check_outputs
+    from meshmem.launch.commands import LaunchOptions, twin_settings
     ranks = args.ranks
     if ranks < 2:
         raise UserError(f"--ranks {ranks}: --python needs at least 2 (the put goes from rank 0 "
@@ -227,7 +227,7 @@ def run(args) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m meshmem.pybench",
+    p = argparse.ArgumentParser(prog="python -m meshmem.bench.pybench",
                                 description="rank side of `meshmem bench --python`")
     p.add_argument("--rank", choices=("meshmem", "mpi4py"), required=True)
     p.add_argument("--iters", type=int, default=2000)

@@ -9,7 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
-RUNTIME = Path(__file__).resolve().parent / "_runtime"
+RUNTIME = Path(__file__).resolve().parents[1] / "_runtime"  # meshmem/_runtime, above launch/
 
 
 def runtime_path(*parts: str) -> Path:

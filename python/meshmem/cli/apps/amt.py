@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import sys
 
-from meshmem import options
-from meshmem import plot as plots
-from meshmem.apps_run import counted
-from meshmem.app_command import AppCommand, Launch, UsageError, add_prediction, alternate, median
-from meshmem.report import fmt_optional, format_size, speedup_legend, speedup_phrase
+from meshmem.cli import options
+from meshmem.cli import plot as plots
+from meshmem.cli.apps.programs import counted
+from meshmem.cli.apps.command import AppCommand, Launch, UsageError, add_prediction, alternate, median
+from meshmem.cli.report import fmt_optional, format_size, speedup_legend, speedup_phrase
 
 PARTS = ("fig2", "kernel")
 MESH = ("put", "am")            # meshmem's forms of (a)

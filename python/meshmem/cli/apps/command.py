@@ -12,7 +12,7 @@ A command is a subclass of AppCommand that sets its name, tag and baselines and 
 
 and exposes `add_arguments`/`run` of one instance to meshmem.cli (COMMANDS).
 
-Shared arguments (one vocabulary for every command: meshmem.options, VOCABULARY.md), old
+Shared arguments (one vocabulary for every command: meshmem.cli.options, VOCABULARY.md), old
 spellings kept as aliases:
   --ranks N                         ranks (-n)
   --vhosts H | --hosts a:4,b:4 | --hostfile F
@@ -29,7 +29,7 @@ spellings kept as aliases:
                                     (meshrun --fabric; docs/model.md)
   --bind-to core|none               (--bind) pin ranks; default core, none when oversubscribed
   --timeout SEC                     per program run
-Results as every command shows them (meshmem.report): sizes as 8, 1K, 64K, 1M, µs, speed-ups
+Results as every command shows them (meshmem.cli.report): sizes as 8, 1K, 64K, 1M, µs, speed-ups
 "× PEER" = peer time / meshmem time (above 1: meshmem is faster), explained under the table.
 Exit status: 0 every result verified, 1 a run failed or a result did not verify, 2 bad
 arguments (one line naming the option and its value, before anything runs).
@@ -47,11 +47,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from meshmem import apps_run, options
-from meshmem.options import UserError
-from meshmem.osu import BenchError, LaunchOptions, twin_settings
-from meshmem.paths import bin_path
-from meshmem.report import machine_info, machine_line, speedup_legend
+from meshmem.cli import options
+from meshmem.cli.apps import programs
+from meshmem.cli.options import UserError
+from meshmem.launch.commands import BenchError, LaunchOptions, twin_settings
+from meshmem.launch.paths import bin_path
+from meshmem.cli.report import machine_info, machine_line, speedup_legend
 
 BASELINE_NAMES = {"openmpi": "OpenMPI", "serial": "serial"}
 
@@ -116,7 +117,7 @@ class Launch:
     def meshmem(self, program: str, args: list, tag: str, heap: int = 64 << 20,
                 ranks: int | None = None, expect_fail: bool = False) -> list[dict]:
         """The result lines of meshmem program @p program under meshrun."""
-        return apps_run.run_app("meshmem", program, ranks or self.ranks, args, tag,
+        return programs.run_app("meshmem", program, ranks or self.ranks, args, tag,
                                 heap_bytes=heap, bind=self.bind, timeout_s=self.timeout,
                                 expect_fail=expect_fail, meshrun_args=self.meshrun_hosts)
 
@@ -130,7 +131,7 @@ class Launch:
     def openmpi(self, program: str, args: list, tag: str, ranks: int | None = None) -> list[dict]:
         """The result lines of OpenMPI twin @p program under mpirun."""
         o = self.twin_options(ranks)
-        return apps_run.run_app("openmpi", program, o.ranks, args, tag, bind=o.bind,
+        return programs.run_app("openmpi", program, o.ranks, args, tag, bind=o.bind,
                                 timeout_s=o.timeout_s, meshrun_args=[], vhosts=o.vhosts,
                                 hosts=o.hosts, hostfile=o.hostfile)
 
@@ -138,7 +139,7 @@ class Launch:
                   sort_variant: str | None = None) -> tuple[list[dict], dict]:
         """One run of @p program under meshrun --fabric: (result lines, prediction)."""
         extra = [a for kv in self.fabric_set for a in ("--fabric-set", kv)]
-        return apps_run.run_on_fabric(program, self.ranks, args, tag, self.fabric,
+        return programs.run_on_fabric(program, self.ranks, args, tag, self.fabric,
                                       self.compute_scale, sort_variant, heap_bytes=heap,
                                       bind=self.bind, timeout_s=self.timeout,
                                       launcher_args=self.meshrun_hosts + extra)
@@ -167,7 +168,7 @@ def program_heap(program: str, args: list, ranks: int) -> int:
     """The symmetric heap a run of @p program with @p args on @p ranks ranks needs, as the
     program prints it with -H RANKS; UsageError with the program's reason for refusing @p args
     (a bad size, say) before anything is started."""
-    exe = apps_run.ensure_app(program)
+    exe = programs.ensure_app(program)
     done = subprocess.run([str(exe), *[str(v) for v in args], "-H", str(ranks)],
                           capture_output=True, text=True)
     if done.returncode != 0:
@@ -318,10 +319,10 @@ class AppCommand(abc.ABC):
         mesh_hosts, mpi_hosts = self.hosts_of(a)
         if a.fabric:
             try:
-                a.fabric = apps_run.check_fabric(a.fabric, a.ranks, a.compute_scale)
+                a.fabric = programs.check_fabric(a.fabric, a.ranks, a.compute_scale)
             except BenchError as e:
                 raise UsageError(str(e)) from None
-        bind = a.bind_to or ("none" if a.ranks > apps_run.cores() else "core")
+        bind = a.bind_to or ("none" if a.ranks > programs.cores() else "core")
         return Launch(ranks=a.ranks, bind=bind, timeout=a.timeout, meshrun_hosts=mesh_hosts,
                       mpirun_hosts=mpi_hosts, vhosts=a.vhosts or 0, fabric=a.fabric,
                       compute_scale=a.compute_scale, fabric_set=list(a.fabric_set))
@@ -342,7 +343,7 @@ class AppCommand(abc.ABC):
             print(f"meshmem {self.name}: {e}", file=sys.stderr)
             return 2
         if "openmpi" in args.baselines:
-            ok, why = apps_run.openmpi_available()
+            ok, why = programs.openmpi_available()
             if not ok:
                 print(f"# OpenMPI baseline skipped: {why}")
                 args.baselines.remove("openmpi")
