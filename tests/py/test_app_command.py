@@ -56,7 +56,7 @@ def test_vhosts_twin_runs_on_a_virtual_cluster_of_the_same_shape(built, monkeypa
         {runtime: kw}) or [{}])
     launch.meshmem("sort", [], "sort")
     launch.openmpi("sort_mpi", [], "sort")
-    # meshrun gets --vhosts; mpirun none, but the cluster (osu.command wraps it)
+    # meshrun gets --vhosts; mpirun none, but the cluster (commands.command wraps it)
     assert seen["meshmem"]["meshrun_args"] == ["--vhosts", "2"]
     assert seen["meshmem"].get("vhosts", 0) == 0
     assert seen["openmpi"]["meshrun_args"] == [] and seen["openmpi"]["vhosts"] == 2

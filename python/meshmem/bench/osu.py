@@ -35,7 +35,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from meshmem.bench import ucx_floor
+from meshmem.bench import runner, ucx_floor
 from meshmem.cli import options
 from meshmem.launch import commands
 from meshmem.cli.options import UserError, parse_size  # noqa: F401 (parse_size: used by scripts)
@@ -289,7 +289,7 @@ def choose_twin(op: BenchOp, vs: str, opts: LaunchOptions, notes: list) -> tuple
     for twin in twins:
         key = twin[0]
         if key == "oshmem":
-            ok, why = commands.oshmem_works(opts)
+            ok, why = runner.oshmem_works(opts)
             if not ok:
                 msg = f"OpenMPI OSHMEM does not run here ({why}); using MPI one-sided instead"
                 if msg not in notes:
@@ -321,7 +321,7 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
         order = sides if r % 2 == 0 else sides[::-1]
         for name, rt, args, env in order:
             mode = twin[2] if name[0] == "baseline" and len(twin) > 2 else op.mode
-            out = commands.run(rt, opts, mode, sizes, iters, iters_large, warmup, MEMCPY_MIN,
+            out = runner.run(rt, opts, mode, sizes, iters, iters_large, warmup, MEMCPY_MIN,
                           extra_args=args, extra_env=env)
             per_side[name].append(out)
             for s, v in out.memcpy_all.items():

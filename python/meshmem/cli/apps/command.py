@@ -297,7 +297,7 @@ class AppCommand(abc.ABC):
     def hosts_of(self, a) -> tuple[list, list]:
         """meshrun's and mpirun's host arguments; UsageError while meshrun lacks the option.
         --vhosts gives mpirun none: the twin runs on a virtual cluster of the same shape, built
-        for it (Launch.vhosts, osu.command)."""
+        for it (Launch.vhosts, commands.command)."""
         for opt, value, mpi in (("--vhosts", a.vhosts, None), ("--hosts", a.hosts, "--host"),
                                 ("--hostfile", a.hostfile, "--hostfile")):
             if value is None:
