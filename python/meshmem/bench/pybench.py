@@ -132,7 +132,7 @@ def parse(text: str) -> dict:
 
 def run_once(side: str, python: str, ranks: int, bind: str, iters: int, timeout: float) -> dict:
     from meshmem.launch.commands import LaunchOptions, twin_command
-    from meshmem.run import launcher
+    from meshmem.launch.tools import launcher
     args = [python, "-m", "meshmem.bench.pybench", "--rank", side, "--iters", str(iters)]
     env = dict(os.environ)
     # build/bin/meshmem points PYTHONPATH at the source tree, which has no compiled bindings:
