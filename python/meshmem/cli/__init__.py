@@ -1,6 +1,7 @@
 """The `meshmem` command: one argparse sub-parser per command, registered in COMMANDS.
 
-Each command module exposes `add_arguments(parser)` and `run(args) -> int` (the exit status).
+Each command module exposes `add_arguments(parser)` and `run(args) -> int` (the exit status),
+itself or as COMMAND (the application commands: an AppCommand of meshmem.cli.apps.command).
 A user error is one line `meshmem COMMAND: message` and exit status 2: the parser's own errors
 (options.Parser) and every UserError a command raises; a file that cannot be written is one
 line and status 1.
@@ -56,12 +57,12 @@ COMMANDS = {
 
 
 def build_parser() -> tuple[Parser, dict]:
-    """The parser of every command, and the modules that run them."""
+    """The parser of every command, and what runs each (its module, or its COMMAND)."""
     parser = Parser(prog="meshmem", description=DESCRIPTION, epilog=EPILOG,
                     formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"meshmem {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    modules = {}
+    runners = {}
     for name, (modname, help_text) in COMMANDS.items():
         try:
             mod = importlib.import_module(modname)
@@ -70,9 +71,10 @@ def build_parser() -> tuple[Parser, dict]:
             continue
         p = sub.add_parser(name, help=help_text, description=help_text,
                            formatter_class=HelpFormatter)
-        mod.add_arguments(p)
-        modules[name] = mod
-    return parser, modules
+        command = getattr(mod, "COMMAND", mod)
+        command.add_arguments(p)
+        runners[name] = command
+    return parser, runners
 
 
 def parser_of(parser: Parser, argv: list, end: int) -> Parser:
@@ -86,7 +88,7 @@ def parser_of(parser: Parser, argv: list, end: int) -> Parser:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser, modules = build_parser()
+    parser, runners = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # the command's own parser names it: "meshmem bench: unrecognized arguments"
         first = next((i for i, a in enumerate(argv) if a == extra[0]), len(argv))
@@ -97,7 +99,7 @@ def main(argv=None) -> int:
               "--help shows its options)", file=sys.stderr)
         return 2
     try:
-        return int(modules[args.command].run(args) or 0)
+        return int(runners[args.command].run(args) or 0)
     except UserError as e:
         print(f"meshmem {args.command}: {e}", file=sys.stderr)
         return 2

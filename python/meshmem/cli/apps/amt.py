@@ -260,16 +260,5 @@ class AmtCommand(AppCommand):
                 "# the kernel's speed-up likewise: MPI time / meshmem time",
                 "# Mmsg/s: the messages of all ranks per second / 1e6"]
 
-    def measure(self, a, launch):
-        return measure(a, launch)
 
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
-
-COMMAND = AmtCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = AmtCommand(measure, print_table, plot)

@@ -262,20 +262,10 @@ class AverageCommand(AppCommand):
         return {"sizes": a.byte_sizes, "algos": a.algos, "topologies": a.topos,
                 "onestep": a.onestep, "iters": a.iters}
 
-    def measure(self, a, launch):
-        return measure(a, launch, a.byte_sizes, a.algos, a.topos)
-
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
     def footer(self, rows):
         return [speedup_legend("× OpenMPI, × naive", "peer time (MPI_Allreduce, naive)"),
                 "# paired: the median over rounds of the same round's speed-up"]
 
 
-COMMAND = AverageCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = AverageCommand(lambda a, launch: measure(a, launch, a.byte_sizes, a.algos, a.topos),
+                         print_table, plot)

@@ -2,15 +2,17 @@
 line, the launch of the meshmem program and its baselines, alternating rounds, medians, the
 table, JSON, plot and exit status. An application adds only what is its own.
 
-A command is a subclass of AppCommand that sets its name, tag and baselines and implements
+A command is a subclass of AppCommand that sets its name, tag and baselines and overrides
 
     add_app_arguments(p)     its own options
     check(a)                 its own argument checks: raise UsageError("--opt VALUE: why")
+
+and one instance of it, COMMAND in its module (meshmem.cli runs it), is made with the
+application's own functions, which the demo calls too:
+
     measure(a, launch)       run everything, return (result rows, notes)
     print_table(rows, out)   one line per row
     plot(rows, path, title)  the figure of its paper
-
-and exposes `add_arguments`/`run` of one instance to meshmem.cli (COMMANDS).
 
 Shared arguments (one vocabulary for every command: meshmem.cli.options, VOCABULARY.md), old
 spellings kept as aliases:
@@ -36,7 +38,6 @@ arguments (one line naming the option and its value, before anything runs).
 """
 from __future__ import annotations
 
-import abc
 import argparse
 import json
 import os
@@ -44,6 +45,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -200,7 +202,7 @@ def measured_row(runs: list, keys, rate: str | None = None, mpi: list | None = N
     return row
 
 
-class AppCommand(abc.ABC):
+class AppCommand:
     """The shared part of `meshmem APP` (see the module comment)."""
     name = "app"                   # the command's name
     baselines: tuple = ("openmpi",)  # what --vs may name, in the order they run
@@ -211,24 +213,19 @@ class AppCommand(abc.ABC):
     plot_what = "the results"      # what --plot draws, for its help
     examples: tuple = ()           # lines of the epilog
 
+    def __init__(self, measure: Callable[..., tuple[list, list]], print_table: Callable[..., None],
+                 plot: Callable[..., None]):
+        """The application's functions: @p measure(a, launch) runs the programs and returns
+        (rows, notes); @p print_table(rows, out=None) prints the rows; @p plot(rows, path,
+        title="") writes the plot."""
+        self.measure, self.print_table, self.plot = measure, print_table, plot
+
     # ---------------------------------------------------------------- to be provided
     def add_app_arguments(self, p: argparse.ArgumentParser) -> None:
         """The command's own options."""
 
     def check(self, a) -> None:
         """The command's own checks; raise UsageError naming the option and value."""
-
-    @abc.abstractmethod
-    def measure(self, a, launch: Launch) -> tuple[list, list]:
-        """Run the programs; return (rows, notes)."""
-
-    @abc.abstractmethod
-    def print_table(self, rows: list, out=None) -> None:
-        """Print the rows."""
-
-    @abc.abstractmethod
-    def plot(self, rows: list, path: str, title: str = "") -> None:
-        """Write the plot."""
 
     def describe(self, a) -> str:
         """What runs, for the first line of the output (after the machine)."""

@@ -204,16 +204,5 @@ class ConvCommand(AppCommand):
                 "# error: max |maps - one-rank maps| / max |one-rank maps|; "
                 "GOPS = 2 KH KW CIN KOUT H W per layer / time"]
 
-    def measure(self, a, launch):
-        return measure(a, launch)
 
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
-
-COMMAND = ConvCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = ConvCommand(measure, print_table, plot)

@@ -282,16 +282,5 @@ class FftCommand(AppCommand):
                 "# error: relative L2 error of the forward transform against serial FFTW; "
                 "GFlops: 5 N log2 N / time"]
 
-    def measure(self, a, launch):
-        return measure(a, launch)
 
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
-
-COMMAND = FftCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = FftCommand(measure, print_table, plot)

@@ -162,16 +162,5 @@ class GemmCommand(AppCommand):
                                "peer time (the same algorithm on OpenMPI, one rank's dgemm)"),
                 "# error: max |C - one-rank product| / max |product|; GOPS = 2 M N K / time"]
 
-    def measure(self, a, launch):
-        return measure(a, launch)
 
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
-
-COMMAND = GemmCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = GemmCommand(measure, print_table, plot)

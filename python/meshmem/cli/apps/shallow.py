@@ -266,16 +266,5 @@ class ShallowCommand(AppCommand):
                 "# µs/step: median run / steps; halo %: the exchange calls' share of the step "
                 "(waits included); mode exchange: the halo exchange alone, no computation"]
 
-    def measure(self, a, launch):
-        return measure(a, launch)
 
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
-
-COMMAND = ShallowCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = ShallowCommand(measure, print_table, plot)

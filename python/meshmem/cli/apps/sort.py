@@ -282,16 +282,6 @@ class SortCommand(AppCommand):
         return {"records": a.nrecords, "variants": a.variants, "iters": a.iters,
                 "dist": a.dist}
 
-    def measure(self, a, launch):
-        return measure(a, launch, a.variants, a.nrecords)
 
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
-
-COMMAND = SortCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = SortCommand(lambda a, launch: measure(a, launch, a.variants, a.nrecords),
+                      print_table, plot)
