@@ -35,9 +35,10 @@ import sys
 import time
 from dataclasses import dataclass
 
-from meshmem.bench import runner, ucx_floor
+from meshmem.bench import pybench, runner, ucx_floor
 from meshmem.cli import options
 from meshmem.launch import commands
+from meshmem.cli.plot import plot_latency
 from meshmem.cli.options import UserError, parse_size  # noqa: F401 (parse_size: used by scripts)
 from meshmem.launch.commands import RUNTIMES, BenchError, LaunchOptions
 from meshmem.cli.report import (fmt_optional, format_size, machine_info, machine_line, peer_name,
@@ -547,7 +548,6 @@ def check(args) -> tuple[list, list, list | None, dict]:
 def run(args) -> int:
     """Entry point of `meshmem bench`."""
     if args.python:
-        from meshmem.bench import pybench
         return pybench.run(args)
     args.notes = notes = []
     selected, algos, user_sizes, mesh_env = check(args)
@@ -648,7 +648,6 @@ def run(args) -> int:
             json.dump(doc, f, indent=1)
         print(f"# wrote {args.json}")
     if args.plot:
-        from meshmem.cli.plot import plot_latency
         plot_latency(rows, args.plot, title=f"meshmem against its peer: {args.ranks} ranks on "
                                             f"{info['nproc']} cores, {info['cpu']}")
         print(f"# wrote {args.plot}")

@@ -24,6 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
+from meshmem.cli.options import UserError, at_least, check_outputs
+from meshmem.cli.report import format_size
+from meshmem.launch.commands import LaunchOptions, twin_command, twin_settings
+from meshmem.launch.paths import build_dir
+from meshmem.launch.tools import launcher
+
 CASES = (("allreduce", 8), ("allreduce", 1 << 20), ("put", 8))
 
 
@@ -111,7 +117,6 @@ def python_with_bindings() -> str:
         return sys.executable
     except ImportError:
         pass
-    from meshmem.launch.paths import build_dir
     venv = build_dir() / "venv" / "bin" / "python"
     if venv.exists():
         return str(venv)
@@ -131,8 +136,6 @@ def parse(text: str) -> dict:
 
 
 def run_once(side: str, python: str, ranks: int, bind: str, iters: int, timeout: float) -> dict:
-    from meshmem.launch.commands import LaunchOptions, twin_command
-    from meshmem.launch.tools import launcher
     args = [python, "-m", "meshmem.bench.pybench", "--rank", side, "--iters", str(iters)]
     env = dict(os.environ)
     # build/bin/meshmem points PYTHONPATH at the source tree, which has no compiled bindings:
@@ -171,7 +174,6 @@ def rows_of(fig: dict, ranks: int) -> list:
 
 
 def report(rows: list, out=sys.stdout) -> None:
-    from meshmem.bench.osu import format_size
     print(f"{'op':<10}{'bytes':>7}{'C µs':>10}{'Python µs':>11}{'Python/C':>10}"
           f"{'mpi4py µs':>11}{'× mpi4py (speed-up)':>21}", file=out)
     f = (lambda v, spec: "-" if v is None else format(v, spec))
@@ -184,8 +186,6 @@ def report(rows: list, out=sys.stdout) -> None:
 def run(args) -> int:
     """`meshmem bench --python` (the options of `meshmem bench` it uses: --ranks, --rounds,
     --iters, --bind-to, --vs, --json, --timeout)."""
-    from meshmem.cli.options import UserError, at_least, check_outputs
-    from meshmem.launch.commands import LaunchOptions, twin_settings
     ranks = args.ranks
     if ranks < 2:
         raise UserError(f"--ranks {ranks}: --python needs at least 2 (the put goes from rank 0 "
