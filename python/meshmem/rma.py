@@ -13,6 +13,13 @@ from meshmem import _fast
 from meshmem.core import (ADDR, DTYPE, NBYTES, Error, _buffers, address, buffer, check_rank,
                           dtype_code, lib, status_error)
 
+# the names `import meshmem` offers (meshmem.NAME, __init__.py)
+__all__ = ["put", "get", "put_signal", "signal_fetch", "signal_wait_until", "fence", "quiet",
+           "wait_until", "test", "atomic_fetch", "atomic_set", "atomic_swap",
+           "atomic_compare_swap", "atomic_add", "atomic_fetch_add", "atomic_inc",
+           "atomic_fetch_inc", "atomic_and", "atomic_fetch_and", "atomic_or", "atomic_fetch_or",
+           "atomic_xor", "atomic_fetch_xor"]
+
 _fast_put = _fast.put
 _get = lib.mmpy_get
 _OK = 0

@@ -158,6 +158,24 @@ def test_single_rank_without_meshrun(installed, tmp_path):
     assert r.returncode == 0 and r.stdout.split() == ["0", "1", "0.0"], r.stderr
 
 
+def test_names_are_the_binding_modules_all(installed, tmp_path):
+    """`import meshmem` offers the names of the binding modules' __all__, listed before any
+    of them is imported (the runtime not started), each the module's own object."""
+    prog = tmp_path / "names.py"
+    prog.write_text(
+        "import sys\nimport meshmem\nlisted = set(dir(meshmem))\n"
+        "assert not [m for m in sys.modules if m.startswith('meshmem.')], sorted(sys.modules)\n"
+        "from meshmem import am, core, memory, rma, teams\n"
+        "mods = (core, memory, rma, teams, am)\n"
+        "every = [n for m in mods for n in m.__all__]\n"
+        "assert len(every) == len(set(every)) and set(every) <= listed, every\n"
+        "assert all(getattr(meshmem, n) is getattr(m, n) for m in mods for n in m.__all__)\n"
+        "print(len(every))\n")
+    r = subprocess.run([str(installed / "python"), str(prog)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0 and r.stdout.split() == ["80"], r.stderr
+
+
 def test_console_scripts(installed, tmp_path):
     """meshcc and meshrun of the installed package compile and run an OpenSHMEM program."""
     src = tmp_path / "hello.c"
