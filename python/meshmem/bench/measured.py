@@ -1,4 +1,4 @@
-"""The model against this machine: the virtual cluster (issue 12 item 6).
+"""The model against this machine: the virtual cluster.
 
 `fabrics/vcluster-tcp.toml` describes H virtual hosts of this machine (network namespaces joined
 by veth, UCX over TCP between them, shared memory inside each) as a two-level GHC: x the R ranks

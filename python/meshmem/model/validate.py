@@ -18,7 +18,7 @@ needs `why`, the reason found. `sensitivity` scales every float parameter of eve
 
 The model's score is the count of independent reproductions: measured rows inside their
 tolerance. A measured row marked `weak` (its prediction is another published figure, or the
-paper's own closed form) counts, and is counted apart (issue 34's audit, docs/model.md).
+paper's own closed form) counts, and is counted apart (docs/model.md).
 """
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ variants (A: memory passes, m: all-to-all passes; the report's eq. 1):
 
 --vs names exactly the peers that run (default openmpi,serial): --vs openmpi runs OpenMPI
 alone, --vs serial the serial sort alone, --vs none neither; --no-serial leaves serial out of
-whatever --vs names (an old option; before issue 17 --vs openmpi also ran the serial sort)."""
+whatever --vs names (an old option, from when --vs openmpi also ran the serial sort)."""
 
 
 def variant_list(text: str) -> list[str]:
