@@ -10,8 +10,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem.cli.apps import command as app_command  # noqa: E402
-from meshmem.cli import main  # noqa: E402
+from meshmem.cli import main
+from meshmem.cli.apps import command as app_command
 
 
 @pytest.mark.parametrize("argv, says", [
@@ -47,7 +47,8 @@ def test_hosts_pass_through_when_meshrun_has_them(monkeypatch):
 
 
 def test_vhosts_twin_runs_on_a_virtual_cluster_of_the_same_shape(built, monkeypatch):
-    from meshmem.cli.apps import programs as apps_run, sort as sort_cli
+    from meshmem.cli.apps import programs as apps_run
+    from meshmem.cli.apps import sort as sort_cli
     monkeypatch.setattr(app_command, "_meshrun_help", "  --vhosts H")
     a = app_command.options.defaults(sort_cli.COMMAND.add_arguments, vhosts=2, ranks=4)
     launch = sort_cli.COMMAND.launch_of(a)

@@ -10,8 +10,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem.cli.apps import programs as apps_run, sort as sort_cli  # noqa: E402
-from meshmem.cli import main  # noqa: E402
+from meshmem.cli import main
+from meshmem.cli.apps import programs as apps_run
+from meshmem.cli.apps import sort as sort_cli
 
 SORT_SCHEMA = {"variant", "runtime", "ranks", "records", "A", "m", "seconds", "GBps", "verified",
                "form", "serial_seconds", "speedup_vs_serial"}

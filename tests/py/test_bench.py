@@ -18,9 +18,9 @@ sys.path.insert(0, str(REPO / "python"))
 
 from meshmem.bench import osu as bench
 from meshmem.bench import runner
-from meshmem.launch import commands  # noqa: E402
-from meshmem.cli import main  # noqa: E402
-from meshmem.launch.paths import bin_path  # noqa: E402
+from meshmem.cli import main
+from meshmem.launch import commands
+from meshmem.launch.paths import bin_path
 
 SCHEMA = {"op", "ranks", "bytes", "meshmem_us", "baseline", "baseline_us", "memcpy_GBps"}
 
@@ -130,7 +130,7 @@ def test_paired_ops_finish_on_odd_ranks_and_falling_sizes(op):
                            "-o", op, "-s", "64,8", "-i", "50", "-I", "10"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    rows = [l for l in done.stdout.splitlines() if l.startswith("@osu")]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("@osu")]
     assert [r.split("bytes=")[1].split()[0] for r in rows] == ["64", "8"]
     assert all(float(r.split("us=")[1].split()[0]) > 0 for r in rows)
 

@@ -11,8 +11,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
 from meshmem.bench import osu as bench
-from meshmem.launch import commands  # noqa: E402
-from meshmem.cli import main  # noqa: E402
+from meshmem.cli import main
+from meshmem.launch import commands
 
 
 def test_am_ops_table():

@@ -13,9 +13,9 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
 from meshmem.bench import ucx_floor
-from meshmem.launch import commands  # noqa: E402
-from meshmem.cli import main  # noqa: E402
-from meshmem.launch.paths import bin_path  # noqa: E402
+from meshmem.cli import main
+from meshmem.launch import commands
+from meshmem.launch.paths import bin_path
 
 
 @pytest.fixture
@@ -185,6 +185,7 @@ def test_baselines_on_a_virtual_cluster(in_build, tmp_path, capsys):
 def test_mpi4py_twin_is_built_by_the_same_function(in_build, monkeypatch):
     """`meshmem bench --python`'s mpi4py side is an OpenMPI twin like the others."""
     import shutil
+
     from meshmem.bench import pybench
     if not shutil.which("mpirun"):
         pytest.skip("OpenMPI is not installed")

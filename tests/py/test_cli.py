@@ -165,6 +165,7 @@ def test_topology_lists_and_old_names():
 def test_every_option_has_help_for_users(parse):
     """Every command and option explains itself; papers are cited by name, not by seed file."""
     import argparse
+
     from meshmem.cli import build_parser
     parser, _ = build_parser()
     todo = [parser]

@@ -8,8 +8,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
-from meshmem.cli import options  # noqa: E402
-from meshmem.cli.options import UserError  # noqa: E402
+from meshmem.cli import options
+from meshmem.cli.options import UserError
 
 
 @pytest.mark.parametrize("text, value", [

@@ -37,12 +37,11 @@ from dataclasses import dataclass
 
 from meshmem.bench import pybench, runner, ucx_floor
 from meshmem.cli import options
-from meshmem.launch import commands
-from meshmem.cli.plot import plot_latency
 from meshmem.cli.options import UserError, parse_size  # noqa: F401 (parse_size: used by scripts)
+from meshmem.cli.plot import plot_latency
+from meshmem.cli.report import fmt_optional, format_size, machine_info, machine_line, peer_name, speedup, speedup_legend
+from meshmem.launch import commands
 from meshmem.launch.commands import RUNTIMES, BenchError, LaunchOptions
-from meshmem.cli.report import (fmt_optional, format_size, machine_info, machine_line, peer_name,
-                            speedup, speedup_legend)
 
 KiB, MiB = 1 << 10, 1 << 20
 

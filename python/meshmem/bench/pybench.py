@@ -176,7 +176,10 @@ def rows_of(fig: dict, ranks: int) -> list:
 def report(rows: list, out=sys.stdout) -> None:
     print(f"{'op':<10}{'bytes':>7}{'C µs':>10}{'Python µs':>11}{'Python/C':>10}"
           f"{'mpi4py µs':>11}{'× mpi4py (speed-up)':>21}", file=out)
-    f = (lambda v, spec: "-" if v is None else format(v, spec))
+
+    def f(v, spec):
+        return "-" if v is None else format(v, spec)
+
     for r in rows:
         print(f"{r['op']:<10}{format_size(r['bytes']):>7}{f(r['c_us'], '.3f'):>10}"
               f"{f(r['python_us'], '.3f'):>11}{f(r['python_over_c'], '.2f'):>10}"

@@ -39,9 +39,9 @@ from typing import Callable
 from meshmem.cli import options
 from meshmem.cli.apps import amt, average, conv, fft, gemm, programs, shallow, sort
 from meshmem.cli.apps.command import AppCommand, meshrun_accepts, rows_verified
+from meshmem.cli.report import format_count, format_size, machine_info, machine_line, speedup_phrase
 from meshmem.launch.commands import BenchError, twin_settings
 from meshmem.launch.paths import REPO, build_dir
-from meshmem.cli.report import format_count, format_size, machine_info, machine_line, speedup_phrase
 
 DESCRIPTION = """\
 The case studies of OPTWEB (JOCN 2022) and the applications of DataVortex, ACCL and FSHMEM on

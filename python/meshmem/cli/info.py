@@ -5,8 +5,8 @@ import subprocess
 from pathlib import Path
 
 from meshmem import __version__
-from meshmem.launch.paths import bin_path, build_dir
 from meshmem.cli.report import machine_info
+from meshmem.launch.paths import bin_path, build_dir
 from meshmem.launch.tools import runtime_path
 
 

@@ -19,8 +19,7 @@ from pathlib import Path
 from meshmem.bench import measured
 from meshmem.cli import model_plot, options
 from meshmem.cli.options import UserError
-from meshmem.model import (FabricError, ModelError, cost, load_fabric, replay, resolve_fabric_path,
-                           sweep, validate)
+from meshmem.model import FabricError, ModelError, cost, load_fabric, replay, resolve_fabric_path, sweep, validate
 
 DESCRIPTION = """\
 The model of the papers' hardware: fabric descriptions (fabrics/*.toml: OPTWEB's full mesh and

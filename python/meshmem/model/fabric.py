@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 from meshmem.model.topology import Topology, make_topology
 

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import math
 import textwrap
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+
+import tomllib
 
 from meshmem.model.fabric import Fabric, FabricError, base_chain, load_fabric, resolve_fabric_path
 from meshmem.model.quantities import QUANTITIES

@@ -17,8 +17,8 @@ import sys
 
 from meshmem.cli import options
 from meshmem.cli import plot as plots
-from meshmem.cli.apps.programs import counted
 from meshmem.cli.apps.command import AppCommand, Launch, UsageError, add_prediction, alternate, median
+from meshmem.cli.apps.programs import counted
 from meshmem.cli.report import fmt_optional, format_size, speedup_legend, speedup_phrase
 
 PARTS = ("fig2", "kernel")
@@ -56,7 +56,7 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
         got = alternate(a.rounds, sides)
         log(f"  amt fig2: {counted(a.rounds, 'round')} done", file=sys.stderr)
         for v in MESH:
-            for i, m in enumerate(a.counts):
+            for i in range(len(a.counts)):
                 row = merge(got[v], i)
                 for t in TWIN:
                     if t in got:

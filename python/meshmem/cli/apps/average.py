@@ -19,8 +19,8 @@ import os
 import sys
 
 from meshmem.cli import options
-from meshmem.cli.apps import programs
 from meshmem.cli import plot as plots
+from meshmem.cli.apps import programs
 from meshmem.cli.apps.command import AppCommand, Launch, UsageError, alternate, median, paired
 from meshmem.cli.report import fmt_optional, format_size, speedup_legend, speedup_phrase
 

@@ -52,9 +52,9 @@ from pathlib import Path
 from meshmem.cli import options
 from meshmem.cli.apps import programs
 from meshmem.cli.options import UserError
+from meshmem.cli.report import machine_info, machine_line, speedup_legend
 from meshmem.launch.commands import BenchError, LaunchOptions, twin_settings
 from meshmem.launch.paths import bin_path
-from meshmem.cli.report import machine_info, machine_line, speedup_legend
 
 BASELINE_NAMES = {"openmpi": "OpenMPI", "serial": "serial"}
 

@@ -20,11 +20,10 @@ import subprocess
 import sys
 
 from meshmem.cli import options
-from meshmem.cli.apps import programs
-from meshmem.cli.apps.programs import counted
 from meshmem.cli import plot as plots
-from meshmem.cli.apps.command import (AppCommand, Launch, UsageError, add_prediction, alternate,
-                                 median)
+from meshmem.cli.apps import programs
+from meshmem.cli.apps.command import AppCommand, Launch, UsageError, add_prediction, alternate, median
+from meshmem.cli.apps.programs import counted
 from meshmem.cli.report import fmt_optional, speedup_legend, speedup_phrase
 
 VARIANTS = ("slab", "pencil")
@@ -177,8 +176,8 @@ def plot(rows: list, path: str, title: str = ""):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
-    series = {f"meshmem {v}": sorted(((r["ranks"], r["seconds"]) for r in rows
-                                      if r["variant"] == v)) for v in
+    series = {f"meshmem {v}": sorted((r["ranks"], r["seconds"]) for r in rows
+                                      if r["variant"] == v) for v in
               dict.fromkeys(r["variant"] for r in rows)}
     mpi = sorted({r["ranks"]: r["mpi_seconds"] for r in rows if r.get("mpi_seconds")}.items())
     if mpi:

@@ -9,11 +9,10 @@ from __future__ import annotations
 import sys
 
 from meshmem.cli import options
-from meshmem.cli.apps import blas
 from meshmem.cli import plot as plots
+from meshmem.cli.apps import blas
+from meshmem.cli.apps.command import AppCommand, Launch, add_prediction, alternate, measured_row, once, program_heap
 from meshmem.cli.apps.programs import counted
-from meshmem.cli.apps.command import (AppCommand, Launch, add_prediction, alternate, measured_row,
-                                 once, program_heap)
 from meshmem.cli.apps.table import print_rate_table, rate_summary
 from meshmem.cli.report import speedup_legend
 

@@ -16,11 +16,10 @@ import subprocess
 import sys
 
 from meshmem.cli import options
-from meshmem.cli.apps import programs
-from meshmem.cli.apps.programs import counted
 from meshmem.cli import plot as plots
-from meshmem.cli.apps.command import (AppCommand, Launch, UsageError, add_prediction, alternate,
-                                 median, once)
+from meshmem.cli.apps import programs
+from meshmem.cli.apps.command import AppCommand, Launch, UsageError, add_prediction, alternate, median, once
+from meshmem.cli.apps.programs import counted
 from meshmem.cli.report import fmt_optional, speedup_legend, speedup_phrase
 
 VARIANTS = ("buffered", "streaming")

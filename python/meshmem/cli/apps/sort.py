@@ -16,13 +16,12 @@ import sys
 from pathlib import Path
 
 from meshmem.cli import options
-from meshmem.cli.apps import programs
-from meshmem.cli.apps.programs import counted
 from meshmem.cli import plot as plots
-from meshmem.cli.apps.command import (AppCommand, Launch, UsageError, add_prediction, alternate,
-                                 median)
-from meshmem.launch.commands import BenchError
+from meshmem.cli.apps import programs
+from meshmem.cli.apps.command import AppCommand, Launch, UsageError, add_prediction, alternate, median
+from meshmem.cli.apps.programs import counted
 from meshmem.cli.report import fmt_optional, format_count
+from meshmem.launch.commands import BenchError
 
 VARIANTS = ("a11", "a6", "a3", "a2", "a1", "ghc", "radix")
 ALIASES = {"3step": "a3", "single": "a1", "singlepass": "a1"}
