@@ -1,5 +1,5 @@
 """Tests of the application harness: the shared command line of `meshmem APP`
-(python/meshmem/app_command.py) and the C harness's option table and exit statuses
+(python/meshmem/cli/apps/command.py) and the C harness's option table and exit statuses
 (apps/common/app_harness.c), through sort and average."""
 import subprocess
 import sys

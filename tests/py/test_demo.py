@@ -1,4 +1,4 @@
-"""Tests of `meshmem demo` (python/meshmem/demo.py): one quick run of every section, checked
+"""Tests of `meshmem demo` (python/meshmem/cli/demo.py): one quick run of every section, checked
 for its presence, its format and its verification (no performance figure is checked), and the
 demo's handling of a section that fails, does not verify or cannot run here (fake sections, no
 program started)."""
