@@ -3,6 +3,7 @@
 #   make test   install what is missing, build, install the Python package into build/venv,
 #               run every test (ctest, then pytest on the installed package)
 #   make demo   install what is missing, build, run the main demonstration on this machine
+#   make lint   ruff on the Python code (pyproject.toml's [tool.ruff]): lint, not format
 #   make sanitize   the test suite built with ASan+UBSan (build-asan/) and TSan (build-tsan/)
 #   make install [PREFIX=/usr/local] [DESTDIR=stage]   libraries, headers, meshrun, meshcc,
 #                   pkg-config file and CMake package under PREFIX (staged under DESTDIR)
@@ -13,7 +14,7 @@ CMAKE_ARGS ?=
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: all build deps python test test-c test-py demo sanitize asan tsan clean install
+.PHONY: all build deps python test test-c test-py demo lint sanitize asan tsan clean install
 
 all: build
 
@@ -57,6 +58,10 @@ install: build
 
 demo: deps build
 	$(BUILD)/bin/meshmem demo
+
+# the ruff install-deps.sh installs (the version [tool.ruff] is written for); fails on a finding
+lint: deps
+	python3 -m ruff check .
 
 # The sanitizer suites: the tests labelled "sanitize" (tests/CMakeLists.txt chooses them and
 # sets the sanitizers' options), then a check that they left no process and nothing in /dev/shm.

@@ -1,5 +1,5 @@
 # Collective benchmarks (barrier, bcast, scatter, gather, allgather(v), alltoall(v), reduce,
-# allreduce, reduce_scatter) and their OpenMPI twin, into build/bench/ (python/meshmem/bench.py):
+# allreduce, reduce_scatter) and their OpenMPI twin, into build/bench/ (python/meshmem/bench/osu.py):
 #   osu_coll      bench/osu_coll.c on meshmem_coll.h
 #   osu_coll_mpi  bench/osu_coll_mpi.c compiled by mpicc (when mpicc is found)
 set(MESHMEM_BENCH_DIR ${CMAKE_BINARY_DIR}/bench)

@@ -1,6 +1,6 @@
 # Core-operation benchmarks (put, get, atomic, put_signal, pingpong, put_pingpong, put_bidir,
 # barrier) and their OpenMPI twins, all into build/bench/ where `meshmem bench` looks for them
-# (python/meshmem/bench.py).
+# (python/meshmem/bench/osu.py).
 #   osu_shmem        bench/osu_shmem.c on meshmem (needs include/shmem.h)
 #   osu_shmem_oshmem the same source compiled by OpenMPI's oshcc (when oshcc is found)
 #   osu_mpi          bench/osu_mpi.c compiled by mpicc (when mpicc is found)

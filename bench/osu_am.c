@@ -2,7 +2,7 @@
  * @file osu_am.c
  * @brief OSU-style benchmarks of active messages, put/get carried by them, and streams (FSHMEM
  * Fig. 5 and Table III; meshmem's native API, meshmem_am.h). Same command line and output as
- * osu_shmem.c (osu_common.h); `meshmem bench` runs it (python/meshmem/bench.py).
+ * osu_shmem.c (osu_common.h); `meshmem bench` runs it (python/meshmem/bench/osu.py).
  *
  * Operations (-o), by the lower half of the ranks towards their partners:
  *   put, get           meshmem_put + meshmem_quiet, meshmem_get: the direct reference

@@ -8,7 +8,7 @@
  * Command line of both programs:
  *   PROG -o OP -s SIZE[,SIZE...] [-i ITERS] [-I ITERS_LARGE] [-w WARMUP] [-W WARMUP_LARGE]
  *        [-m MEMCPY_MIN]
- * Output (stdout, one line per size, parsed by python/meshmem/bench.py):
+ * Output (stdout, one line per size, parsed by python/meshmem/bench/osu.py):
  *   @osu op=OP pes=N bytes=B us=AVG_LATENCY iters=K
  *   @memcpy bytes=B all_GBps=X one_GBps=Y moved=M   (sizes >= MEMCPY_MIN only)
  * all_GBps is a plain memcpy of M bytes (B, or what a collective of size B moves per rank) run
@@ -127,7 +127,7 @@ static void osu_parse_args(int argc, char **argv, osu_args_t *a)
         a->warmup_large = a->iters_large / 10 > 10 ? a->iters_large / 10 : 10;
 }
 
-/** Operations both programs implement (python/meshmem/bench.py's OPS names these modes). */
+/** Operations both programs implement (python/meshmem/bench/osu.py's OPS names these modes). */
 static const char *const osu_ops[] = {"put", "get", "atomic", "put_signal", "pingpong",
                                       "put_pingpong", "put_bidir", "barrier"};
 

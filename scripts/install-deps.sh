@@ -6,6 +6,7 @@
 # go on with what the machine has).
 set -euo pipefail
 no_install=${MESHMEM_NO_INSTALL:-0}
+RUFF_VERSION=0.17.6  # make lint's ruff (pyproject.toml, [tool.ruff])
 
 need_apt=()
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac  # no dirname: the script needs no coreutils
@@ -88,6 +89,8 @@ python3 -c 'import cffi' 2>/dev/null       || need_pip+=(cffi)
 python3 -c 'import scikit_build_core' 2>/dev/null || need_pip+=(scikit-build-core)
 python3 -c 'import ml_dtypes' 2>/dev/null  || need_pip+=(ml_dtypes)
 python3 -c 'import mpi4py' 2>/dev/null     || need_pip+=(mpi4py)
+# make lint: the version pyproject.toml's [tool.ruff] is written for (rules change between versions)
+[ "$(python3 -m ruff --version 2>/dev/null)" = "ruff $RUFF_VERSION" ] || need_pip+=("ruff==$RUFF_VERSION")
 if [ ${#need_pip[@]} -gt 0 ] && [ "$no_install" = 1 ]; then
   echo "install-deps: MESHMEM_NO_INSTALL=1: not installing the Python packages ${need_pip[*]}"
 elif [ ${#need_pip[@]} -gt 0 ]; then

@@ -25,7 +25,7 @@
  * line naming the option and its value, comes from rank 0 only).
  *
  * Result line: `@TAG <the program's fields> runtime=R ranks=N seconds=S best=B iters=I
- * times=t1,t2,... verified=V max_err=E`, read by python/meshmem/apps_run.py. seconds is the
+ * times=t1,t2,... verified=V max_err=E`, read by python/meshmem/cli/apps/programs.py. seconds is the
  * median of the timed runs (APP_TIME_EACH: each run's time is the slowest rank's, from a
  * common barrier) or the slowest rank's mean (APP_TIME_MEAN).
  *

@@ -13,35 +13,38 @@ one of the modules core, memory, rma, teams, am), collectively, and ends at exit
 Importing the package alone starts nothing: the command-line tool and meshmem.run are
 ordinary programs. docs/python.md is the manual.
 """
+import ast
 import importlib
+import importlib.util
+from functools import cache
+from pathlib import Path
 
 __version__ = "0.1.0"
 
-# public name -> module defining it (the runtime starts on the first lookup)
-_CORE = ("Error", "init", "finalize", "initialized", "global_exit", "rank", "size", "DTYPES")
-_MEMORY = ("array", "empty", "zeros", "full", "asarray", "empty_like", "zeros_like", "free",
-           "is_symmetric", "ptr", "heap_info", "release_unreferenced")
-_RMA = ("put", "get", "put_signal", "signal_fetch", "signal_wait_until", "fence", "quiet",
-        "wait_until", "test", "atomic_fetch", "atomic_set", "atomic_swap",
-        "atomic_compare_swap", "atomic_add", "atomic_fetch_add", "atomic_inc",
-        "atomic_fetch_inc", "atomic_and", "atomic_fetch_and", "atomic_or", "atomic_fetch_or",
-        "atomic_xor", "atomic_fetch_xor")
-_TEAMS = ("Team", "WORLD", "SHARED", "IN_PLACE", "barrier", "sync", "allreduce", "reduce",
-          "reduce_scatter", "bcast", "scatter", "gather", "allgather", "allgatherv", "alltoall",
-          "alltoallv", "broadcast", "fcollect", "collect", "split_strided", "split_2d",
-          "set_topology", "use_topology", "SUM", "PROD", "MIN", "MAX", "AND", "OR", "XOR",
-          "ALGO_AUTO", "ALGO_ONESTEP", "ALGO_NAIVE", "ALGO_AGGRESSIVE", "ALGO_RING",
-          "ALGO_RECDBL")
-_AM = ("Stream",)
-_API = {**{n: "meshmem.core" for n in _CORE}, **{n: "meshmem.memory" for n in _MEMORY},
-        **{n: "meshmem.rma" for n in _RMA}, **{n: "meshmem.teams" for n in _TEAMS},
-        **{n: "meshmem.am" for n in _AM}}
+# The modules of the bindings. Each names its public names in __all__; `meshmem.NAME` imports
+# the module of NAME on first use. Importing one starts the runtime, so their names are read
+# from their sources (_api), and nothing is imported before a name is used.
+_BINDINGS = ("core", "memory", "rma", "teams", "am")
+
+
+@cache
+def _api() -> dict:
+    """public name -> the module defining it, from the __all__ of each binding module."""
+    api = {}
+    for name in _BINDINGS:
+        module = f"meshmem.{name}"
+        tree = ast.parse(Path(importlib.util.find_spec(module).origin).read_text())
+        names = next(ast.literal_eval(node.value) for node in tree.body
+                     if isinstance(node, ast.Assign)
+                     and any(getattr(t, "id", None) == "__all__" for t in node.targets))
+        api.update(dict.fromkeys(names, module))
+    return api
 
 
 def __getattr__(name: str):
     if name == "am":  # the active-message module itself
         return importlib.import_module("meshmem.am")
-    module = _API.get(name)
+    module = _api().get(name) if not name.startswith("__") else None
     if module is None:
         raise AttributeError(f"module 'meshmem' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
@@ -50,4 +53,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted([*globals(), *_API, "am"])
+    return sorted([*globals(), *_api(), "am"])

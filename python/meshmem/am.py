@@ -20,6 +20,9 @@ import numpy as np
 
 from meshmem.core import ADDR, NBYTES, Error, address, buffer, check_rank, ffi, lib, status_error
 
+# the names `import meshmem` offers (meshmem.NAME, __init__.py)
+__all__ = ["Stream"]
+
 KINDS = {"short": lib.MESHMEM_AM_SHORT, "medium": lib.MESHMEM_AM_MEDIUM,
          "long": lib.MESHMEM_AM_LONG}
 FLAGS = {"request": lib.MESHMEM_AM_REQUEST, "reply": lib.MESHMEM_AM_REPLY,

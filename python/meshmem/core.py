@@ -19,6 +19,9 @@ import weakref
 
 import numpy as np
 
+# the names `import meshmem` offers (meshmem.NAME, __init__.py)
+__all__ = ["Error", "init", "finalize", "initialized", "global_exit", "rank", "size", "DTYPES"]
+
 try:
     from meshmem._ffi import ffi, lib
 except ImportError as e:  # the CLI runs from the source tree, the bindings need the build

@@ -16,6 +16,10 @@ import numpy as np
 
 from meshmem.core import Error, ffi, forget_buffers, lib
 
+# the names `import meshmem` offers (meshmem.NAME, __init__.py)
+__all__ = ["array", "empty", "zeros", "full", "asarray", "empty_like", "zeros_like", "free",
+           "is_symmetric", "ptr", "heap_info", "release_unreferenced"]
+
 _ALIGN = 64          # a cache line: what the runtime's one-step collectives like best
 _next_id = 0         # allocation number, the same on every rank
 _live = {}           # allocation number -> address, blocks not yet freed

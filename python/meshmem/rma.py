@@ -10,8 +10,26 @@ them where a transport does not (the OpenSHMEM rules).
 import numpy as np
 
 from meshmem import _fast
-from meshmem.core import (ADDR, DTYPE, NBYTES, Error, _buffers, address, buffer, check_rank,
-                          dtype_code, lib, status_error)
+from meshmem.core import (
+    ADDR,
+    DTYPE,
+    NBYTES,
+    Error,
+    _buffers,
+    address,
+    buffer,
+    check_rank,
+    dtype_code,
+    lib,
+    status_error,
+)
+
+# the names `import meshmem` offers (meshmem.NAME, __init__.py)
+__all__ = ["put", "get", "put_signal", "signal_fetch", "signal_wait_until", "fence", "quiet",
+           "wait_until", "test", "atomic_fetch", "atomic_set", "atomic_swap",
+           "atomic_compare_swap", "atomic_add", "atomic_fetch_add", "atomic_inc",
+           "atomic_fetch_inc", "atomic_and", "atomic_fetch_and", "atomic_or", "atomic_fetch_or",
+           "atomic_xor", "atomic_fetch_xor"]
 
 _fast_put = _fast.put
 _get = lib.mmpy_get
@@ -62,17 +80,17 @@ def _span(addr: int, stride: int, n: int, itemsize: int):
 
 
 def _transfer(call, strided_fn, sym, loc, rank, sym_is_dest):
-    s, l = _strided(sym), _strided(loc)
-    if s is None or l is None:
+    s, loc_s = _strided(sym), _strided(loc)
+    if s is None or loc_s is None:
         which = "dest" if (s is None) == sym_is_dest else "source"
         raise ValueError(f"{call}: {which}: a layout no single call moves (strided in more "
                          f"than one dimension): move it row by row, or use a contiguous copy")
     n, es = sym.size, sym.itemsize
     lo, span = _span(s[0], s[1], n, es)
     if sym_is_dest:
-        st = strided_fn(s[0], l[0], s[1], l[1], es, n, lo, span, rank)
+        st = strided_fn(s[0], loc_s[0], s[1], loc_s[1], es, n, lo, span, rank)
     else:
-        st = strided_fn(l[0], s[0], l[1], s[1], es, n, lo, span, rank)
+        st = strided_fn(loc_s[0], s[0], loc_s[1], s[1], es, n, lo, span, rank)
     if st != _OK:
         raise _rma_error(call, st, rank, "dest" if sym_is_dest else "source")
 

@@ -13,13 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-
-def launcher() -> Path:
-    """The meshrun of this package: installed (meshmem/_runtime/bin), else the build tree's."""
-    from meshmem.paths import bin_path
-    from meshmem.tools import runtime_path
-    installed = runtime_path("bin", "meshrun")
-    return installed if installed.exists() else bin_path("meshrun")
+from meshmem.launch.tools import launcher
 
 
 def split_command(argv: list) -> tuple:

@@ -18,6 +18,14 @@ import numpy as np
 from meshmem import _fast
 from meshmem.core import ADDR, CODE, COUNT, DTYPE, NBYTES, Error, buffer, ffi, lib, status_error
 
+# the names `import meshmem` offers (meshmem.NAME, __init__.py)
+__all__ = ["Team", "WORLD", "SHARED", "IN_PLACE", "barrier", "sync", "allreduce", "reduce",
+           "reduce_scatter", "bcast", "scatter", "gather", "allgather", "allgatherv", "alltoall",
+           "alltoallv", "broadcast", "fcollect", "collect", "split_strided", "split_2d",
+           "set_topology", "use_topology", "SUM", "PROD", "MIN", "MAX", "AND", "OR", "XOR",
+           "ALGO_AUTO", "ALGO_ONESTEP", "ALGO_NAIVE", "ALGO_AGGRESSIVE", "ALGO_RING",
+           "ALGO_RECDBL"]
+
 OPS = {n: getattr(lib, f"MESHMEM_OP_{n.upper()}")
        for n in ("sum", "prod", "min", "max", "and", "or", "xor")}
 ALGOS = {n: getattr(lib, f"MESHMEM_ALGO_{n.upper()}")

@@ -23,7 +23,7 @@
  * or a C floating constant, rounded down once scaled), or 2^N; then, optionally after spaces,
  * a binary unit K, M, G or T (any case) with an optional i and an optional B ("64KiB", "2MB",
  * "8B"); spaces around. A negative, NaN or infinite value, a stray character, or a result past
- * INT64_MAX is not a size. python/meshmem/options.py's parse_size reads the same syntax.
+ * INT64_MAX is not a size. python/meshmem/cli/options.py's parse_size reads the same syntax.
  * @return 0 and *out, or -1 (*out untouched) when @p text is not a size.
  */
 static inline int mm_parse_size(const char *text, int64_t *out)

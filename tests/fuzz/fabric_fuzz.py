@@ -24,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "corpus" / "fabric"
 sys.path.insert(0, str(HERE.parents[1] / "python"))
-from meshmem.model import fabric  # noqa: E402
+from meshmem.model import fabric
 
 VALUES = [0, -1, 1, 2, 3, 7, 8, 65, 2**31, 2**63 - 1, -(2**63), 0.0, -0.5, 1e-300, 1e300,
           math.inf, -math.inf, math.nan, True, False, "", "x", "full_mesh", "ghc", "mpi", "pgas",

@@ -150,8 +150,8 @@ def launch(build_dir, shm_snapshot) -> Launcher:
 
 def _import_installed():
     try:
-        import meshmem._ffi  # noqa: F401  only an installed (built) package has it
         import meshmem
+        import meshmem._ffi  # noqa: F401  only an installed (built) package has it
         return meshmem
     except ImportError:
         return None

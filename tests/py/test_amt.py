@@ -10,8 +10,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import apps_run  # noqa: E402
-from meshmem.cli import main  # noqa: E402
+from meshmem.cli import main
+from meshmem.cli.apps import programs as apps_run
 
 
 def vs():

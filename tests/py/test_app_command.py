@@ -1,5 +1,5 @@
 """Tests of the application harness: the shared command line of `meshmem APP`
-(python/meshmem/app_command.py) and the C harness's option table and exit statuses
+(python/meshmem/cli/apps/command.py) and the C harness's option table and exit statuses
 (apps/common/app_harness.c), through sort and average."""
 import subprocess
 import sys
@@ -10,8 +10,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import app_command  # noqa: E402
-from meshmem.cli import main  # noqa: E402
+from meshmem.cli import main
+from meshmem.cli.apps import command as app_command
 
 
 @pytest.mark.parametrize("argv, says", [
@@ -47,7 +47,8 @@ def test_hosts_pass_through_when_meshrun_has_them(monkeypatch):
 
 
 def test_vhosts_twin_runs_on_a_virtual_cluster_of_the_same_shape(built, monkeypatch):
-    from meshmem import apps_run, sort_cli
+    from meshmem.cli.apps import programs as apps_run
+    from meshmem.cli.apps import sort as sort_cli
     monkeypatch.setattr(app_command, "_meshrun_help", "  --vhosts H")
     a = app_command.options.defaults(sort_cli.COMMAND.add_arguments, vhosts=2, ranks=4)
     launch = sort_cli.COMMAND.launch_of(a)
@@ -56,7 +57,7 @@ def test_vhosts_twin_runs_on_a_virtual_cluster_of_the_same_shape(built, monkeypa
         {runtime: kw}) or [{}])
     launch.meshmem("sort", [], "sort")
     launch.openmpi("sort_mpi", [], "sort")
-    # meshrun gets --vhosts; mpirun none, but the cluster (osu.command wraps it)
+    # meshrun gets --vhosts; mpirun none, but the cluster (commands.command wraps it)
     assert seen["meshmem"]["meshrun_args"] == ["--vhosts", "2"]
     assert seen["meshmem"].get("vhosts", 0) == 0
     assert seen["openmpi"]["meshrun_args"] == [] and seen["openmpi"]["vhosts"] == 2
@@ -103,7 +104,7 @@ def test_c_harness_usage_lists_common_options(built):
 
 
 def test_c_harness_result_line_has_the_common_fields(built):
-    from meshmem import apps_run
+    from meshmem.cli.apps import programs as apps_run
     row = apps_run.run_app("meshmem", "average", 2, ["-S", "1K", "-i", "7", "-w", "1"],
                            "average")[0]
     assert {"runtime", "ranks", "seconds", "best", "iters", "times", "verified",

@@ -16,9 +16,11 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import bench, osu  # noqa: E402
-from meshmem.cli import main  # noqa: E402
-from meshmem.paths import bin_path  # noqa: E402
+from meshmem.bench import osu as bench
+from meshmem.bench import runner
+from meshmem.cli import main
+from meshmem.launch import commands
+from meshmem.launch.paths import bin_path
 
 SCHEMA = {"op", "ranks", "bytes", "meshmem_us", "baseline", "baseline_us", "memcpy_GBps"}
 
@@ -35,13 +37,13 @@ def test_parse_size():
 
 
 def test_parse_output_ignores_other_lines():
-    out = osu.parse_output("hello\n@osu op=put pes=2 bytes=8 us=0.0400 iters=1000\n"
+    out = runner.parse_output("hello\n@osu op=put pes=2 bytes=8 us=0.0400 iters=1000\n"
                            "@osu op=put pes=2 bytes=65536 us=1.5 iters=100\n"
                            "@memcpy bytes=65536 all_GBps=40.0 one_GBps=50.0\n")
     assert out.latency_us == {8: 0.04, 65536: 1.5}
     assert out.iters == {8: 1000, 65536: 100}
     assert out.memcpy_all == {65536: 40.0} and out.memcpy_one == {65536: 50.0}
-    assert osu.parse_output("@floor bytes=8 us=0.0700\n").floor_us == {8: 0.07}
+    assert runner.parse_output("@floor bytes=8 us=0.0700\n").floor_us == {8: 0.07}
 
 
 def test_every_op_is_known_to_both_programs():
@@ -50,7 +52,7 @@ def test_every_op_is_known_to_both_programs():
     for op in (o for o in bench.OPS.values() if o.program == "core"):
         assert f'"{op.mode}"' in shmem_src, op.name
         assert f'"{op.mode}"' in mpi_src, op.name
-        assert op.twins and all(k in osu.RUNTIMES for k, _ in op.twins)
+        assert op.twins and all(k in commands.RUNTIMES for k, _ in op.twins)
     # the pingpong target is stated against MPI_Send/MPI_Recv
     assert [k for k, _ in bench.OPS["pingpong"].twins] == ["mpi"]
 
@@ -72,7 +74,7 @@ def test_memcpy_notes_explain_rows_above_their_reference():
 
 def test_plot(tmp_path):
     pytest.importorskip("matplotlib")
-    from meshmem.plot import plot_latency
+    from meshmem.cli.plot import plot_latency
     rows = [{"op": "put", "ranks": 2, "bytes": b, "meshmem_us": 0.01 * b, "baseline": "x",
              "baseline_us": 0.02 * b} for b in (8, 64, 512)]
     rows.append({"op": "barrier", "ranks": 2, "bytes": 0, "meshmem_us": 0.1,
@@ -88,8 +90,8 @@ def _have_openmpi():
 
 @pytest.mark.skipif(not _have_openmpi(), reason="OpenMPI (mpirun, mpicc) is not installed")
 def test_mpi_twin_runs():
-    opts = osu.LaunchOptions(ranks=2, heap_bytes=16 << 20, timeout_s=120)
-    out = osu.run(osu.RUNTIMES["mpi"], opts, "put", [8, 65536], 20, 5, 2, 65536)
+    opts = commands.LaunchOptions(ranks=2, heap_bytes=16 << 20, timeout_s=120)
+    out = runner.run(commands.RUNTIMES["mpi"], opts, "put", [8, 65536], 20, 5, 2, 65536)
     assert set(out.latency_us) == {8, 65536}
     assert all(v > 0 for v in out.latency_us.values())
     assert out.memcpy_all[65536] > 0
@@ -99,8 +101,8 @@ def _meshmem_bench_available():
     if not bin_path("meshrun").exists():
         return False
     try:
-        osu.ensure_built(osu.RUNTIMES["meshmem"])
-    except osu.BenchError:
+        runner.ensure_built(commands.RUNTIMES["meshmem"])
+    except commands.BenchError:
         return False
     return True
 
@@ -128,7 +130,7 @@ def test_paired_ops_finish_on_odd_ranks_and_falling_sizes(op):
                            "-o", op, "-s", "64,8", "-i", "50", "-I", "10"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    rows = [l for l in done.stdout.splitlines() if l.startswith("@osu")]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("@osu")]
     assert [r.split("bytes=")[1].split()[0] for r in rows] == ["64", "8"]
     assert all(float(r.split("us=")[1].split()[0]) > 0 for r in rows)
 
@@ -245,7 +247,7 @@ def test_bad_algo_and_topology_are_clear_errors(capsys):
 
 def test_plot_algorithms(tmp_path):
     pytest.importorskip("matplotlib")
-    from meshmem.plot import plot_latency
+    from meshmem.cli.plot import plot_latency
     rows = [{"op": "allreduce", "ranks": 2, "bytes": b, "meshmem_us": k * b, "algo": a,
              "baseline": "openmpi-mpi", "baseline_us": 0.5 * b}
             for k, a in ((1, "naive"), (2, "ring")) for b in (8, 1024)]
@@ -258,8 +260,8 @@ def _coll_available():
     if not bin_path("meshrun").exists():
         return False
     try:
-        osu.ensure_built(osu.RUNTIMES["meshmem_coll"])
-    except osu.BenchError:
+        runner.ensure_built(commands.RUNTIMES["meshmem_coll"])
+    except commands.BenchError:
         return False
     return True
 
@@ -330,9 +332,9 @@ def test_coll_tiny_run_data_movement(tmp_path):
 def test_coll_floor_of_every_collective(ranks):
     # each collective's pattern of lines (exchange, from the root, to the root) completes, at
     # an odd size and oversubscribed (8 ranks: the floor's waits yield), for blocks up to 48 B
-    opts = osu.LaunchOptions(ranks=ranks, heap_bytes=16 << 20, timeout_s=60)
+    opts = commands.LaunchOptions(ranks=ranks, heap_bytes=16 << 20, timeout_s=60)
     for op in sorted(COLLECTIVES):
-        out = osu.run(osu.RUNTIMES["meshmem_coll"], opts, op, [1, 48, 56], 20, 5, 10, 1 << 30)
+        out = runner.run(commands.RUNTIMES["meshmem_coll"], opts, op, [1, 48, 56], 20, 5, 10, 1 << 30)
         want = {1, 48, 56} if op == "barrier" else {1, 48}  # the barrier: no blocks
         assert set(out.floor_us) == want and min(out.floor_us.values()) > 0, (op, out)
 
@@ -340,11 +342,11 @@ def test_coll_floor_of_every_collective(ranks):
 @needs_coll
 def test_coll_algo_reaches_the_runtime():
     # the program passes -a to meshmem, whose refusal is the error the user sees
-    opts = osu.LaunchOptions(ranks=2, heap_bytes=64 << 20, timeout_s=60)
-    with pytest.raises(osu.BenchError, match="algorithm naive is not available"):
-        osu.run(osu.RUNTIMES["meshmem_coll"], opts, "alltoall", [8], 5, 5, 1, 0,
+    opts = commands.LaunchOptions(ranks=2, heap_bytes=64 << 20, timeout_s=60)
+    with pytest.raises(commands.BenchError, match="algorithm naive is not available"):
+        runner.run(commands.RUNTIMES["meshmem_coll"], opts, "alltoall", [8], 5, 5, 1, 0,
                 extra_args=["-a", "naive"])
-    out = osu.run(osu.RUNTIMES["meshmem_coll"], opts, "allreduce", [8, 4096], 5, 5, 1, 0,
+    out = runner.run(commands.RUNTIMES["meshmem_coll"], opts, "allreduce", [8, 4096], 5, 5, 1, 0,
                   extra_args=["-a", "recdbl", "-d", "int64"])
     assert set(out.latency_us) == {8, 4096}
 
@@ -359,7 +361,7 @@ def test_coll_topology_reaches_the_runtime(tmp_path):
     assert rc == 0
     rows = json.loads(path.read_text())["results"]
     assert [r["topology"] for r in rows] == ["ghc:2x2"]
-    opts = osu.LaunchOptions(ranks=2, heap_bytes=64 << 20, timeout_s=60)
-    with pytest.raises(osu.BenchError, match="MESHMEM_TOPOLOGY"):
-        osu.run(osu.RUNTIMES["meshmem_coll"], opts, "alltoall", [8], 5, 5, 1, 0,
+    opts = commands.LaunchOptions(ranks=2, heap_bytes=64 << 20, timeout_s=60)
+    with pytest.raises(commands.BenchError, match="MESHMEM_TOPOLOGY"):
+        runner.run(commands.RUNTIMES["meshmem_coll"], opts, "alltoall", [8], 5, 5, 1, 0,
                 extra_env={"MESHMEM_TOPOLOGY": "ghc:3x3"})

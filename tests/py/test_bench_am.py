@@ -10,8 +10,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import bench, osu  # noqa: E402
-from meshmem.cli import main  # noqa: E402
+from meshmem.bench import osu as bench
+from meshmem.cli import main
+from meshmem.launch import commands
 
 
 def test_am_ops_table():
@@ -22,7 +23,7 @@ def test_am_ops_table():
         base = op.mode.split("_f")[0] if op.mode.startswith("am_") else op.mode
         assert f'"{base}"' in src or op.mode.startswith("stream_n"), op.name
         for twin in op.twins:
-            assert twin[0] in osu.RUNTIMES and len(twin) == 3
+            assert twin[0] in commands.RUNTIMES and len(twin) == 3
             assert f'"{twin[2]}"' in src or twin[0] == "mpi", op.name
     # FSHMEM Fig. 5: every fragment size, put and get, 4 B to 2 MiB
     for kind in ("put", "get"):
@@ -39,7 +40,7 @@ def test_am_ops_table():
 
 
 def _have_binary():
-    return osu.RUNTIMES["meshmem_am"].exe().exists()
+    return commands.RUNTIMES["meshmem_am"].exe().exists()
 
 
 @pytest.mark.skipif(not _have_binary(), reason="build/bench/osu_am not built")

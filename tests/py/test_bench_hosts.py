@@ -12,9 +12,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import osu, ucx_floor  # noqa: E402
-from meshmem.cli import main  # noqa: E402
-from meshmem.paths import bin_path  # noqa: E402
+from meshmem.bench import ucx_floor
+from meshmem.cli import main
+from meshmem.launch import commands
+from meshmem.launch.paths import bin_path
 
 
 @pytest.fixture
@@ -24,21 +25,21 @@ def in_build(build_dir, monkeypatch):
 
 
 def test_meshmem_side_runs_through_meshrun_across_hosts(in_build):
-    opts = osu.LaunchOptions(ranks=4, vhosts=2)
-    cmd, _ = osu.command(osu.RUNTIMES["meshmem"], Path("/x/osu_shmem"), opts, ["-o", "put"])
+    opts = commands.LaunchOptions(ranks=4, vhosts=2)
+    cmd, _ = commands.command(commands.RUNTIMES["meshmem"], Path("/x/osu_shmem"), opts, ["-o", "put"])
     assert cmd[0] == str(bin_path("meshrun"))
     assert cmd[cmd.index("--vhosts") + 1] == "2"
     assert cmd[-3:] == ["/x/osu_shmem", "-o", "put"]
-    cmd, _ = osu.command(osu.RUNTIMES["meshmem"], Path("/x/p"),
-                         osu.LaunchOptions(ranks=2, hosts="a:1,b:1"), [])
+    cmd, _ = commands.command(commands.RUNTIMES["meshmem"], Path("/x/p"),
+                         commands.LaunchOptions(ranks=2, hosts="a:1,b:1"), [])
     assert cmd[cmd.index("--hosts") + 1] == "a:1,b:1"
 
 
 def test_openmpi_side_on_a_virtual_cluster(in_build, monkeypatch):
     monkeypatch.setenv("UCX_LOG_LEVEL", "warn")
     for rt, mca in (("oshmem", ("spml", "ucx")), ("mpi", ("pml", "ucx"))):
-        cmd, env = osu.command(osu.RUNTIMES[rt], Path("/x/prog"),
-                               osu.LaunchOptions(ranks=4, vhosts=2, bind="core"), ["-o", "put"])
+        cmd, env = commands.command(commands.RUNTIMES[rt], Path("/x/prog"),
+                               commands.LaunchOptions(ranks=4, vhosts=2, bind="core"), ["-o", "put"])
         # built for the run, 2 ranks a host as meshrun places them, then the launcher
         assert cmd[:6] == [str(bin_path("meshrun-vhosts")), "run", "2", "--slots", "2", "--"]
         assert cmd[6].endswith("oshrun" if rt == "oshmem" else "mpirun")
@@ -54,22 +55,22 @@ def test_openmpi_side_on_a_virtual_cluster(in_build, monkeypatch):
             assert f"-x {var}" in text
         assert cmd[-3:] == ["/x/prog", "-o", "put"]
     assert "-x SHMEM_SYMMETRIC_SIZE" in " ".join(
-        osu.command(osu.RUNTIMES["oshmem"], Path("/x"), osu.LaunchOptions(ranks=2, vhosts=2),
+        commands.command(commands.RUNTIMES["oshmem"], Path("/x"), commands.LaunchOptions(ranks=2, vhosts=2),
                     [])[0])
 
 
 def test_openmpi_side_on_real_hosts(in_build):
-    cmd, _ = osu.command(osu.RUNTIMES["mpi"], Path("/x/prog"),
-                         osu.LaunchOptions(ranks=2, hosts="a:1,b:1", bind="core"), [])
+    cmd, _ = commands.command(commands.RUNTIMES["mpi"], Path("/x/prog"),
+                         commands.LaunchOptions(ranks=2, hosts="a:1,b:1", bind="core"), [])
     assert cmd[0].endswith("mpirun") and "meshrun-vhosts" not in " ".join(cmd)
     assert cmd[cmd.index("--map-by") + 1] == "slot" and cmd[cmd.index("--bind-to") + 1] == "core"
     assert cmd[cmd.index("--host") + 1] == "a:1,b:1"
     # other machines' cores are theirs: OpenMPI decides from its slots, and the JSON says so
     assert "mpi_yield_when_idle" not in " ".join(cmd)
-    s = osu.twin_settings(osu.LaunchOptions(ranks=2, hosts="a:1,b:1"))
+    s = commands.twin_settings(commands.LaunchOptions(ranks=2, hosts="a:1,b:1"))
     assert s.shares_cores is None and "from its slots" in s.line()
-    cmd, _ = osu.command(osu.RUNTIMES["mpi"], Path("/x/prog"),
-                         osu.LaunchOptions(ranks=2, hostfile="/h", bind="core"), [])
+    cmd, _ = commands.command(commands.RUNTIMES["mpi"], Path("/x/prog"),
+                         commands.LaunchOptions(ranks=2, hostfile="/h", bind="core"), [])
     assert cmd[cmd.index("--hostfile") + 1] == "/h" and "--rankfile" not in cmd
 
 
@@ -86,12 +87,12 @@ def test_twin_yields_exactly_when_its_ranks_share_cores(in_build, monkeypatch, o
     """Issue 34: OpenMPI's documented setting for oversubscribed nodes, on one host and on
     virtual hosts (where mpirun's slots say each host has room), and not otherwise; its ranks
     bound as meshrun binds; the settings the command line carries are those recorded."""
-    monkeypatch.setattr(osu, "cores", lambda: 2)
-    o = osu.LaunchOptions(**{"bind": "core", **opts})
+    monkeypatch.setattr(commands, "cores", lambda: 2)
+    o = commands.LaunchOptions(**{"bind": "core", **opts})
     for rt in ("mpi", "oshmem"):
-        cmd, env = osu.command(osu.RUNTIMES[rt], Path("/x/prog"), o, [])
+        cmd, env = commands.command(commands.RUNTIMES[rt], Path("/x/prog"), o, [])
         assert (mca_of(cmd).get("mpi_yield_when_idle") == "1") == shares, cmd
-        settings = osu.twin_settings(o, rt)
+        settings = commands.twin_settings(o, rt)
         assert settings.shares_cores == shares
         assert mca_of(cmd) == settings.mca and settings.as_dict()["mca"] == settings.mca
         assert ("mpi_yield_when_idle" in settings.line()) == shares
@@ -109,15 +110,15 @@ def test_twin_yields_exactly_when_its_ranks_share_cores(in_build, monkeypatch, o
 
 def test_floor_commands():
     t = ucx_floor.FLOOR_TESTS[0]
-    cmd = ucx_floor.command(t, osu.LaunchOptions(ranks=2, hosts="a:4,b:4"), 100)
+    cmd = ucx_floor.command(t, commands.LaunchOptions(ranks=2, hosts="a:4,b:4"), 100)
     text = " ".join(cmd)
     assert "--host a ucx_perftest -f -t ucp_put_lat -s 8 -n 100" in text
     assert " : -n 1 --host b sh -c" in text and "ucx_perftest" in cmd[-1] and " a && exit 0" in cmd[-1]
-    cmd = ucx_floor.command(t, osu.LaunchOptions(ranks=2, vhosts=2), 100)
+    cmd = ucx_floor.command(t, commands.LaunchOptions(ranks=2, vhosts=2), 100)
     assert cmd[1:4] == ["run", "2", "--"]
     assert f" {ucx_floor.VHOST_SERVER} && exit 0" in cmd[-1]
-    with pytest.raises(osu.BenchError, match="two hosts"):
-        ucx_floor.command(t, osu.LaunchOptions(ranks=2, vhosts=1), 100)
+    with pytest.raises(commands.BenchError, match="two hosts"):
+        ucx_floor.command(t, commands.LaunchOptions(ranks=2, vhosts=1), 100)
 
 
 def test_floor_output_and_ratios():
@@ -127,7 +128,7 @@ def test_floor_output_and_ratios():
     r = ucx_floor.parse_final(text)
     assert r == {"iters": 5000, "p50_us": 20.0, "avg_us": 25.0, "overall_us": 26.0,
                  "MBps": 0.0, "msg_rate": 38000.0}
-    with pytest.raises(osu.BenchError):
+    with pytest.raises(commands.BenchError):
         ucx_floor.parse_final("connect() failed\n")
     floor = {"put_lat": {"test": "ucp_put_lat", "overall_us": 10.0},
              "put_bw": {"test": "ucp_put_bw", "GBps": 2.0}}
@@ -184,17 +185,18 @@ def test_baselines_on_a_virtual_cluster(in_build, tmp_path, capsys):
 def test_mpi4py_twin_is_built_by_the_same_function(in_build, monkeypatch):
     """`meshmem bench --python`'s mpi4py side is an OpenMPI twin like the others."""
     import shutil
-    from meshmem import pybench
+
+    from meshmem.bench import pybench
     if not shutil.which("mpirun"):
         pytest.skip("OpenMPI is not installed")
-    monkeypatch.setattr(osu, "cores", lambda: 2)
+    monkeypatch.setattr(commands, "cores", lambda: 2)
     seen = []
     monkeypatch.setattr(pybench.subprocess, "run", lambda cmd, **kw: seen.append(cmd) or
                         subprocess.CompletedProcess(cmd, 0, "", ""))
     for ranks in (4, 2):
         pybench.run_once("mpi4py", "python3", ranks, "core", 10, 5)
-        assert seen[-1] == osu.twin_command(shutil.which("mpirun"), "mpi",
-                                            osu.LaunchOptions(ranks=ranks, bind="core"),
+        assert seen[-1] == commands.twin_command(shutil.which("mpirun"), "mpi",
+                                            commands.LaunchOptions(ranks=ranks, bind="core"),
                                             seen[-1][seen[-1].index("python3"):], {})
         assert (mca_of(seen[-1]).get("mpi_yield_when_idle") == "1") == (ranks > 2)
 
@@ -205,7 +207,7 @@ def test_collective_twins_take_the_component_measured_best_across_hosts(in_build
     for op, where, han in (("barrier", dict(vhosts=2), True), ("bcast", dict(vhosts=2), True),
                            ("allreduce", dict(vhosts=2), False), ("barrier", {}, False),
                            (None, dict(vhosts=2), False)):
-        o = osu.LaunchOptions(ranks=4, collective=op, **where)
-        cmd, _ = osu.command(osu.RUNTIMES["mpi_coll"], Path("/x/prog"), o, [])
+        o = commands.LaunchOptions(ranks=4, collective=op, **where)
+        cmd, _ = commands.command(commands.RUNTIMES["mpi_coll"], Path("/x/prog"), o, [])
         assert (mca_of(cmd).get("coll_han_priority") == "100") == han, (op, where)
-        assert ("coll/han" in osu.twin_settings(o, "mpi_coll").line()) == han
+        assert ("coll/han" in commands.twin_settings(o, "mpi_coll").line()) == han

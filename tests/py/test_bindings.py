@@ -69,7 +69,7 @@ def test_meshmem_run_across_virtual_hosts_from_the_package(installed, launch):
     """The installed package carries meshrun-vhosts beside its meshrun: `python3 -m meshmem.run
     --vhosts 2` runs (it said "meshrun-vhosts is missing next to meshrun")."""
     runtime = Path(subprocess.run([str(installed / "python"), "-c",
-                                   "import meshmem.tools as t; print(t.RUNTIME)"],
+                                   "import meshmem.launch.tools as t; print(t.RUNTIME)"],
                                   capture_output=True, text=True, timeout=30).stdout.strip())
     script = runtime / "bin" / "meshrun-vhosts"
     assert script.exists(), f"{script} is not installed"
@@ -156,6 +156,24 @@ def test_single_rank_without_meshrun(installed, tmp_path):
     r = subprocess.run([str(installed / "python"), str(prog)], capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 0 and r.stdout.split() == ["0", "1", "0.0"], r.stderr
+
+
+def test_names_are_the_binding_modules_all(installed, tmp_path):
+    """`import meshmem` offers the names of the binding modules' __all__, listed before any
+    of them is imported (the runtime not started), each the module's own object."""
+    prog = tmp_path / "names.py"
+    prog.write_text(
+        "import sys\nimport meshmem\nlisted = set(dir(meshmem))\n"
+        "assert not [m for m in sys.modules if m.startswith('meshmem.')], sorted(sys.modules)\n"
+        "from meshmem import am, core, memory, rma, teams\n"
+        "mods = (core, memory, rma, teams, am)\n"
+        "every = [n for m in mods for n in m.__all__]\n"
+        "assert len(every) == len(set(every)) and set(every) <= listed, every\n"
+        "assert all(getattr(meshmem, n) is getattr(m, n) for m in mods for n in m.__all__)\n"
+        "print(len(every))\n")
+    r = subprocess.run([str(installed / "python"), str(prog)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0 and r.stdout.split() == ["80"], r.stderr
 
 
 def test_console_scripts(installed, tmp_path):

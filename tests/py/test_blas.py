@@ -1,4 +1,4 @@
-"""meshmem.blas: the OpenBLAS kernel set in the headers of `meshmem gemm` and `meshmem conv`,
+"""meshmem.cli.apps.blas: the OpenBLAS kernel set in the headers of `meshmem gemm` and `meshmem conv`,
 and the warning when OpenBLAS did not recognise the CPU (docs/results-16core.md)."""
 import os
 import subprocess
@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from meshmem import blas
+from meshmem.cli.apps import blas
 
 CPUINFO = """processor\t: 0
 vendor_id\t: GenuineIntel
@@ -52,7 +52,7 @@ def test_coretype_reaches_the_kernel_choice():
     """OPENBLAS_CORETYPE is read when the library loads: a fresh interpreter sees it."""
     if blas.corename() is None:
         pytest.skip("no libopenblas.so.0 here")
-    out = subprocess.run([sys.executable, "-c", "from meshmem import blas; print(blas.corename())"],
+    out = subprocess.run([sys.executable, "-c", "from meshmem.cli.apps import blas; print(blas.corename())"],
                          env={**os.environ, "OPENBLAS_CORETYPE": "Haswell"},
                          capture_output=True, text=True, check=True).stdout.strip()
     assert out == "Haswell"

@@ -155,7 +155,7 @@ def test_topology_lists_and_old_names():
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
-    from meshmem.options import UserError, parse_topologies
+    from meshmem.cli.options import UserError, parse_topologies
     assert parse_topologies("both", 8) == ["fullmesh", "ghc"]
     assert parse_topologies("full,ghc:4x2", 8) == ["fullmesh", "ghc:4x2"]
     with pytest.raises(UserError, match="4 x 2 = 8 ranks, but --ranks is 4"):
@@ -165,6 +165,7 @@ def test_topology_lists_and_old_names():
 def test_every_option_has_help_for_users(parse):
     """Every command and option explains itself; papers are cited by name, not by seed file."""
     import argparse
+
     from meshmem.cli import build_parser
     parser, _ = build_parser()
     todo = [parser]

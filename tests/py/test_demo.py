@@ -1,4 +1,4 @@
-"""Tests of `meshmem demo` (python/meshmem/demo.py): one quick run of every section, checked
+"""Tests of `meshmem demo` (python/meshmem/cli/demo.py): one quick run of every section, checked
 for its presence, its format and its verification (no performance figure is checked), and the
 demo's handling of a section that fails, does not verify or cannot run here (fake sections, no
 program started)."""
@@ -10,9 +10,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import amt_cli, apps_run, demo, sort_cli  # noqa: E402
-from meshmem.cli import main  # noqa: E402
-from meshmem.osu import BenchError  # noqa: E402
+from meshmem.cli import demo, main
+from meshmem.cli.apps import amt as amt_cli
+from meshmem.cli.apps import programs as apps_run
+from meshmem.cli.apps import sort as sort_cli
+from meshmem.launch.commands import BenchError
 
 HEADINGS = ["distributed counting sort", "sharing averaged parameters", "distributed 3-D FFT",
             "8-byte all-to-all", "shallow water", "GEMM", "convolution",
@@ -96,10 +98,10 @@ def test_demo_failures_are_one_line_and_the_status(monkeypatch, tmp_path, capsys
                          "amt: slot 3 holds 7, expected 8")
     monkeypatch.setattr(demo, "SECTIONS", [
         demo.Section("broken", [fake_part("broken", fails)]),
-        demo.Section("wrong", [fake_part("wrong", lambda a, l: ([{"variant": "w", "verified": 0}],
-                                                               []))]),
-        demo.Section("right", [fake_part("right", lambda a, l: ([{"variant": "r", "verified": 1}],
-                                                               ["a note"]))]),
+        demo.Section("wrong", [fake_part("wrong", lambda a, launch: ([{"variant": "w", "verified": 0}],
+                                                                    []))]),
+        demo.Section("right", [fake_part("right", lambda a, launch: ([{"variant": "r", "verified": 1}],
+                                                                    ["a note"]))]),
         demo.Section("absent", [fake_part("absent", fails)], lambda: "needs a unicorn"),
     ])
     assert main(["demo", "--ranks", "2", "--out", str(tmp_path)]) == 1
@@ -123,8 +125,8 @@ def test_demo_failures_are_one_line_and_the_status(monkeypatch, tmp_path, capsys
 
 def test_demo_all_sections_right_is_status_0(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(demo, "SECTIONS", [
-        demo.Section("right", [fake_part("right", lambda a, l: ([{"variant": "r", "verified": 1}],
-                                                               []))]),
+        demo.Section("right", [fake_part("right", lambda a, launch: ([{"variant": "r", "verified": 1}],
+                                                                    []))]),
         demo.Section("absent", [fake_part("absent", None)], lambda: "needs a unicorn")])
     assert main(["demo", "--ranks", "2", "--out", str(tmp_path)]) == 0
     assert "every section verified: yes" in capsys.readouterr().out

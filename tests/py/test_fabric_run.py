@@ -14,10 +14,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from meshmem import apps_run  # noqa: E402
-from meshmem.cli import main  # noqa: E402
-from meshmem.model import FabricError, load_fabric  # noqa: E402
-from meshmem.model.replay import Replay, ReplayError  # noqa: E402
+from meshmem.cli import main
+from meshmem.cli.apps import programs as apps_run
+from meshmem.model import FabricError, load_fabric
+from meshmem.model.replay import Replay, ReplayError
 
 MIB = 1 << 20
 US = 1e-6

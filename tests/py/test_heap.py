@@ -42,7 +42,7 @@ def test_allocation_past_the_machine_is_null_and_said_once(launch, build_dir):
     res = launch.run(["-n", "3", "--heap", heap, heap_prog(build_dir), "malloc", want])
     assert res.rc == 0, res.err
     assert f"malloc {want}: NULL" in res.out
-    lines = [l for l in res.err.splitlines() if "no memory for" in l]
+    lines = [line for line in res.err.splitlines() if "no memory for" in line]
     assert len(lines) == 1, res.err  # once for the job, not once per PE
     assert re.match(rf"meshmem\[0\] error: shmem_malloc: no memory for {want} more of symmetric "
                     r"heap on PE 0's host \([0-9.]+[KMGT] available for its 3 PEs", lines[0])

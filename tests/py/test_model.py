@@ -9,11 +9,21 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
-from meshmem.cli import main as meshmem_main  # noqa: E402
-from meshmem.model import FabricError, ModelError, cost, load_fabric, resolve_fabric_path  # noqa: E402
-from meshmem.model import mpi, onestep, pgas, sort, throughput, validate  # noqa: E402
-from meshmem.model.fabric import fabric_from_dict  # noqa: E402
-from meshmem.model.topology import Dimension, make_topology  # noqa: E402
+from meshmem.cli import main as meshmem_main
+from meshmem.model import (
+    FabricError,
+    ModelError,
+    cost,
+    load_fabric,
+    mpi,
+    pgas,
+    resolve_fabric_path,
+    sort,
+    throughput,
+    validate,
+)
+from meshmem.model.fabric import fabric_from_dict
+from meshmem.model.topology import Dimension, make_topology
 
 FABRICS = ["optweb-fc8-45g", "optweb-fc8-90g", "optweb-ghc4x2-45g", "optweb-sort8", "fshmem-2node",
            "fshmem-dla-2node", "accl-u280-100g", "cpu-ib-100g", "cpu8-ib-100g", "datavortex-8node"]

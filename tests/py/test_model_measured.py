@@ -10,9 +10,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
-from meshmem.cli import main as meshmem_main  # noqa: E402
-from meshmem.model import cost, load_fabric, measured, resolve_fabric_path  # noqa: E402
-from meshmem.model.fabric import FabricError  # noqa: E402
+from meshmem.bench import measured
+from meshmem.cli import main as meshmem_main
+from meshmem.model import cost, load_fabric, resolve_fabric_path
+from meshmem.model.fabric import FabricError
 
 
 def vcluster(hosts: int, per_host: int):

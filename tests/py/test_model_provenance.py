@@ -12,10 +12,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
-from meshmem.cli import main as meshmem_main  # noqa: E402
-from meshmem.model import FabricError, cost, load_fabric, resolve_fabric_path  # noqa: E402
-from meshmem.model import kernels, measured, validate  # noqa: E402
-from meshmem.model.fabric import fabrics_dir, load_raw  # noqa: E402
+from meshmem.bench import measured
+from meshmem.cli import main as meshmem_main
+from meshmem.model import FabricError, cost, kernels, load_fabric, resolve_fabric_path, validate
+from meshmem.model.fabric import fabrics_dir, load_raw
 
 PAPER = r"(OPTWEB \(JOCN 2022\)|OPTWEB sort \(IPSJ\)|FSHMEM|DataVortex|ACCL|OpenMPI|Thakur)"
 CITATION = re.compile(PAPER + r"[^\n]*?(§|Table|Fig\.|eq\.|abstract|ref\.|\.c\b)")

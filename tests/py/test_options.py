@@ -1,4 +1,4 @@
-"""The shared parsers of every `meshmem` command (meshmem/options.py): sizes and counts in the
+"""The shared parsers of every `meshmem` command (meshmem/cli/options.py): sizes and counts in the
 runtime's syntax (src/util/mm_size.h, tested in tests/c/unit_pieces.c), and the most square
 grid (src/util/mm_grid.h)."""
 import sys
@@ -8,8 +8,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
-from meshmem import options  # noqa: E402
-from meshmem.options import UserError  # noqa: E402
+from meshmem.cli import options
+from meshmem.cli.options import UserError
 
 
 @pytest.mark.parametrize("text, value", [

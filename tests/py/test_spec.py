@@ -34,7 +34,8 @@ def test_a_routine_without_test_or_symbol_is_reported(build_dir):
                 "pattern": "shmem_int_atomic_fetch_inc", "proto": "int f(int *d, int pe);",
                 "instances": [{"name": "shmem_no_such_routine"}]}
     generic = {"section": "x", "binding": "C11", "deprecated": False, "pattern": "shmem_put",
-               "proto": "void shmem_put(int a, int b, int c, int d, int e, int f);", "instances": [{"name": "shmem_put", "TYPE": "int"}]}
+               "proto": "void shmem_put(int a, int b, int c, int d, int e, int f);",
+               "instances": [{"name": "shmem_put", "TYPE": "int"}]}
     assert cov.coverage([untested, generic]) == [{}, {}]  # nobody calls either
     assert "shmem_no_such_routine" not in cov.exported(build_dir)
     # a generic call with a type outside the routine's table does not compile: missing

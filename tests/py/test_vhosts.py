@@ -13,8 +13,8 @@ Tests that need root, ip, unshare, nsenter or mpirun skip with the reason where 
 import contextlib
 import os
 import re
-import signal
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path

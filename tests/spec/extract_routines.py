@@ -162,7 +162,7 @@ def main() -> int:
                     "specification, tag v1.5), read by tests/spec/extract_routines.py",
             "routines": routines(root)}
     # one routine a line: diffs stay readable
-    sys.stdout.write('{"spec": %s,\n "routines": [\n' % json.dumps(data["spec"]))
+    sys.stdout.write(f'{{"spec": {json.dumps(data["spec"])},\n "routines": [\n')
     sys.stdout.write(",\n".join("  " + json.dumps(r) for r in data["routines"]))
     sys.stdout.write("\n]}\n")
     return 0

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 from meshmem.model.topology import Topology, make_topology
 
@@ -561,7 +562,7 @@ def load_fabric(path: str | Path, overrides: list[str] | tuple[str, ...] = (), m
 
 def fabrics_dir() -> Path:
     """The fabrics/ directory (the checkout's, or the installed package's copy)."""
-    from meshmem.paths import fabrics_dir as where
+    from meshmem.launch.paths import fabrics_dir as where
     return where()
 
 

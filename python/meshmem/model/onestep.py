@@ -33,7 +33,7 @@ class StepCost:
         """Total time."""
         return self.startup_s + self.transfer_s + self.sync_s
 
-    def __add__(self, other: "StepCost") -> "StepCost":
+    def __add__(self, other: StepCost) -> StepCost:
         return StepCost(self.startup_s + other.startup_s, self.transfer_s + other.transfer_s,
                         self.sync_s + other.sync_s)
 

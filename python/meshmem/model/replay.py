@@ -65,7 +65,7 @@ class Event:
     label: str         # the op or the phase
     start: float
     end: float
-    pred: "Event | None" = None
+    pred: Event | None = None
     phase: str = "main"
 
 
@@ -80,7 +80,7 @@ class RankState:
     annotated: bool = False   # this interval's annotations were charged (before an xfer)
     registered: bool = False  # waiting inside a collective for the other members
     last: Event | None = None
-    batch: "Batch | None" = None  # the xfer records issued together, not yet on the clock
+    batch: Batch | None = None  # the xfer records issued together, not yet on the clock
     # charge = "measured": direct stores of this interval, (peer, event), which arrive when the
     # interval (whose measured time includes them) is on the clock
     stored: list = field(default_factory=list)

@@ -65,13 +65,6 @@ def throughput(fabric: Fabric, dims: tuple[Dimension, ...], variant: str | None 
     return SortThroughput(v.name, passes, mem, net, n, fabric.sort.pipeline_efficiency)
 
 
-def sort_time(fabric: Fabric, key_bytes_per_node: float, dims: tuple[Dimension, ...],
-              variant: str | None = None) -> float:
-    """Seconds to sort N * key_bytes_per_node bytes of keys at the expected throughput."""
-    t = throughput(fabric, dims, variant)
-    return t.nodes * key_bytes_per_node / t.expected
-
-
 def crossover_clock_hz(fabric: Fabric, dims: tuple[Dimension, ...], variant: str | None = None) -> float:
     """Clock at which memory and network limits meet: C* = A * B / (m * W * M)
     (OPTWEB sort (IPSJ) §5.1: 195 MHz)."""

@@ -18,16 +18,17 @@ needs `why`, the reason found. `sensitivity` scales every float parameter of eve
 
 The model's score is the count of independent reproductions: measured rows inside their
 tolerance. A measured row marked `weak` (its prediction is another published figure, or the
-paper's own closed form) counts, and is counted apart (issue 34's audit, docs/model.md).
+paper's own closed form) counts, and is counted apart (docs/model.md).
 """
 from __future__ import annotations
 
 import math
 import textwrap
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+
+import tomllib
 
 from meshmem.model.fabric import Fabric, FabricError, base_chain, load_fabric, resolve_fabric_path
 from meshmem.model.quantities import QUANTITIES

@@ -12,7 +12,7 @@ if mode == "unused":
     print("unused: done")
     sys.exit(0)
 
-import meshmem  # noqa: E402
+import meshmem
 
 me = meshmem.rank()
 print(f"fail.py: rank {me} started", flush=True)

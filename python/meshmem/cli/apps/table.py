@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from meshmem.report import fmt_optional, speedup_phrase
+from meshmem.cli.report import fmt_optional, speedup_phrase
 
 
 def print_rate_table(rows: list, first: list, rate: str = "GOPS", out=None) -> None:

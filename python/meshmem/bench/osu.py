@@ -35,11 +35,13 @@ import sys
 import time
 from dataclasses import dataclass
 
-from meshmem import options, osu, ucx_floor
-from meshmem.options import UserError, parse_size  # noqa: F401 (parse_size: used by scripts)
-from meshmem.osu import RUNTIMES, BenchError, LaunchOptions
-from meshmem.report import (fmt_optional, format_size, machine_info, machine_line, peer_name,
-                            speedup, speedup_legend)
+from meshmem.bench import pybench, runner, ucx_floor
+from meshmem.cli import options
+from meshmem.cli.options import UserError, parse_size  # noqa: F401 (parse_size: used by scripts)
+from meshmem.cli.plot import plot_latency
+from meshmem.cli.report import fmt_optional, format_size, machine_info, machine_line, peer_name, speedup, speedup_legend
+from meshmem.launch import commands
+from meshmem.launch.commands import RUNTIMES, BenchError, LaunchOptions
 
 KiB, MiB = 1 << 10, 1 << 20
 
@@ -139,9 +141,9 @@ GROUPS = {"core": CORE_OPS, "coll": COLL_OPS, "all": tuple(OPS)}
 # transfer size, per fragment size), Table III (latency), AM round trip and rate, streams.
 # Their baselines: direct put/get in the same program (twins with a third element: the mode
 # the twin runs), MPI's ping-pong for the AM round trip. Group "am" (in "all" too).
-osu.RUNTIMES.setdefault("meshmem_am", osu.Runtime("meshmem_am", "meshmem", "osu_am",
+commands.RUNTIMES.setdefault("meshmem_am", commands.Runtime("meshmem_am", "meshmem", "osu_am",
                                                   "osu_am.c", None, "meshrun"))
-osu.RUNTIMES.setdefault("meshmem_direct", osu.Runtime("meshmem_direct", "meshmem-direct",
+commands.RUNTIMES.setdefault("meshmem_direct", commands.Runtime("meshmem_direct", "meshmem-direct",
                                                       "osu_am", "osu_am.c", None, "meshrun"))
 AM_FIG5_SIZES = (4, 16, 64, 256, 1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB,
                  2 * MiB)
@@ -230,7 +232,7 @@ def add_arguments(p):
     p.add_argument("--python", action="store_true",
                    help="instead: the cost of calling meshmem from Python (8-byte and 1 MiB "
                         "allreduce, 8-byte put) against C and mpi4py on OpenMPI "
-                        "(meshmem/pybench.py)")
+                        "(meshmem/bench/pybench.py)")
     options.add_ranks(p)
     p.add_argument("--sizes", metavar="LIST",
                    help="message sizes, comma-separated, e.g. 8,1K,64K,1M (default: per "
@@ -287,7 +289,7 @@ def choose_twin(op: BenchOp, vs: str, opts: LaunchOptions, notes: list) -> tuple
     for twin in twins:
         key = twin[0]
         if key == "oshmem":
-            ok, why = osu.oshmem_works(opts)
+            ok, why = runner.oshmem_works(opts)
             if not ok:
                 msg = f"OpenMPI OSHMEM does not run here ({why}); using MPI one-sided instead"
                 if msg not in notes:
@@ -319,7 +321,7 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
         order = sides if r % 2 == 0 else sides[::-1]
         for name, rt, args, env in order:
             mode = twin[2] if name[0] == "baseline" and len(twin) > 2 else op.mode
-            out = osu.run(rt, opts, mode, sizes, iters, iters_large, warmup, MEMCPY_MIN,
+            out = runner.run(rt, opts, mode, sizes, iters, iters_large, warmup, MEMCPY_MIN,
                           extra_args=args, extra_env=env)
             per_side[name].append(out)
             for s, v in out.memcpy_all.items():
@@ -459,7 +461,7 @@ def topology_env(topology: str, ranks: int) -> dict:
     name, _ = options.parse_topology(topology, ranks)
     if name == "fullmesh":
         return {"MESHMEM_TOPOLOGY": None}  # the runtime's default, whatever the caller's env
-    lib = osu.build_dir() / "lib" / "libmeshmem.so"
+    lib = commands.build_dir() / "lib" / "libmeshmem.so"
     try:
         known = b"TOPOLOGY" in lib.read_bytes()
     except OSError:
@@ -545,11 +547,10 @@ def check(args) -> tuple[list, list, list | None, dict]:
 def run(args) -> int:
     """Entry point of `meshmem bench`."""
     if args.python:
-        from meshmem import pybench
         return pybench.run(args)
     args.notes = notes = []
     selected, algos, user_sizes, mesh_env = check(args)
-    ncpu = osu.cores()
+    ncpu = commands.cores()
     oversub = args.ranks > ncpu
     iters = args.iters or (OVERSUB_ITERS if oversub else 1000)
     iters_large = args.iters_large or (OVERSUB_ITERS_LARGE if oversub else 100)
@@ -585,7 +586,7 @@ def run(args) -> int:
                                  collective=op.mode if op.program == "coll" else None)
             twin = choose_twin(op, args.vs, opts, notes)
             if twin and RUNTIMES[twin[0]].launcher != "meshrun":  # an OpenMPI twin
-                twins[name] = osu.twin_settings(opts, twin[0])
+                twins[name] = commands.twin_settings(opts, twin[0])
             if op.program == "coll":
                 common = ["-p", "1" if args.private else "0", "-d", args.dtype]
                 variants = [(a, ["-a", a] + common) for a in op_algos]
@@ -646,7 +647,6 @@ def run(args) -> int:
             json.dump(doc, f, indent=1)
         print(f"# wrote {args.json}")
     if args.plot:
-        from meshmem.plot import plot_latency
         plot_latency(rows, args.plot, title=f"meshmem against its peer: {args.ranks} ranks on "
                                             f"{info['nproc']} cores, {info['cpu']}")
         print(f"# wrote {args.plot}")

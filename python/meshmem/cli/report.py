@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import platform
 
-from meshmem import osu
+from meshmem.launch import commands
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
@@ -78,7 +78,7 @@ def machine_info() -> dict:
     except OSError:
         pass
     return {"nproc": os.cpu_count(), "cpu": model, "platform": platform.platform(),
-            "loadavg": list(os.getloadavg()), "openmpi": osu.openmpi_version()}
+            "loadavg": list(os.getloadavg()), "openmpi": commands.openmpi_version()}
 
 
 def machine_line(info: dict, ranks: int) -> str:

@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import sys
 
-from meshmem import blas, options
-from meshmem import plot as plots
-from meshmem.apps_run import counted
-from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
-                                 measured_row, once, program_heap)
-from meshmem.app_table import print_rate_table, rate_summary
-from meshmem.report import speedup_legend
+from meshmem.cli import options
+from meshmem.cli import plot as plots
+from meshmem.cli.apps import blas
+from meshmem.cli.apps.command import (
+    AppCommand,
+    Launch,
+    UsageError,
+    add_prediction,
+    alternate,
+    measured_row,
+    once,
+    program_heap,
+)
+from meshmem.cli.apps.programs import counted
+from meshmem.cli.apps.table import print_rate_table, rate_summary
+from meshmem.cli.report import speedup_legend
 
 # FSHMEM §V: 64 x 64 maps; "256, 3x3x256, 192, 5x5x192, and 128, 7x7x128"
 PAPER_KERNELS = "256x3x3x256,192x5x5x192,128x7x7x128"
@@ -203,16 +212,5 @@ class ConvCommand(AppCommand):
                 "# error: max |maps - one-rank maps| / max |one-rank maps|; "
                 "GOPS = 2 KH KW CIN KOUT H W per layer / time"]
 
-    def measure(self, a, launch):
-        return measure(a, launch)
 
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
-
-COMMAND = ConvCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = ConvCommand(measure, print_table, plot)

@@ -15,12 +15,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from meshmem import apps_run, options
-from meshmem.apps_run import counted
-from meshmem import plot as plots
-from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
-                                 median, once)
-from meshmem.report import fmt_optional, speedup_legend, speedup_phrase
+from meshmem.cli import options
+from meshmem.cli import plot as plots
+from meshmem.cli.apps import programs
+from meshmem.cli.apps.command import AppCommand, Launch, UsageError, add_prediction, alternate, median, once
+from meshmem.cli.apps.programs import counted
+from meshmem.cli.report import fmt_optional, speedup_legend, speedup_phrase
 
 VARIANTS = ("buffered", "streaming")
 MODES = ("step", "exchange")
@@ -52,7 +52,7 @@ def program_args(a, variant: str, exchange_only: bool = False) -> list:
 def heap_for(a, ranks: int) -> int:
     """The symmetric heap the shallow program needs on @p ranks ranks; UsageError with the
     program's own reason when the grid does not suit the rank count."""
-    exe = apps_run.ensure_app("shallow")
+    exe = programs.ensure_app("shallow")
     args = [str(v) for v in program_args(a, "buffered")]
     done = subprocess.run([str(exe), *args, "-H", str(ranks)], capture_output=True, text=True)
     if done.returncode != 0:  # "shallow: -N 8x8: on a 1x8 grid of ranks ..."
@@ -265,16 +265,5 @@ class ShallowCommand(AppCommand):
                 "# µs/step: median run / steps; halo %: the exchange calls' share of the step "
                 "(waits included); mode exchange: the halo exchange alone, no computation"]
 
-    def measure(self, a, launch):
-        return measure(a, launch)
 
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
-
-COMMAND = ShallowCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = ShallowCommand(measure, print_table, plot)

@@ -36,12 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from meshmem import (amt_cli, app_command, apps_run, average_cli, conv_cli, fft_cli, gemm_cli,
-                     options, shallow_cli, sort_cli)
-from meshmem.app_command import rows_verified
-from meshmem.osu import BenchError, twin_settings
-from meshmem.paths import REPO, build_dir
-from meshmem.report import format_count, format_size, machine_info, machine_line, speedup_phrase
+from meshmem.cli import options
+from meshmem.cli.apps import amt, average, conv, fft, gemm, programs, shallow, sort
+from meshmem.cli.apps.command import AppCommand, meshrun_accepts, rows_verified
+from meshmem.cli.report import format_count, format_size, machine_info, machine_line, speedup_phrase
+from meshmem.launch.commands import BenchError, twin_settings
+from meshmem.launch.paths import REPO, build_dir
 
 DESCRIPTION = """\
 The case studies of OPTWEB (JOCN 2022) and the applications of DataVortex, ACCL and FSHMEM on
@@ -116,7 +116,7 @@ class Part:
     two lines printed, or None for the command's own table (whose summary then closes the
     demo)."""
     key: str                          # its rows' name in demo.json
-    command: app_command.AppCommand
+    command: AppCommand
     settings: Callable[[Setup], dict]
     measure: Callable                 # (settings, Launch) -> (rows, notes)
     lines: Callable[[list], list[str]] | None = None
@@ -212,11 +212,11 @@ def vhosts_average_settings(s: Setup) -> dict:
 
 # ------------------------------------------------------------------ how the parts measure
 def sort_measure(a, launch):
-    return sort_cli.measure(a, launch, a.variants, a.nrecords, log=quiet)
+    return sort.measure(a, launch, a.variants, a.nrecords, log=quiet)
 
 
 def average_measure(a, launch):
-    return average_cli.measure(a, launch, a.byte_sizes, a.algos, a.topos, log=quiet)
+    return average.measure(a, launch, a.byte_sizes, a.algos, a.topos, log=quiet)
 
 
 def measure_of(module):
@@ -275,7 +275,7 @@ def vhosts_average_lines(rows: list) -> list[str]:
 def not_built(program: str, needs: str) -> Callable[[], str | None]:
     """A section's unavailable(): @p program is not built (the build found no @p needs)."""
     def why():
-        if apps_run.app_path(program).exists():
+        if programs.app_path(program).exists():
             return None
         return f"not built: {needs} is missing (scripts/install-deps.sh installs it)"
     return why
@@ -285,50 +285,50 @@ def vhosts_unavailable() -> str | None:
     """Why this machine cannot run jobs on a virtual cluster (as tests/py/test_vhosts.py
     decides), or None: meshrun with --vhosts, meshmem's UCX and PMIx plugins, OpenMPI, and
     `meshrun-vhosts check` (root, ip, unshare, nsenter, mpirun)."""
-    if not app_command.meshrun_accepts("--vhosts"):
+    if not meshrun_accepts("--vhosts"):
         return "this meshrun does not run across hosts (meshrun --help lists no --vhosts)"
     for plugin, package in (("ucx", "libucx-dev"), ("pmix", "libpmix-dev")):
         if not (build_dir() / "lib" / f"libmeshmem_{plugin}.so").exists():
             return (f"meshmem was built without {plugin.upper()} ({package}: "
                     f"scripts/install-deps.sh installs it)")
-    ok, why = apps_run.openmpi_available()
+    ok, why = programs.openmpi_available()
     if not ok:
         return why
-    return apps_run.vhosts_unavailable()
+    return programs.vhosts_unavailable()
 
 
 # The demo, in order. An application's section is its settings function above and one entry
 # here (as conv's below).
 SECTIONS = [
     Section("distributed counting sort (OPTWEB §3.B, the OPTWEB sort report) and LSD radix "
-            "sort", [Part("sort", sort_cli.COMMAND, sort_settings, sort_measure, plot=True),
-                     Part("sort_ghc", sort_cli.COMMAND, ghc_sort_settings, sort_measure,
+            "sort", [Part("sort", sort.COMMAND, sort_settings, sort_measure, plot=True),
+                     Part("sort_ghc", sort.COMMAND, ghc_sort_settings, sort_measure,
                           ghc_sort_lines)]),
     Section("sharing averaged parameters (OPTWEB §3.C)",
-            [Part("average", average_cli.COMMAND, average_settings, average_measure,
+            [Part("average", average.COMMAND, average_settings, average_measure,
                   plot=True),
-             Part("average_ghc", average_cli.COMMAND, ghc_average_settings, average_measure,
+             Part("average_ghc", average.COMMAND, ghc_average_settings, average_measure,
                   ghc_average_lines)]),
     Section("distributed 3-D FFT (DataVortex §5)",
-            [Part("fft", fft_cli.COMMAND, compute_settings(fft_settings), measure_of(fft_cli),
-                  fft_cli.summary, plot=True)], not_built("fft", "FFTW 3")),
+            [Part("fft", fft.COMMAND, compute_settings(fft_settings), measure_of(fft),
+                  fft.summary, plot=True)], not_built("fft", "FFTW 3")),
     Section("8-byte all-to-all and a message-driven kernel (DataVortex §4)",
-            [Part("amt", amt_cli.COMMAND, amt_settings, measure_of(amt_cli), amt_cli.summary,
+            [Part("amt", amt.COMMAND, amt_settings, measure_of(amt), amt.summary,
                   plot=True)]),
     Section("shallow water, streaming halo exchange (ACCL)",
-            [Part("shallow", shallow_cli.COMMAND, compute_settings(shallow_settings),
-                  measure_of(shallow_cli), shallow_cli.summary)]),
+            [Part("shallow", shallow.COMMAND, compute_settings(shallow_settings),
+                  measure_of(shallow), shallow.summary)]),
     Section("GEMM with streamed partial results (FSHMEM §V)",
-            [Part("gemm", gemm_cli.COMMAND, compute_settings(gemm_settings),
-                  measure_of(gemm_cli), gemm_cli.summary)], not_built("gemm", "OpenBLAS")),
+            [Part("gemm", gemm.COMMAND, compute_settings(gemm_settings),
+                  measure_of(gemm), gemm.summary)], not_built("gemm", "OpenBLAS")),
     Section("convolution with streamed results (FSHMEM §V)",
-            [Part("conv", conv_cli.COMMAND, compute_settings(conv_settings),
-                  measure_of(conv_cli), conv_cli.summary)], not_built("conv", "OpenBLAS")),
+            [Part("conv", conv.COMMAND, compute_settings(conv_settings),
+                  measure_of(conv), conv.summary)], not_built("conv", "OpenBLAS")),
     Section(f"sort and average across {VHOSTS} virtual hosts (meshrun --vhosts), OpenMPI on "
             "the same virtual cluster",
-            [Part("sort_vhosts", sort_cli.COMMAND, vhosts_sort_settings, sort_measure,
+            [Part("sort_vhosts", sort.COMMAND, vhosts_sort_settings, sort_measure,
                   vhosts_sort_lines),
-             Part("average_vhosts", average_cli.COMMAND, vhosts_average_settings,
+             Part("average_vhosts", average.COMMAND, vhosts_average_settings,
                   average_measure, vhosts_average_lines)], vhosts_unavailable),
 ]
 
@@ -376,7 +376,7 @@ def run_part(part: Part, a, launch, out: Outcome) -> None:
     if "openmpi" in a.baselines:
         out.openmpi[part.key] = twin_settings(launch.twin_options())
     ok = rows_verified(rows)
-    shared = sharing(launch.ranks, apps_run.cores())
+    shared = sharing(launch.ranks, programs.cores())
     if part.lines is None:
         if shared:
             print(f"# {shared}")
@@ -401,27 +401,27 @@ def summary(out: Outcome) -> list[str]:
                      f"{a1['seconds'] * 1e3:.1f} ms)")
         if a1.get("speedup_vs_serial"):
             line += f", {speedup_phrase(a1['speedup_vs_serial'], 'the serial counting sort')}"
-        shared = sharing(a1["ranks"], apps_run.cores())
+        shared = sharing(a1["ranks"], programs.cores())
         lines.append(line + (f" ({shared})" if shared else ""))
     if srows:
         lines.append("memory passes A -> throughput: " + ", ".join(
             f"A = {r['A']}: {r['GBps']:.2f} key GB/s" for r in srows
             if r["variant"] in ("a11", "a6", "a3", "a2", "a1")))
     if out.rows.get("average"):
-        shared = sharing(out.rows["average"][0]["ranks"], apps_run.cores())
+        shared = sharing(out.rows["average"][0]["ranks"], programs.cores())
         lines += [line + (f" ({shared})" if shared else "")
-                  for line in average_cli.summary(out.rows["average"])]
+                  for line in average.summary(out.rows["average"])]
     return lines
 
 
 def run(args) -> int:
     """Entry point of `meshmem demo`."""
     options.check_output_dir("--plot-dir", args.plot_dir)
-    ranks = args.ranks or max(2, apps_run.cores())
+    ranks = args.ranks or max(2, programs.cores())
     options.rank_count(ranks)
-    mpi, why = apps_run.openmpi_available()
+    mpi, why = programs.openmpi_available()
     setup = Setup(ranks=ranks, quick=args.quick, mpi=mpi, records=args.records,
-                  cores=apps_run.cores())
+                  cores=programs.cores())
     out = Outcome()
     # every command's own checks, before anything runs
     plan = []

@@ -1,6 +1,7 @@
 """The `meshmem` command: one argparse sub-parser per command, registered in COMMANDS.
 
-Each command module exposes `add_arguments(parser)` and `run(args) -> int` (the exit status).
+Each command module exposes `add_arguments(parser)` and `run(args) -> int` (the exit status),
+itself or as COMMAND (the application commands: an AppCommand of meshmem.cli.apps.command).
 A user error is one line `meshmem COMMAND: message` and exit status 2: the parser's own errors
 (options.Parser) and every UserError a command raises; a file that cannot be written is one
 line and status 1.
@@ -12,7 +13,7 @@ import importlib
 import sys
 
 from meshmem import __version__
-from meshmem.options import HelpFormatter, Parser, UserError
+from meshmem.cli.options import HelpFormatter, Parser, UserError
 
 DESCRIPTION = """\
 meshmem: benchmarks, case studies and a fabric model for the meshmem communication runtime.
@@ -33,35 +34,35 @@ examples:
 
 # command name -> (module, one-line help)
 COMMANDS = {
-    "info": ("meshmem.info", "the version, this machine, and with --config every tunable"),
-    "bench": ("meshmem.bench", "OSU-style benchmarks: meshmem against OpenMPI in the same run"),
-    "sort": ("meshmem.sort_cli", "distributed counting and radix sorts against OpenMPI and a "
+    "info": ("meshmem.cli.info", "the version, this machine, and with --config every tunable"),
+    "bench": ("meshmem.bench.osu", "OSU-style benchmarks: meshmem against OpenMPI in the same run"),
+    "sort": ("meshmem.cli.apps.sort", "distributed counting and radix sorts against OpenMPI and a "
                                  "serial sort"),
-    "average": ("meshmem.average_cli", "sharing averaged parameters (naive, aggressive) against "
+    "average": ("meshmem.cli.apps.average", "sharing averaged parameters (naive, aggressive) against "
                                        "MPI_Allreduce"),
-    "fft": ("meshmem.fft_cli", "the distributed 3-D FFT of DataVortex against FFTW-MPI and serial "
+    "fft": ("meshmem.cli.apps.fft", "the distributed 3-D FFT of DataVortex against FFTW-MPI and serial "
                                "FFTW"),
-    "amt": ("meshmem.amt_cli", "8-byte all-to-all and a message-driven kernel (DataVortex) "
+    "amt": ("meshmem.cli.apps.amt", "8-byte all-to-all and a message-driven kernel (DataVortex) "
                                "against MPI"),
-    "shallow": ("meshmem.shallow_cli", "the shallow-water simulation of ACCL, buffered and "
+    "shallow": ("meshmem.cli.apps.shallow", "the shallow-water simulation of ACCL, buffered and "
                                        "streaming halo exchange, against MPI"),
-    "gemm": ("meshmem.gemm_cli", "FSHMEM's distributed GEMM (streamed row blocks, SUMMA) against "
+    "gemm": ("meshmem.cli.apps.gemm", "FSHMEM's distributed GEMM (streamed row blocks, SUMMA) against "
                                  "MPI and one rank"),
-    "conv": ("meshmem.conv_cli", "FSHMEM's distributed convolution (kernel groups, output blocks "
+    "conv": ("meshmem.cli.apps.conv", "FSHMEM's distributed convolution (kernel groups, output blocks "
                                  "streamed to every rank) against MPI and one rank"),
-    "demo": ("meshmem.demo", "the OPTWEB case studies on this machine, verified, with plots"),
-    "model": ("meshmem.model_cli", "the fabric model: validate it against the papers, predict, "
+    "demo": ("meshmem.cli.demo", "the OPTWEB case studies on this machine, verified, with plots"),
+    "model": ("meshmem.cli.model", "the fabric model: validate it against the papers, predict, "
                                    "sweep designs, replay a traced run"),
 }
 
 
 def build_parser() -> tuple[Parser, dict]:
-    """The parser of every command, and the modules that run them."""
+    """The parser of every command, and what runs each (its module, or its COMMAND)."""
     parser = Parser(prog="meshmem", description=DESCRIPTION, epilog=EPILOG,
                     formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"meshmem {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    modules = {}
+    runners = {}
     for name, (modname, help_text) in COMMANDS.items():
         try:
             mod = importlib.import_module(modname)
@@ -70,9 +71,10 @@ def build_parser() -> tuple[Parser, dict]:
             continue
         p = sub.add_parser(name, help=help_text, description=help_text,
                            formatter_class=HelpFormatter)
-        mod.add_arguments(p)
-        modules[name] = mod
-    return parser, modules
+        command = getattr(mod, "COMMAND", mod)
+        command.add_arguments(p)
+        runners[name] = command
+    return parser, runners
 
 
 def parser_of(parser: Parser, argv: list, end: int) -> Parser:
@@ -86,7 +88,7 @@ def parser_of(parser: Parser, argv: list, end: int) -> Parser:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser, modules = build_parser()
+    parser, runners = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # the command's own parser names it: "meshmem bench: unrecognized arguments"
         first = next((i for i, a in enumerate(argv) if a == extra[0]), len(argv))
@@ -97,7 +99,7 @@ def main(argv=None) -> int:
               "--help shows its options)", file=sys.stderr)
         return 2
     try:
-        return int(modules[args.command].run(args) or 0)
+        return int(runners[args.command].run(args) or 0)
     except UserError as e:
         print(f"meshmem {args.command}: {e}", file=sys.stderr)
         return 2

@@ -1,4 +1,4 @@
-"""The model against this machine: the virtual cluster (issue 12 item 6).
+"""The model against this machine: the virtual cluster.
 
 `fabrics/vcluster-tcp.toml` describes H virtual hosts of this machine (network namespaces joined
 by veth, UCX over TCP between them, shared memory inside each) as a two-level GHC: x the R ranks
@@ -24,9 +24,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from meshmem.bench import osu as bench
+from meshmem.cli.report import format_size
+from meshmem.launch.commands import LaunchOptions, vhosts_script
+from meshmem.launch.paths import bin_path
 from meshmem.model.fabric import load_fabric, resolve_fabric_path
 from meshmem.model.ops import cost
-from meshmem.report import format_size
 
 TOLERANCE = 0.25
 FABRIC = "vcluster-tcp"
@@ -136,7 +139,6 @@ def parse_shapes(text: str) -> list[Shape]:
 
 def vhosts_unavailable() -> str | None:
     """Why no virtual cluster can be built here (meshrun-vhosts check), or None."""
-    from meshmem.osu import vhosts_script
     script = vhosts_script()
     if not script.exists():
         return f"{script} is not built"
@@ -149,8 +151,6 @@ def vhosts_unavailable() -> str | None:
 def _bench(op_name: str, ranks: int, vhosts: int, sizes: list[int], rounds: int, iters: int,
            log) -> dict:
     """{bytes: (meshmem µs, one-rank memcpy GB/s or None)} of `meshmem bench OP`, meshmem alone."""
-    from meshmem import bench
-    from meshmem.osu import LaunchOptions
     op = bench.OPS[op_name]
     if op.program == "coll":
         heap = max(64 << 20, 2 * ranks * max(sizes) + (32 << 20))
@@ -166,7 +166,6 @@ def _bench(op_name: str, ranks: int, vhosts: int, sizes: list[int], rounds: int,
 def measure_calibrations(sizes=(8, 1024 * KiB), rounds: int = 1, iters: int = 1000,
                          log=print) -> dict:
     """Today's value of every calibration, in the fabric file's units: {name: value}."""
-    from meshmem import bench
     small, big = sizes
     runs = {}
     for c in CALIBRATIONS:
@@ -229,7 +228,6 @@ def write_calibrations(path: Path, values: dict) -> None:
 def _sort_run(shape: Shape, records: int, variant: str, overrides: list[str], log) -> dict:
     """`meshmem sort --vhosts H` of one variant, measured, and its prediction on the fabric
     (the sort's own --fabric: one more run under meshrun --fabric): the JSON row."""
-    from meshmem.osu import bin_path
     with tempfile.TemporaryDirectory(prefix="meshmem-measured-") as d:
         out = Path(d) / "sort.json"
         cmd = [str(bin_path("meshmem")), "sort", "--vhosts", str(shape.hosts),

@@ -16,9 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from meshmem import options
-from meshmem.model import FabricError, ModelError, cost, load_fabric, resolve_fabric_path
-from meshmem.options import UserError
+from meshmem.bench import measured
+from meshmem.cli import model_plot, options
+from meshmem.cli.options import UserError
+from meshmem.model import FabricError, ModelError, cost, load_fabric, replay, resolve_fabric_path, sweep, validate
 
 DESCRIPTION = """\
 The model of the papers' hardware: fabric descriptions (fabrics/*.toml: OPTWEB's full mesh and
@@ -150,7 +151,6 @@ def _write_json(path: str, data) -> None:
 
 
 def _measured(args) -> int:
-    from meshmem.model import measured
     if args.sensitivity:
         raise UserError("--sensitivity is for the papers' table, not with --measured")
     try:
@@ -175,8 +175,6 @@ def _measured(args) -> int:
 
 
 def _calibrate(args) -> int:
-    from meshmem.model import measured
-    from meshmem.model.fabric import resolve_fabric_path
     options.at_least("--rounds", args.rounds, 1)
     options.at_least("--iters", args.iters, 10)
     why = measured.vhosts_unavailable()
@@ -204,7 +202,6 @@ def _calibrate(args) -> int:
 def _validate(args) -> int:
     if args.measured:
         return _measured(args)
-    from meshmem.model import validate
     rows = validate.run_validation()
     print(validate.format_table(rows))
     data = {"tolerance": validate.TOLERANCE, "counts": validate.counts(rows),
@@ -269,7 +266,6 @@ class ProgressBar:
 
 
 def _sweep(args) -> int:
-    from meshmem.model import plot, sweep
     base = load_fabric(resolve_fabric_path(args.fabric))
     series = []
     for param in args.param or ["degree"]:
@@ -291,7 +287,7 @@ def _sweep(args) -> int:
         last = f"{s['y'][-1]:.4g} at x = {s['x'][-1]}" if s["x"] else "no points"
         print(f"{s['figure']:6} {s['op']:10} {s['label']:32} {len(s['x']):4d} points, {last}")
     if args.plot_dir:
-        for path in plot.write_plots(series, args.plot_dir):
+        for path in model_plot.write_plots(series, args.plot_dir):
             print(f"wrote {path}")
     if args.json:
         _write_json(args.json, series)
@@ -299,7 +295,6 @@ def _sweep(args) -> int:
 
 
 def _replay(args) -> int:
-    from meshmem.model import replay
     fabric = load_fabric(resolve_fabric_path(args.fabric), args.fabric_set)
     if args.compute_scale is not None and not args.compute_scale >= 0:
         raise ValueError(f"--compute-scale must be a number >= 0 (got {args.compute_scale})")

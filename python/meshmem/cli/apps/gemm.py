@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import sys
 
-from meshmem import blas, options
-from meshmem import plot as plots
-from meshmem.apps_run import counted
-from meshmem.app_command import (AppCommand, Launch, add_prediction, alternate, measured_row,
-                                 once, program_heap)
-from meshmem.app_table import print_rate_table, rate_summary
-from meshmem.report import speedup_legend
+from meshmem.cli import options
+from meshmem.cli import plot as plots
+from meshmem.cli.apps import blas
+from meshmem.cli.apps.command import AppCommand, Launch, add_prediction, alternate, measured_row, once, program_heap
+from meshmem.cli.apps.programs import counted
+from meshmem.cli.apps.table import print_rate_table, rate_summary
+from meshmem.cli.report import speedup_legend
 
 VARIANTS = ("stream", "summa")
 
@@ -161,16 +161,5 @@ class GemmCommand(AppCommand):
                                "peer time (the same algorithm on OpenMPI, one rank's dgemm)"),
                 "# error: max |C - one-rank product| / max |product|; GOPS = 2 M N K / time"]
 
-    def measure(self, a, launch):
-        return measure(a, launch)
 
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
-
-COMMAND = GemmCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = GemmCommand(measure, print_table, plot)

@@ -3,20 +3,19 @@
 Programs live in <build>/apps/bin/: `sort` and `average` (meshmem, started by meshrun) and
 `sort_mpi`, `average_mpi` (built by mpicc, started by mpirun). Each prints one line per result,
 `@sort key=value ...` or `@average key=value ...`, which parse_lines() turns into dicts. Launch
-lines and OpenMPI's environment come from meshmem.osu, as for `meshmem bench`.
+lines and OpenMPI's environment come from meshmem.launch.commands, as for `meshmem bench`.
 """
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from meshmem import osu
-from meshmem.osu import BenchError, LaunchOptions
-from meshmem.paths import REPO, build_dir
+from meshmem.launch import commands
+from meshmem.launch.commands import BenchError, LaunchOptions
+from meshmem.launch.paths import REPO, build_dir
 
 # the flags of every twin, as apps/CMakeLists.txt's MESHMEM_APPS_TWIN_CFLAGS: src/util holds the
 # runtime-free headers (sizes, the most square grid) both sides include
@@ -83,7 +82,7 @@ def openmpi_available() -> tuple[bool, str]:
 def vhosts_unavailable() -> str | None:
     """Why no virtual cluster can be built here (`meshrun-vhosts check`: root, ip, unshare,
     nsenter, mpirun), or None when one can."""
-    script = osu.vhosts_script()
+    script = commands.vhosts_script()
     if not script.exists():
         return f"{script} is missing (build with make)"
     done = subprocess.run([str(script), "check"], capture_output=True, text=True)
@@ -123,13 +122,13 @@ def run_app(runtime: str, name: str, ranks: int, args: list[str], tag: str,
     unless @p expect_fail (then the rows are returned and the exit status is in row 'rc').
     @p meshrun_args go to the launcher (meshrun, or mpirun for "openmpi") before the program;
     @p vhosts > 0 runs the job on a virtual cluster of that many hosts (meshrun --vhosts, or
-    mpirun under meshrun-vhosts run: osu.command); @p hosts and @p hostfile place an OpenMPI
-    twin on other machines (mpirun --host, --hostfile: osu.twin_command)."""
+    mpirun under meshrun-vhosts run: commands.command); @p hosts and @p hostfile place an OpenMPI
+    twin on other machines (mpirun --host, --hostfile: commands.twin_command)."""
     exe = ensure_app(name)
-    rt = osu.RUNTIMES["meshmem" if runtime == "meshmem" else "mpi"]
+    rt = commands.RUNTIMES["meshmem" if runtime == "meshmem" else "mpi"]
     opts = LaunchOptions(ranks=ranks, bind=bind, heap_bytes=heap_bytes, timeout_s=timeout_s,
                          vhosts=vhosts, hosts=hosts, hostfile=hostfile)
-    cmd, env = osu.command(rt, exe, opts, [str(a) for a in args])
+    cmd, env = commands.command(rt, exe, opts, [str(a) for a in args])
     if meshrun_args:
         at = cmd.index(str(exe))
         cmd = cmd[:at] + [str(a) for a in meshrun_args] + cmd[at:]
@@ -205,4 +204,4 @@ def run_on_fabric(name: str, ranks: int, args: list[str], tag: str, fabric: str,
         return rows, json.loads(out.read_text())
 
 
-cores = osu.cores  # CPUs this process may run on
+cores = commands.cores  # CPUs this process may run on

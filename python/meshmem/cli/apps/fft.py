@@ -19,12 +19,12 @@ import math
 import subprocess
 import sys
 
-from meshmem import apps_run, options
-from meshmem.apps_run import counted
-from meshmem import plot as plots
-from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
-                                 median)
-from meshmem.report import fmt_optional, speedup_legend, speedup_phrase
+from meshmem.cli import options
+from meshmem.cli import plot as plots
+from meshmem.cli.apps import programs
+from meshmem.cli.apps.command import AppCommand, Launch, UsageError, add_prediction, alternate, median
+from meshmem.cli.apps.programs import counted
+from meshmem.cli.report import fmt_optional, speedup_legend, speedup_phrase
 
 VARIANTS = ("slab", "pencil")
 
@@ -46,7 +46,7 @@ variants:
 
 def heap_for(args: list, ranks: int) -> int:
     """The symmetric heap the fft program needs for these arguments on @p ranks ranks."""
-    exe = apps_run.ensure_app("fft")
+    exe = programs.ensure_app("fft")
     done = subprocess.run([str(exe), *map(str, args), "-H", str(ranks)], capture_output=True,
                           text=True)
     if done.returncode != 0:  # the program's own check: "fft: -N 0: a size n or ..."
@@ -176,8 +176,8 @@ def plot(rows: list, path: str, title: str = ""):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
-    series = {f"meshmem {v}": sorted(((r["ranks"], r["seconds"]) for r in rows
-                                      if r["variant"] == v)) for v in
+    series = {f"meshmem {v}": sorted((r["ranks"], r["seconds"]) for r in rows
+                                      if r["variant"] == v) for v in
               dict.fromkeys(r["variant"] for r in rows)}
     mpi = sorted({r["ranks"]: r["mpi_seconds"] for r in rows if r.get("mpi_seconds")}.items())
     if mpi:
@@ -281,16 +281,5 @@ class FftCommand(AppCommand):
                 "# error: relative L2 error of the forward transform against serial FFTW; "
                 "GFlops: 5 N log2 N / time"]
 
-    def measure(self, a, launch):
-        return measure(a, launch)
 
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
-
-COMMAND = FftCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = FftCommand(measure, print_table, plot)

@@ -15,13 +15,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from meshmem import apps_run, options
-from meshmem.apps_run import counted
-from meshmem import plot as plots
-from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
-                                 median)
-from meshmem.osu import BenchError
-from meshmem.report import fmt_optional, format_count
+from meshmem.cli import options
+from meshmem.cli import plot as plots
+from meshmem.cli.apps import programs
+from meshmem.cli.apps.command import AppCommand, Launch, UsageError, add_prediction, alternate, median
+from meshmem.cli.apps.programs import counted
+from meshmem.cli.report import fmt_optional, format_count
+from meshmem.launch.commands import BenchError
 
 VARIANTS = ("a11", "a6", "a3", "a2", "a1", "ghc", "radix")
 ALIASES = {"3step": "a3", "single": "a1", "singlepass": "a1"}
@@ -43,7 +43,7 @@ variants (A: memory passes, m: all-to-all passes; the report's eq. 1):
 
 --vs names exactly the peers that run (default openmpi,serial): --vs openmpi runs OpenMPI
 alone, --vs serial the serial sort alone, --vs none neither; --no-serial leaves serial out of
-whatever --vs names (an old option; before issue 17 --vs openmpi also ran the serial sort)."""
+whatever --vs names (an old option, from when --vs openmpi also ran the serial sort)."""
 
 
 def variant_list(text: str) -> list[str]:
@@ -79,7 +79,7 @@ def program_args(v: str, records: int, a, form_keys: bool) -> list[str]:
 
 def heap_for(args: list, ranks: int) -> int:
     """Ask the sort program how much symmetric heap these arguments need."""
-    exe = apps_run.ensure_app("sort")
+    exe = programs.ensure_app("sort")
     done = subprocess.run([str(exe), *map(str, args), "-H", str(ranks)], capture_output=True,
                           text=True)
     if done.returncode != 0:
@@ -128,7 +128,7 @@ def measure(a, launch: Launch, variants: list[str], records: int,
         mm = [x for run in got["meshmem"] for x in run]
         mp = [x for run in got.get("openmpi", []) for x in run]
         fab = None
-        design = apps_run.sort_design(fabric, DESIGNS.get(v, "")) if fabric else None
+        design = programs.sort_design(fabric, DESIGNS.get(v, "")) if fabric else None
         if fabric:
             fab = launch.on_fabric("sort", once(args), "sort", heap=heap, sort_variant=design)
         log(f"  sort {v}: {counted(a.rounds, 'round')} done", file=sys.stderr)
@@ -281,16 +281,6 @@ class SortCommand(AppCommand):
         return {"records": a.nrecords, "variants": a.variants, "iters": a.iters,
                 "dist": a.dist}
 
-    def measure(self, a, launch):
-        return measure(a, launch, a.variants, a.nrecords)
 
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
-
-COMMAND = SortCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = SortCommand(lambda a, launch: measure(a, launch, a.variants, a.nrecords),
+                      print_table, plot)

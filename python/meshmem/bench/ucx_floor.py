@@ -25,8 +25,8 @@ import statistics
 import subprocess
 from dataclasses import dataclass
 
-from meshmem.osu import BenchError, LaunchOptions, vhosts_script
-from meshmem.report import format_size, peer_name
+from meshmem.cli.report import format_size, peer_name
+from meshmem.launch.commands import BenchError, LaunchOptions, vhosts_script
 
 MiB = 1 << 20
 VHOST_SERVER = "198.18.0.10"  # vhost0's address on a virtual cluster (tools/meshrun-vhosts)

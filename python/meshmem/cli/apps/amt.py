@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import sys
 
-from meshmem import options
-from meshmem import plot as plots
-from meshmem.apps_run import counted
-from meshmem.app_command import AppCommand, Launch, UsageError, add_prediction, alternate, median
-from meshmem.report import fmt_optional, format_size, speedup_legend, speedup_phrase
+from meshmem.cli import options
+from meshmem.cli import plot as plots
+from meshmem.cli.apps.command import AppCommand, Launch, UsageError, add_prediction, alternate, median
+from meshmem.cli.apps.programs import counted
+from meshmem.cli.report import fmt_optional, format_size, speedup_legend, speedup_phrase
 
 PARTS = ("fig2", "kernel")
 MESH = ("put", "am")            # meshmem's forms of (a)
@@ -56,7 +56,7 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
         got = alternate(a.rounds, sides)
         log(f"  amt fig2: {counted(a.rounds, 'round')} done", file=sys.stderr)
         for v in MESH:
-            for i, m in enumerate(a.counts):
+            for i in range(len(a.counts)):
                 row = merge(got[v], i)
                 for t in TWIN:
                     if t in got:
@@ -260,16 +260,5 @@ class AmtCommand(AppCommand):
                 "# the kernel's speed-up likewise: MPI time / meshmem time",
                 "# Mmsg/s: the messages of all ranks per second / 1e6"]
 
-    def measure(self, a, launch):
-        return measure(a, launch)
 
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
-
-COMMAND = AmtCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = AmtCommand(measure, print_table, plot)

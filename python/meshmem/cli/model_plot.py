@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from meshmem.plot import size_axis
-from meshmem.report import format_size
+from meshmem.cli.plot import size_axis
+from meshmem.cli.report import format_size
 
 TITLES = {
     "fig9": "All-to-all aggregate throughput (cf. OPTWEB (JOCN 2022) Fig. 9)",

@@ -7,7 +7,7 @@ points at "1 byte" of a log axis.
 """
 from __future__ import annotations
 
-from meshmem.report import format_size, peer_name
+from meshmem.cli.report import format_size, peer_name
 
 MESHMEM_COLOR, PEER_COLOR = "tab:blue", "tab:orange"
 # several meshmem series on one axis (algorithms, topologies): every colour but the peer's

@@ -18,10 +18,11 @@ from __future__ import annotations
 import os
 import sys
 
-from meshmem import apps_run, options
-from meshmem import plot as plots
-from meshmem.app_command import AppCommand, Launch, UsageError, alternate, median, paired
-from meshmem.report import fmt_optional, format_size, speedup_legend, speedup_phrase
+from meshmem.cli import options
+from meshmem.cli import plot as plots
+from meshmem.cli.apps import programs
+from meshmem.cli.apps.command import AppCommand, Launch, UsageError, alternate, median, paired
+from meshmem.cli.report import fmt_optional, format_size, speedup_legend, speedup_phrase
 
 DEFAULT_SIZES = "1K,4K,16K,64K,256K,1M"
 ALGOS = ("naive", "aggressive")
@@ -55,7 +56,7 @@ def measure(a, launch: Launch, sizes: list[int], algos: list[str], topos: list[s
             log=print):
     """Run every (algorithm, topology) and the MPI twin; returns (rows, notes)."""
     notes = []
-    ncpu = apps_run.cores()
+    ncpu = programs.cores()
     oversub = a.ranks > ncpu
     iters = a.iters if not oversub else min(a.iters, 100)
     large = max(1, iters // 10)
@@ -261,20 +262,10 @@ class AverageCommand(AppCommand):
         return {"sizes": a.byte_sizes, "algos": a.algos, "topologies": a.topos,
                 "onestep": a.onestep, "iters": a.iters}
 
-    def measure(self, a, launch):
-        return measure(a, launch, a.byte_sizes, a.algos, a.topos)
-
-    def print_table(self, rows, out=None):
-        print_table(rows, out)
-
-    def plot(self, rows, path, title=""):
-        plot(rows, path, title)
-
     def footer(self, rows):
         return [speedup_legend("× OpenMPI, × naive", "peer time (MPI_Allreduce, naive)"),
                 "# paired: the median over rounds of the same round's speed-up"]
 
 
-COMMAND = AverageCommand()
-add_arguments = COMMAND.add_arguments
-run = COMMAND.run
+COMMAND = AverageCommand(lambda a, launch: measure(a, launch, a.byte_sizes, a.algos, a.topos),
+                         print_table, plot)

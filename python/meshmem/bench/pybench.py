@@ -10,7 +10,7 @@ Methodology (OSU's): warm-up, then each call timed on its own with an untimed ba
 calls; a figure is rank 0's mean over the iterations; in a run the Python and C loops
 alternate (twice each, the better pass kept), and a figure is the best of --rounds runs.
 
-The rank side of it is `python -m meshmem.pybench --rank meshmem|mpi4py`: it prints lines
+The rank side of it is `python -m meshmem.bench.pybench --rank meshmem|mpi4py`: it prints lines
 "@py op=.. bytes=.. api=python|c|mpi4py us=..".
 """
 import argparse
@@ -23,6 +23,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from meshmem.cli.options import UserError, at_least, check_outputs
+from meshmem.cli.report import format_size
+from meshmem.launch.commands import LaunchOptions, twin_command, twin_settings
+from meshmem.launch.paths import build_dir
+from meshmem.launch.tools import launcher
 
 CASES = (("allreduce", 8), ("allreduce", 1 << 20), ("put", 8))
 
@@ -111,7 +117,6 @@ def python_with_bindings() -> str:
         return sys.executable
     except ImportError:
         pass
-    from meshmem.paths import build_dir
     venv = build_dir() / "venv" / "bin" / "python"
     if venv.exists():
         return str(venv)
@@ -131,9 +136,7 @@ def parse(text: str) -> dict:
 
 
 def run_once(side: str, python: str, ranks: int, bind: str, iters: int, timeout: float) -> dict:
-    from meshmem.osu import LaunchOptions, twin_command
-    from meshmem.run import launcher
-    args = [python, "-m", "meshmem.pybench", "--rank", side, "--iters", str(iters)]
+    args = [python, "-m", "meshmem.bench.pybench", "--rank", side, "--iters", str(iters)]
     env = dict(os.environ)
     # build/bin/meshmem points PYTHONPATH at the source tree, which has no compiled bindings:
     # the ranks use the installed package of @p python
@@ -171,10 +174,12 @@ def rows_of(fig: dict, ranks: int) -> list:
 
 
 def report(rows: list, out=sys.stdout) -> None:
-    from meshmem.bench import format_size
     print(f"{'op':<10}{'bytes':>7}{'C µs':>10}{'Python µs':>11}{'Python/C':>10}"
           f"{'mpi4py µs':>11}{'× mpi4py (speed-up)':>21}", file=out)
-    f = (lambda v, spec: "-" if v is None else format(v, spec))
+
+    def f(v, spec):
+        return "-" if v is None else format(v, spec)
+
     for r in rows:
         print(f"{r['op']:<10}{format_size(r['bytes']):>7}{f(r['c_us'], '.3f'):>10}"
               f"{f(r['python_us'], '.3f'):>11}{f(r['python_over_c'], '.2f'):>10}"
@@ -184,8 +189,6 @@ def report(rows: list, out=sys.stdout) -> None:
 def run(args) -> int:
     """`meshmem bench --python` (the options of `meshmem bench` it uses: --ranks, --rounds,
     --iters, --bind-to, --vs, --json, --timeout)."""
-    from meshmem.options import UserError, at_least, check_outputs
-    from meshmem.osu import LaunchOptions, twin_settings
     ranks = args.ranks
     if ranks < 2:
         raise UserError(f"--ranks {ranks}: --python needs at least 2 (the put goes from rank 0 "
@@ -227,7 +230,7 @@ def run(args) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m meshmem.pybench",
+    p = argparse.ArgumentParser(prog="python -m meshmem.bench.pybench",
                                 description="rank side of `meshmem bench --python`")
     p.add_argument("--rank", choices=("meshmem", "mpi4py"), required=True)
     p.add_argument("--iters", type=int, default=2000)

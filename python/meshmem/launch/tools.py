@@ -1,4 +1,5 @@
-"""The console scripts meshrun and meshcc of an installed meshmem package.
+"""The console scripts meshrun and meshcc of an installed meshmem package, and the meshrun that
+`python -m meshmem.run` and `meshmem bench --python` start (launcher).
 
 The package carries its runtime in meshmem/_runtime (lib/, include/, bin/meshrun; see
 python/CMakeLists.txt). `meshrun` runs that launcher; `meshcc` is the compiler wrapper of
@@ -9,12 +10,20 @@ import shlex
 import sys
 from pathlib import Path
 
-RUNTIME = Path(__file__).resolve().parent / "_runtime"
+from meshmem.launch.paths import bin_path
+
+RUNTIME = Path(__file__).resolve().parents[1] / "_runtime"  # meshmem/_runtime, above launch/
 
 
 def runtime_path(*parts: str) -> Path:
     """A file of the installed runtime (bin/meshrun, lib/libmeshmem.so, include/...)."""
     return RUNTIME.joinpath(*parts)
+
+
+def launcher() -> Path:
+    """The meshrun of this package: installed (meshmem/_runtime/bin), else the build tree's."""
+    installed = runtime_path("bin", "meshrun")
+    return installed if installed.exists() else bin_path("meshrun")
 
 
 def meshrun() -> int:

@@ -9,7 +9,7 @@ sources.
 import os
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]  # meshmem/, above launch/
 
 
 def _checkout_of_package():

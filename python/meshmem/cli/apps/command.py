@@ -2,17 +2,19 @@
 line, the launch of the meshmem program and its baselines, alternating rounds, medians, the
 table, JSON, plot and exit status. An application adds only what is its own.
 
-A command is a subclass of AppCommand that sets its name, tag and baselines and implements
+A command is a subclass of AppCommand that sets its name, tag and baselines and overrides
 
     add_app_arguments(p)     its own options
     check(a)                 its own argument checks: raise UsageError("--opt VALUE: why")
+
+and one instance of it, COMMAND in its module (meshmem.cli runs it), is made with the
+application's own functions, which the demo calls too:
+
     measure(a, launch)       run everything, return (result rows, notes)
     print_table(rows, out)   one line per row
     plot(rows, path, title)  the figure of its paper
 
-and exposes `add_arguments`/`run` of one instance to meshmem.cli (COMMANDS).
-
-Shared arguments (one vocabulary for every command: meshmem.options, VOCABULARY.md), old
+Shared arguments (one vocabulary for every command: meshmem.cli.options, VOCABULARY.md), old
 spellings kept as aliases:
   --ranks N                         ranks (-n)
   --vhosts H | --hosts a:4,b:4 | --hostfile F
@@ -29,14 +31,13 @@ spellings kept as aliases:
                                     (meshrun --fabric; docs/model.md)
   --bind-to core|none               (--bind) pin ranks; default core, none when oversubscribed
   --timeout SEC                     per program run
-Results as every command shows them (meshmem.report): sizes as 8, 1K, 64K, 1M, µs, speed-ups
+Results as every command shows them (meshmem.cli.report): sizes as 8, 1K, 64K, 1M, µs, speed-ups
 "× PEER" = peer time / meshmem time (above 1: meshmem is faster), explained under the table.
 Exit status: 0 every result verified, 1 a run failed or a result did not verify, 2 bad
 arguments (one line naming the option and its value, before anything runs).
 """
 from __future__ import annotations
 
-import abc
 import argparse
 import json
 import os
@@ -44,14 +45,16 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from meshmem import apps_run, options
-from meshmem.options import UserError
-from meshmem.osu import BenchError, LaunchOptions, twin_settings
-from meshmem.paths import bin_path
-from meshmem.report import machine_info, machine_line, speedup_legend
+from meshmem.cli import options
+from meshmem.cli.apps import programs
+from meshmem.cli.options import UserError
+from meshmem.cli.report import machine_info, machine_line, speedup_legend
+from meshmem.launch.commands import BenchError, LaunchOptions, twin_settings
+from meshmem.launch.paths import bin_path
 
 BASELINE_NAMES = {"openmpi": "OpenMPI", "serial": "serial"}
 
@@ -116,7 +119,7 @@ class Launch:
     def meshmem(self, program: str, args: list, tag: str, heap: int = 64 << 20,
                 ranks: int | None = None, expect_fail: bool = False) -> list[dict]:
         """The result lines of meshmem program @p program under meshrun."""
-        return apps_run.run_app("meshmem", program, ranks or self.ranks, args, tag,
+        return programs.run_app("meshmem", program, ranks or self.ranks, args, tag,
                                 heap_bytes=heap, bind=self.bind, timeout_s=self.timeout,
                                 expect_fail=expect_fail, meshrun_args=self.meshrun_hosts)
 
@@ -130,7 +133,7 @@ class Launch:
     def openmpi(self, program: str, args: list, tag: str, ranks: int | None = None) -> list[dict]:
         """The result lines of OpenMPI twin @p program under mpirun."""
         o = self.twin_options(ranks)
-        return apps_run.run_app("openmpi", program, o.ranks, args, tag, bind=o.bind,
+        return programs.run_app("openmpi", program, o.ranks, args, tag, bind=o.bind,
                                 timeout_s=o.timeout_s, meshrun_args=[], vhosts=o.vhosts,
                                 hosts=o.hosts, hostfile=o.hostfile)
 
@@ -138,7 +141,7 @@ class Launch:
                   sort_variant: str | None = None) -> tuple[list[dict], dict]:
         """One run of @p program under meshrun --fabric: (result lines, prediction)."""
         extra = [a for kv in self.fabric_set for a in ("--fabric-set", kv)]
-        return apps_run.run_on_fabric(program, self.ranks, args, tag, self.fabric,
+        return programs.run_on_fabric(program, self.ranks, args, tag, self.fabric,
                                       self.compute_scale, sort_variant, heap_bytes=heap,
                                       bind=self.bind, timeout_s=self.timeout,
                                       launcher_args=self.meshrun_hosts + extra)
@@ -167,7 +170,7 @@ def program_heap(program: str, args: list, ranks: int) -> int:
     """The symmetric heap a run of @p program with @p args on @p ranks ranks needs, as the
     program prints it with -H RANKS; UsageError with the program's reason for refusing @p args
     (a bad size, say) before anything is started."""
-    exe = apps_run.ensure_app(program)
+    exe = programs.ensure_app(program)
     done = subprocess.run([str(exe), *[str(v) for v in args], "-H", str(ranks)],
                           capture_output=True, text=True)
     if done.returncode != 0:
@@ -199,7 +202,7 @@ def measured_row(runs: list, keys, rate: str | None = None, mpi: list | None = N
     return row
 
 
-class AppCommand(abc.ABC):
+class AppCommand:
     """The shared part of `meshmem APP` (see the module comment)."""
     name = "app"                   # the command's name
     baselines: tuple = ("openmpi",)  # what --vs may name, in the order they run
@@ -210,24 +213,19 @@ class AppCommand(abc.ABC):
     plot_what = "the results"      # what --plot draws, for its help
     examples: tuple = ()           # lines of the epilog
 
+    def __init__(self, measure: Callable[..., tuple[list, list]], print_table: Callable[..., None],
+                 plot: Callable[..., None]):
+        """The application's functions: @p measure(a, launch) runs the programs and returns
+        (rows, notes); @p print_table(rows, out=None) prints the rows; @p plot(rows, path,
+        title="") writes the plot."""
+        self.measure, self.print_table, self.plot = measure, print_table, plot
+
     # ---------------------------------------------------------------- to be provided
     def add_app_arguments(self, p: argparse.ArgumentParser) -> None:
         """The command's own options."""
 
     def check(self, a) -> None:
         """The command's own checks; raise UsageError naming the option and value."""
-
-    @abc.abstractmethod
-    def measure(self, a, launch: Launch) -> tuple[list, list]:
-        """Run the programs; return (rows, notes)."""
-
-    @abc.abstractmethod
-    def print_table(self, rows: list, out=None) -> None:
-        """Print the rows."""
-
-    @abc.abstractmethod
-    def plot(self, rows: list, path: str, title: str = "") -> None:
-        """Write the plot."""
 
     def describe(self, a) -> str:
         """What runs, for the first line of the output (after the machine)."""
@@ -296,7 +294,7 @@ class AppCommand(abc.ABC):
     def hosts_of(self, a) -> tuple[list, list]:
         """meshrun's and mpirun's host arguments; UsageError while meshrun lacks the option.
         --vhosts gives mpirun none: the twin runs on a virtual cluster of the same shape, built
-        for it (Launch.vhosts, osu.command)."""
+        for it (Launch.vhosts, commands.command)."""
         for opt, value, mpi in (("--vhosts", a.vhosts, None), ("--hosts", a.hosts, "--host"),
                                 ("--hostfile", a.hostfile, "--hostfile")):
             if value is None:
@@ -318,10 +316,10 @@ class AppCommand(abc.ABC):
         mesh_hosts, mpi_hosts = self.hosts_of(a)
         if a.fabric:
             try:
-                a.fabric = apps_run.check_fabric(a.fabric, a.ranks, a.compute_scale)
+                a.fabric = programs.check_fabric(a.fabric, a.ranks, a.compute_scale)
             except BenchError as e:
                 raise UsageError(str(e)) from None
-        bind = a.bind_to or ("none" if a.ranks > apps_run.cores() else "core")
+        bind = a.bind_to or ("none" if a.ranks > programs.cores() else "core")
         return Launch(ranks=a.ranks, bind=bind, timeout=a.timeout, meshrun_hosts=mesh_hosts,
                       mpirun_hosts=mpi_hosts, vhosts=a.vhosts or 0, fabric=a.fabric,
                       compute_scale=a.compute_scale, fabric_set=list(a.fabric_set))
@@ -342,7 +340,7 @@ class AppCommand(abc.ABC):
             print(f"meshmem {self.name}: {e}", file=sys.stderr)
             return 2
         if "openmpi" in args.baselines:
-            ok, why = apps_run.openmpi_available()
+            ok, why = programs.openmpi_available()
             if not ok:
                 print(f"# OpenMPI baseline skipped: {why}")
                 args.baselines.remove("openmpi")

@@ -5,9 +5,9 @@ import subprocess
 from pathlib import Path
 
 from meshmem import __version__
-from meshmem.paths import bin_path, build_dir
-from meshmem.report import machine_info
-from meshmem.tools import runtime_path
+from meshmem.cli.report import machine_info
+from meshmem.launch.paths import bin_path, build_dir
+from meshmem.launch.tools import runtime_path
 
 
 def add_arguments(p):
