@@ -5,18 +5,17 @@
  * Fields and writers (region layout in mm_am.h; S = MESHMEM_AM_SLOTS slots per ring):
  *   owner R, req[p] slot k   written by p only: request number n (n % S == k) from p to R.
  *                            p writes header, arguments and payload with plain stores, then
- *                            seq = n + 1 with a seq_cst store (release: the reader that sees
- *                            seq sees the message; seq_cst: ordered before p reads R's sleeper
- *                            count to decide on a wake, the Dekker pairing of mm_wait.h).
+ *                            seq = n + 1 with a release store (the reader that sees seq sees
+ *                            the message), then reads R's sleeper count to decide on a wake.
  *   owner R, rep[p] slot k   written by p only: p's reply to R's request n, in slot n % S, seq
  *                            n + 1, same store order. Only p's handler of R's request n writes
  *                            it, at most once.
  *   owner R, ctrl[p]         written by p only: req_done = how many of R's requests p has
  *                            finished handling (handler returned, reply if any already posted).
- *                            A seq_cst store after the handler: release orders the handler's
- *                            reads of the slot before the slot is handed back (R may rewrite it
- *                            as soon as it sees the credit), and the store precedes the wake
- *                            check. Stored only after a request that got no reply (or with
+ *                            A release store after the handler: it orders the handler's reads
+ *                            of the slot before the slot is handed back (R may rewrite it as
+ *                            soon as it sees the credit); the wake check follows. Stored only
+ *                            after a request that got no reply (or with
  *                            rings of one slot): a reply carries the credit of the requests
  *                            before it (below), so a request-reply round trip writes no line
  *                            but its two messages.
@@ -25,6 +24,11 @@
  *                            of p that R handled).
  * Readers poll seq with acquire loads; nothing else is read before seq matches, so a slot is
  * never read half-written. Sequence numbers grow forever; a slot's seq is unique per use.
+ * No fence between a publishing store and the sleeper check (a seq_cst store made the writer
+ * wait until the line was its own, a line transfer, on every message): as for the collectives'
+ * posts (mm_coll_sync.c, mm_coll_wake), a waiter that registers while the store is still in
+ * the writer's store buffer may miss the wake and sleep until its futex timeout
+ * (MESHMEM_SLEEP_US), and waits sleep only after their spin and yield budgets (mm_wait.c).
  *
  * Flow control: R sends request n to p only when
  *   n - req_done < S    (slot n % S of p's req[R] is free: request n - S was handled) and
@@ -113,6 +117,9 @@ static struct {
     uint8_t       kinds[MM_AM_NHANDLERS];
     uint8_t       flags[MM_AM_NHANDLERS];
     int8_t        nargs[MM_AM_NHANDLERS];
+    uint8_t       short_dirs[MM_AM_USER_HANDLERS]; /* flags of the user's SHORT handlers, 0 for
+                                                    * the others: a SHORT send's check in one
+                                                    * load (kinds and flags keep the truth) */
     mm_am_limits_t lim;
     atomic_flag   busy;
     pthread_t     thread;
@@ -201,8 +208,8 @@ static inline char *mm_am_ring_slot(char *ring, uint64_t n)
 }
 
 /* wake @p rank if it sleeps in any wait: a message can end a runtime wait (credits, replies)
- * and a user wait (the handler may write what it waits for); seq_cst loads after our seq_cst
- * store, the waker's half of the Dekker pair (a network peer's transport wakes it) */
+ * and a user wait (the handler may write what it waits for); after the release store that
+ * published the message, with no fence (see the top; a network peer's transport wakes it) */
 static inline void mm_am_wake(int rank)
 {
     mm_tp_wake_any(rank);
@@ -295,7 +302,7 @@ static int mm_am_progress_locked(void)
             if (replied && mm_am.slots >= 2)
                 continue; /* the reply carries the credit (see the top) */
             if (MM_LIKELY(pe->credit_out != NULL)) {
-                atomic_store(pe->credit_out, n + 1); /* seq_cst: see the top */
+                atomic_store_explicit(pe->credit_out, n + 1, memory_order_release);
                 mm_am_wake(p);
             } else { /* the credit, by the network: no body, the count is the sequence word */
                 mm_tp_post(p, mm_am_ctrl(me), NULL, 0, n + 1, NULL, NULL, 0);
@@ -442,6 +449,19 @@ static void mm_am_post_remote(int rank, char *slot, uint64_t n, const mm_am_out_
     free(img);
 }
 
+/* write a SHORT message's header (all but seq) and arguments into @p slot: the header's three
+ * words after seq as one copy, not a store per field */
+MM_INLINE_HOT void mm_am_fill_short(char *slot, const mm_am_out_t *o, bool reply)
+{
+    mm_am_hdr_t h = {.handler = (uint16_t)o->handler,
+                     .kind = MM_AM_SHORT,
+                     .flags = (uint8_t)(reply ? MM_AM_F_REPLY : 0),
+                     .nargs = (uint8_t)o->nargs};
+    memcpy(slot + 8, (const char *)&h + 8, MM_AM_HDR_BYTES - 8);
+    for (int i = 0; i < o->nargs; i++)
+        memcpy(slot + MM_AM_HDR_BYTES + 8 * (size_t)i, &o->args[i], 8);
+}
+
 /* write message @p n of @p o into its slot of this rank's request (or @p reply) ring at
  * @p rank, then publish it */
 static void mm_am_post(int rank, uint64_t n, const mm_am_out_t *o, bool reply)
@@ -454,6 +474,12 @@ static void mm_am_post(int rank, uint64_t n, const mm_am_out_t *o, bool reply)
         return;
     }
     char *slot = mm_am_ring_slot(ring, n);
+    if (o->kind == MM_AM_SHORT) {
+        mm_am_fill_short(slot, o, reply);
+        atomic_store_explicit(mm_am_seq(slot), n + 1, memory_order_release); /* see the top */
+        mm_am_wake(rank);
+        return;
+    }
     if (o->kind == MM_AM_LONG && !inl) {
         /* too large for the slot: written straight into the destination (the peer is mapped) */
         char *local = (o->region ? (char *)mm_g.data_base : (char *)mm_g.heap_base) + o->offset;
@@ -462,7 +488,7 @@ static void mm_am_post(int rank, uint64_t n, const mm_am_out_t *o, bool reply)
     mm_am_fill(slot, o, reply, inl);
     if (o->nbytes >= MM_AM_NT_THRESHOLD)
         atomic_thread_fence(memory_order_seq_cst);
-    atomic_store(mm_am_seq(slot), n + 1); /* seq_cst: see the top */
+    atomic_store_explicit(mm_am_seq(slot), n + 1, memory_order_release); /* see the top */
     mm_am_wake(rank);
 }
 
@@ -571,8 +597,24 @@ static void mm_am_send_request(int rank, const mm_am_out_t *o)
     atomic_flag_clear_explicit(&pe->send_lock, memory_order_release);
 }
 
+/* @return whether a SHORT message @p o in direction @p dir passes every check of mm_am_check
+ * (registered, in range, the arguments given), tested in a few loads: the sends' common case;
+ * when it does not, mm_am_check says what fails */
+MM_INLINE_HOT bool mm_am_short_ok(const mm_am_out_t *o, int dir)
+{
+    unsigned h = (unsigned)o->handler;
+    return h < MM_AM_USER_HANDLERS && (mm_am.short_dirs[h] & dir) &&
+           (unsigned)o->nargs <= MM_AM_MAX_ARGS &&
+           (mm_am.nargs[h] < 0 || mm_am.nargs[h] == o->nargs) && (o->nargs == 0 || o->args);
+}
+
 static meshmem_status_t mm_am_request(const char *call, int rank, mm_am_out_t *o, void *dest)
 {
+    if (MM_LIKELY(o->kind == MM_AM_SHORT && mm_am.ready && mm_am_cur == NULL &&
+                  (unsigned)rank < (unsigned)mm_g.nranks && mm_am_short_ok(o, MM_AM_REQ))) {
+        mm_am_send_request(rank, o);
+        return MESHMEM_OK;
+    }
     meshmem_status_t st = mm_am_check(call, rank, o, dest, MM_AM_REQ, MM_AM_CHECK_USER);
     if (st != MESHMEM_OK)
         return st;
@@ -587,6 +629,12 @@ static meshmem_status_t mm_am_request(const char *call, int rank, mm_am_out_t *o
 static meshmem_status_t mm_am_reply(const char *call, meshmem_am_token_t token, mm_am_out_t *o,
                                     void *dest)
 {
+    if (MM_LIKELY(o->kind == MM_AM_SHORT && token != NULL && token == mm_am_cur &&
+                  token->request && !token->replied && mm_am_short_ok(o, MM_AM_REP))) {
+        token->replied = true;
+        mm_am_post(token->src, token->n, o, true); /* never waits: see below */
+        return MESHMEM_OK;
+    }
     if (MM_UNLIKELY(token == NULL || token != mm_am_cur)) {
         mm_error("%s: %s", call,
                  mm_am_cur == NULL ? "a reply can only be sent from inside a request handler"
@@ -798,6 +846,8 @@ meshmem_status_t meshmem_am_register(const meshmem_am_entry_t *entries, int coun
         memcpy(mm_am.kinds, mine->kinds, MM_AM_USER_HANDLERS);
         memcpy(mm_am.flags, mine->flags, MM_AM_USER_HANDLERS);
         memcpy(mm_am.nargs, mine->nargs, MM_AM_USER_HANDLERS);
+        for (int i = 0; i < MM_AM_USER_HANDLERS; i++)
+            mm_am.short_dirs[i] = mm_am.kinds[i] == MM_AM_SHORT ? mm_am.flags[i] : 0;
         atomic_flag_clear_explicit(&mm_am.busy, memory_order_release);
     }
     meshmem_barrier(MESHMEM_TEAM_WORLD); /* nobody rewrites its proposal before all compared */
@@ -1188,6 +1238,7 @@ int mm_am_init(void)
     memset(mm_am.kinds, 0, sizeof mm_am.kinds);
     memset(mm_am.flags, 0, sizeof mm_am.flags);
     memset(mm_am.nargs, 0, sizeof mm_am.nargs);
+    memset(mm_am.short_dirs, 0, sizeof mm_am.short_dirs);
     mm_am_internal(MM_AM_H_PUT, mm_am_h_put, MM_AM_LONG, MM_AM_REQ, 0);
     mm_am_internal(MM_AM_H_GET, mm_am_h_get, MM_AM_SHORT, MM_AM_REQ, MM_GET_NARGS);
     mm_am_internal(MM_AM_H_GET_REPLY_LONG, mm_am_h_get_long, MM_AM_LONG, MM_AM_REP, 1);
