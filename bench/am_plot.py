@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots of `meshmem bench am --json FILE` results in FSHMEM's form (seed 003):
+"""Plots of `meshmem bench am --json FILE` results in FSHMEM's form (FSHMEM):
 
   am-fig5.png    put and get bandwidth (MB/s) against transfer size (4 B .. 2 MiB), one line per
                  fragment ("packet") size 128, 256, 512, 1024 B and unfragmented, with the

@@ -3,7 +3,7 @@
  * @brief Active messages (GASNet's shape), put/get carried by them, and streaming transfers.
  *
  * Active messages: a message names a handler, registered by index on every rank, that runs at
- * the target with the message's integer arguments and payload (FSHMEM's GASNet core, seed 003).
+ * the target with the message's integer arguments and payload (FSHMEM's GASNet core).
  *  - Three kinds. SHORT: up to MESHMEM_AM_MAX_ARGS arguments, no payload. MEDIUM: a payload of
  *    up to meshmem_am_max_medium() bytes, handed to the handler in a temporary buffer valid
  *    until it returns. LONG: a payload written to a symmetric destination address on the target

@@ -1,6 +1,6 @@
 /**
  * @file average.h
- * @brief Sharing averaged parameters (seed 000 §3.C, §4.D) on meshmem: every rank holds a
+ * @brief Sharing averaged parameters (OPTWEB §3.C, §4.D) on meshmem: every rank holds a
  * float32 vector; afterwards every rank holds the element-wise mean over all ranks.
  *
  *  naive       3 steps (Fig. 6a): all-to-all (each rank copies its slice of every peer's
@@ -23,7 +23,7 @@
  * number into a per-peer flag (own cache line) in the peer's heap, waited for with a short
  * spin, then yields.
  * On a GHC (r = 2) the flow runs among the ranks of a row (x), then among those of a column
- * (y), on the row's means: twice the steps (seed 000 §3.C).
+ * (y), on the row's means: twice the steps (OPTWEB §3.C).
  * The vector is padded to a multiple of the ranks so that every rank owns an equal slice.
  */
 #ifndef AVERAGE_H
@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** The two approaches of seed 000 Fig. 6. */
+/** The two approaches of OPTWEB Fig. 6. */
 typedef enum { AVG_NAIVE, AVG_AGGRESSIVE } avg_algo_t;
 
 /** Default largest vector (bytes per rank, per 2 ranks) of the aggressive one-step form. */

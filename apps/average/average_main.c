@@ -1,6 +1,6 @@
 /**
  * @file average_main.c
- * @brief `average`: sharing averaged parameters (seed 000 §3.C) on meshmem, naive or
+ * @brief `average`: sharing averaged parameters (OPTWEB §3.C) on meshmem, naive or
  * aggressive, on the full mesh or a GHC. For each size: warm-up, then timed runs (each from a
  * barrier; the rank's mean time, the slowest rank reported), then the result verified against
  * the float64 reference. One line per size:

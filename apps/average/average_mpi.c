@@ -1,6 +1,6 @@
 /**
  * @file average_mpi.c
- * @brief The OpenMPI twin of `average`: the paper's CPU cluster approach (seed 000 §4.D: "the
+ * @brief The OpenMPI twin of `average`: the paper's CPU cluster approach (OPTWEB §4.D: "the
  * sum computation using the all-reduce operation of OpenMPI"), MPI_Allreduce(MPI_SUM) then the
  * scaling by 1/ranks (the same vectorised loop as the meshmem program's averaging pass), with
  * the same input, timing and verifier and the same output line

@@ -1,12 +1,12 @@
 /**
  * @file sort_engine.h
- * @brief The distributed counting sort on meshmem at each stage of seed 004's sequence, its
+ * @brief The distributed counting sort on meshmem at each stage of OPTWEB-sort's sequence, its
  * 5-step GHC form, and the LSD radix sort built on the single-pass stage.
  *
  * The stages, as they run on a CPU (a "pass" is one read->write sweep over the records in main
- * memory, seed 004's unit A; m counts the all-to-all passes, each moving the data once):
+ * memory, OPTWEB-sort's unit A; m counts the all-to-all passes, each moving the data once):
  *
- *  A=11  key+value, every step a pass of its own (seed 004 Fig. 2, seed 000 Fig. 5):
+ *  A=11  key+value, every step a pass of its own (OPTWEB-sort Fig. 2, OPTWEB Fig. 5):
  *        1 key histogram (-> counts per destination); 2 destination table from the key's upper
  *        part (one uint16 per record: the CPU's table covers the whole array, so that each step
  *        really sweeps memory; the FPGA kept 512-record tables in block RAM); 3 keys scattered
@@ -14,22 +14,22 @@
  *        values scattered; 6 all-to-all-v of the keys, 7 of the values (meshmem_coll_alltoallv
  *        straight from the symmetric heap); 8 region table from the key's lower part; 9 keys
  *        placed into per-key regions; 10 table again; 11 values placed.       m = 2
- *  A=6   keys only: steps 1, 2, 3, 6, 8, 9 (seed 004 Fig. 4).                     m = 1
+ *  A=6   keys only: steps 1, 2, 3, 6, 8, 9 (OPTWEB-sort Fig. 4).                  m = 1
  *  A=3   one pass classifies (histogram, table and switch fused: each record is appended to
  *        its destination's region as it is read), one all-to-all-v, one placement pass
- *        (seed 004 Fig. 5). Keys only or key+value (both columns in the same sweep).  m = 1
+ *        (OPTWEB-sort Fig. 5). Keys only or key+value (both columns in the same sweep).  m = 1
  *  A=2   end-of-data marks replace the histogram: the classifying pass writes every record
  *        straight into the destination's symmetric receive region (a per-source area) and ends
  *        with one put_signal per destination carrying the count; receivers then place the
- *        records by the key's lower part (seed 004 Fig. 6).                        m = 1
- *  A=1   single pass (seed 004 Fig. 7): each record is read once and written once, straight
+ *        records by the key's lower part (OPTWEB-sort Fig. 6).                     m = 1
+ *  A=1   single pass (OPTWEB-sort Fig. 7): each record is read once and written once, straight
  *        into its key's region in the destination's symmetric heap (the region chosen by the
  *        key's lower part: the receiver-side write distribution, done by the sender's store
  *        into the receiver's memory, as the full mesh lets it). Regions grow by blocks taken
  *        with one remote fetch-add per 2048 records; each source ends with its regions'
  *        descriptors and an end-of-data put_signal per destination; no histogram. Stable
  *        (a region per key and source).                                            m = 1
- *  GHC   5 steps (seed 000 §3.B): classify by destination column, all-to-all-v along x,
+ *  GHC   5 steps (OPTWEB §3.B): classify by destination column, all-to-all-v along x,
  *        classify by row, all-to-all-v along y, place: A = 5, m = 2.
  *  radix LSD radix sort of 32/64-bit keys: one A=1 pass per digit of log2(ranks x channels)
  *        bits; A = m = number of digits.
@@ -68,7 +68,7 @@ typedef struct sort_job {
     uint64_t ndigits;       /**< key types (counting) or 2^digit_bits (radix) */
     int digit_bits, ndigit_passes, keybits;
     int ghc_x, ghc_y;       /**< GHC grid (x varies fastest in the rank number) */
-    int passes_A, passes_m; /**< seed 004 eq. 1 */
+    int passes_A, passes_m; /**< OPTWEB-sort eq. 1 */
     sort_map_t map;
     void *in_keys;          /**< input, in the symmetric heap */
     uint32_t *in_vals;

@@ -1,6 +1,6 @@
 /*
- * Stage A=3 of seed 004 (Fig. 5: histogram, table and switch fused into one classifying pass;
- * all-to-all-v; one placement pass) and the 5-step GHC form of seed 000 §3.B (classify and
+ * Stage A=3 of OPTWEB-sort (Fig. 5: histogram, table and switch fused into one classifying pass;
+ * all-to-all-v; one placement pass) and the 5-step GHC form of OPTWEB §3.B (classify and
  * exchange along x, then along y, then place), both with counts from the histogram.
  */
 #include "sort_work.h"

@@ -3,7 +3,7 @@
  * @brief The local passes of the distributed counting sort, runtime-independent (shared by the
  * meshmem program and its OpenMPI twin), and the serial baselines.
  *
- * Each function is one pass over memory (seed 004's unit: a read->write pipeline over the data).
+ * Each function is one pass over memory (OPTWEB-sort's unit: a read->write pipeline over the data).
  * A digit is (key >> shift) & mask; a "field" table maps digit values to a region (destination
  * rank, GHC coordinate, or key region within the rank: sort_map_t's dest/local arrays).
  * Functions with suffix _32 take uint32_t keys, _64 uint64_t keys; values are uint32_t and may be

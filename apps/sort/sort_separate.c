@@ -1,5 +1,5 @@
 /*
- * Stages A=11 (key+value) and A=6 (keys only) of seed 004: the baseline flow of Fig. 2 / Fig. 4,
+ * Stages A=11 (key+value) and A=6 (keys only) of OPTWEB-sort: the baseline flow of Fig. 2 / Fig. 4,
  * every step a pass of its own over memory (see sort_engine.h for the step list).
  */
 #include "sort_work.h"

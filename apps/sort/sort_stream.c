@@ -1,5 +1,5 @@
 /*
- * The streaming stages of seed 004 (sort_engine.h): A=2 (classify straight into the
+ * The streaming stages of OPTWEB-sort (sort_engine.h): A=2 (classify straight into the
  * destination's receive region, end-of-data marks, then place) and A=1 (the single pass:
  * classify straight into the destination's key regions), and the LSD radix sort, one A=1 pass
  * per digit. The regions are chains of blocks in each rank's symmetric pool (sort_stream.h).

@@ -53,7 +53,7 @@ void sort_stream_setup(sort_job_t *j);
 void sort_stream_free(sort_job_t *j);
 /**
  * @brief meshrun --fabric: annotate one memory pass over @p records records of @p bytes each
- * (seed 004 eq. 1's unit of A): it reads them and, when @p writes, writes them once. Passes
+ * (OPTWEB-sort eq. 1's unit of A): it reads them and, when @p writes, writes them once. Passes
  * that only read (histogram, destination table: OPTWEB keeps its tables in block RAM) write
  * nothing to memory. Without --fabric one branch (sort_job.c).
  */

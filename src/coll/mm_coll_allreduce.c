@@ -3,7 +3,7 @@
  *
  *   ONESTEP     every member sends its whole vector to every peer and reduces all N vectors
  *               itself, in member order: one step, bitwise-identical results. For small sizes.
- *   AGGRESSIVE  OPTWEB's aggressive sharing of averaged parameters (seed 000 §3.C, Fig. 6b):
+ *   AGGRESSIVE  OPTWEB's aggressive sharing of averaged parameters (OPTWEB §3.C, Fig. 6b):
  *               member r owns slice r; every member sends slice r to r, which reduces the
  *               slices as they arrive, reading each straight from the channel or the sender's
  *               buffer (no intermediate copy), then all-gathers the results. Two memory passes.

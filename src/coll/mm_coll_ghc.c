@@ -1,5 +1,5 @@
 /*
- * Collectives on a 2-D generalized hypercube (GHC, r = 2; seed 000 §2.D, §4.B.2).
+ * Collectives on a 2-D generalized hypercube (GHC, r = 2; OPTWEB §2.D, §4.B.2).
  *
  * A GHC team of n = kx * ky members labels member r as (x, y) = (r % kx, r / kx); it is linked
  * only to its row (the kx members with its y) and its column (the ky members with its x). Each

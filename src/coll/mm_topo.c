@@ -13,7 +13,7 @@
  * Across hosts the GHC is the machine's own shape (MESHMEM_TOPOLOGY=auto, the default): the
  * ranks of a host are a full mesh over shared memory, the ranks of the same local number on
  * every host a full mesh over the network, and a collective takes one step in each (OPTWEB's
- * GHC, seed 000 §2.D). mm_topo_hosts finds that shape in the team's members: L ranks per host
+ * GHC, OPTWEB §2.D). mm_topo_hosts finds that shape in the team's members: L ranks per host
  * placed by slot (member r on host r / L) is a GHC of L x H, placed round-robin (host r % H)
  * one of H x L; any other placement keeps the full mesh, which is correct for any.
  */

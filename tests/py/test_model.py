@@ -248,7 +248,7 @@ def test_sort_ghc_passes_and_crossover():
 
 
 def test_sort_equal_degree_formula():
-    # 000 §4.C.2: relative system throughput GHC/FC at equal degree = 11 (dx+1)(dy+1) / [17 (d+1)]
+    # OPTWEB §4.C.2: relative system throughput GHC/FC at equal degree = 11 (dx+1)(dy+1) / [17 (d+1)]
     f = fab("optweb-sort8")
     dx, dy = 3, 3
     ghc = sort.throughput(f, (Dimension(dx + 1), Dimension(dy + 1)), "A11-baseline")
@@ -288,7 +288,7 @@ def test_degree_normalization_fig12():
     assert g.normalized_fpga == pytest.approx(1 / (2 / 9) / 17)
     avg = throughput.at_degree(f, "averaging", "ghc", 16)
     assert avg.normalized_system == pytest.approx(g.normalized_system / 2)
-    # 000 §4.B.2: FPGA throughput ratio 1/(d+2) for 4 x 2, 2/(d+dy+3) with doubled y
+    # OPTWEB §4.B.2: FPGA throughput ratio 1/(d+2) for 4 x 2, 2/(d+dy+3) with doubled y
     assert throughput.ghc_over_fc_equal_nodes(f, "alltoall", 4, 2) == pytest.approx(1 / 6)
     assert throughput.ghc_over_fc_equal_nodes(f, "alltoall", 4, 2, "y") == pytest.approx(1 / 4)
 
