@@ -14,7 +14,7 @@
  *   alltoall(s) all-to-all into dest (alltoalls: packed to blocks, then unpacked at the strides)
  *   allreduce   meshmem_coll_allreduce (one step or aggressive; results bitwise identical)
  *
- * mm_coll_reference.c keeps the first, two-step implementation these are tested against.
+ * tests/c/coll_reference.c keeps the first, two-step implementation these are tested against.
  */
 #include "mm_coll.h"
 #include "mm_trace.h"

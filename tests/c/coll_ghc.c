@@ -13,6 +13,7 @@
  *   env KX KY   the world team took MESHMEM_TOPOLOGY: its shape is KX x KY; collectives on it
  */
 #include "meshmem_coll.h"
+#include "coll_reference.h"
 #include "mm_coll.h"
 #include "mm_test.h"
 

@@ -1,7 +1,7 @@
 # GHC (r = 2) topology: every collective per dimension against serial references, the full mesh
 # and the reference symmetric collectives (coll_ghc.c)
 foreach(part shapes sym concurrent errors)
-  mm_rank_test(coll_ghc_${part} SOURCES coll_ghc.c RANKS 1 2 3 4 5 6 8 ARGS ${part} TIMEOUT 300
+  mm_rank_test(coll_ghc_${part} SOURCES coll_ghc.c coll_reference.c RANKS 1 2 3 4 5 6 8 ARGS ${part} TIMEOUT 300
                LABELS coll INTERNAL) # the mm_ref_* references are internal
 endforeach()
 

@@ -1,7 +1,7 @@
 /*
- * The reference symmetric collectives (mm_ref_*, mm_coll.h): the first implementation of
+ * The reference symmetric collectives (mm_ref_*, coll_reference.h): the first implementation of
  * meshmem_broadcast / collect / fcollect / alltoall / alltoalls / allreduce, kept as what the
- * engine-based ones (mm_coll_symmetric.c) are tested against (tests/c/coll_ghc.c). Two steps
+ * engine-based ones (src/coll/mm_coll_symmetric.c) are tested against (tests/c/coll_ghc.c). Two steps
  * over the full mesh, writing straight into every peer's dest:
  *   arrive:  every member posts ARRIVE (with small metadata such as its size) to the members
  *            that will write into its memory: a writer must not overwrite a destination the
@@ -11,6 +11,7 @@
  *            it expects has arrived (its destination is complete, and, for reductions, peers
  *            have finished reading its source).
  */
+#include "coll_reference.h"
 #include "mm_coll.h"
 #include "mm_tp.h"
 
