@@ -3,6 +3,7 @@
 #include "average.h"
 #include "average_data.h"
 
+#include <meshmem_coll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,21 @@ int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes)
                 meshmem_global_exit(1);
             }
         }
+    /* the one-step form's inbox, where members on other hosts push (allocated alike on every
+     * rank, as the symmetric heap requires, when any rank has such members) */
+    int32_t remote = a->scratch != NULL, any = remote;
+    meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, &remote, &any, 1, MESHMEM_INT32, MESHMEM_OP_MAX,
+                           MESHMEM_ALGO_AUTO);
+    if (onestep && any) {
+        size_t inbox = slots * (size_t)n * a->slot_bytes;
+        a->inbox = meshmem_align(64, inbox);
+        if (a->inbox == NULL) {
+            fprintf(stderr, "average: the symmetric heap has no room for %zu more bytes\n",
+                    inbox);
+            meshmem_global_exit(1);
+        }
+        memset(a->inbox, 0, inbox);
+    }
     if (a->area) /* slot flags start at 0: below every run's sequence number */
         memset(a->area, 0, slots * a->slot_bytes);
     meshmem_barrier(MESHMEM_TEAM_WORLD); /* nobody signals into a slot before it is cleared */
@@ -167,6 +183,13 @@ static uint64_t *slot_flag(avg_job_t *a, char *s)
     return (uint64_t *)(s + a->slot_bytes - 64);
 }
 
+/* the inbox slot of team @p k, this run's parity, for member @p m's pushes */
+static char *inbox_slot(avg_job_t *a, int k, int m)
+{
+    size_t i = ((size_t)k * 2 + (a->seq & 1)) * (size_t)meshmem_nranks() + (size_t)m;
+    return a->inbox + i * a->slot_bytes;
+}
+
 /*
  * The small-vector form of the aggressive approach (one step): our whole vector is published
  * in our slot of this run's parity with its block signal, every member reads every other
@@ -179,6 +202,9 @@ static uint64_t *slot_flag(avg_job_t *a, char *s)
  * run before it signalled us anything in run seq-1 (its piece or a READY), which we waited
  * for. @p dst is written only once every member's signal of this run is here: each has
  * finished the previous run, and with it any read of @p dst.
+ * A member on another host gets our vector pushed into its inbox slot for us (this parity),
+ * the data and the signal in one put-with-signal; its own comes into ours. The same room
+ * argument holds: the member read that slot in run seq-2 and signalled us in run seq-1.
  */
 static void avg_onestep(avg_job_t *a, int k, const float *src, float *dst)
 {
@@ -190,15 +216,25 @@ static void avg_onestep(avg_job_t *a, int k, const float *src, float *dst)
     }
     char *mine = slot(a, k);
     /* meshrun --fabric: the mean of n vectors (n additions per element, the scale folded in),
-       each other member's vector read from its slot */
+       each other member's vector read from its slot (a push from another host is a put, traced
+       itself) */
     uint64_t n = (uint64_t)t->size, c = a->count, e = sizeof(float);
     meshmem_model_compute((n + 1) * c * e, 2 * c * e, n * c);
     for (int i = 0; i < t->size; i++)
-        if (i != t->rank)
+        if (i != t->rank && meshmem_ptr(a->area, t->world[i]) != NULL)
             meshmem_model_transfer(t->world[i], 0, c * e);
     if (t->size > 1) {
         memcpy(mine, src, a->count * sizeof(float));
         __atomic_store_n(slot_flag(a, mine), a->seq, __ATOMIC_RELEASE);
+    }
+    if (a->inbox) { /* to the members on other hosts: into their inbox slot for us */
+        char *box = inbox_slot(a, k, t->rank);
+        for (int i = 1; i < t->size; i++) {
+            int w = t->world[(t->rank + i) % t->size];
+            if (meshmem_ptr(mine, w) == NULL)
+                meshmem_put_signal(box, src, a->count * sizeof(float), slot_flag(a, box),
+                                   a->seq, MESHMEM_SIGNAL_SET, w);
+        }
     }
     for (int i = 0; i < t->size; i++) {
         if (i == t->rank) {
@@ -206,18 +242,10 @@ static void avg_onestep(avg_job_t *a, int k, const float *src, float *dst)
             continue;
         }
         char *s = meshmem_ptr(mine, t->world[i]);
-        if (s) {
-            wait_flag(a, slot_flag(a, s));
-            in[i] = (const float *)s;
-            continue;
-        }
-        /* another host: poll its slot's flag by get, then get the vector */
-        uint64_t seen = 0;
-        for (meshmem_get(&seen, slot_flag(a, mine), sizeof(seen), t->world[i]); seen < a->seq;
-             meshmem_get(&seen, slot_flag(a, mine), sizeof(seen), t->world[i]))
-            sched_yield();
-        in[i] = peer_view(mine, a->count * sizeof(float), t->world[i],
-                          a->scratch + (size_t)i * a->padded);
+        if (s == NULL) /* another host: its push, in our inbox */
+            s = inbox_slot(a, k, i);
+        wait_flag(a, slot_flag(a, s));
+        in[i] = (const float *)s;
     }
     avg_mean_into(dst, in, t->size, a->count, 1.0f / (float)t->size);
     if (in != stack)
@@ -320,6 +348,7 @@ void avg_run(avg_job_t *a, avg_algo_t algo)
 void avg_free(avg_job_t *a)
 {
     meshmem_barrier(MESHMEM_TEAM_WORLD);
+    meshmem_free(a->inbox);
     meshmem_free(a->area);
     meshmem_free(a->flags);
     meshmem_free(a->mid);

@@ -14,7 +14,10 @@
  *              every rank reads all N vectors and averages them itself (one step). Below that
  *              size the two synchronisations of the sliced form cost more than moving and
  *              summing N whole vectors. The slots alternate by run parity, so a rank never
- *              waits for its readers before returning.
+ *              waits for its readers before returning. A member on another host is not read
+ *              (a read across a network is a round trip, and polling its signal one more per
+ *              poll): it pushes its vector and signal into this rank's inbox with one
+ *              put-with-signal, a single message.
  * The division by N is fused into the averaging pass (one read of each input, one write).
  * Steps are separated by OPTWEB's one-cycle block signal: a store of the run's sequence
  * number into a per-peer flag (own cache line) in the peer's heap, waited for with a short
@@ -56,6 +59,8 @@ typedef struct {
     int nteams;
     uint64_t *flags;       /**< symmetric [kind][world rank][8]: block signals (sequence numbers) */
     char *area;            /**< symmetric one-step slots [team][run parity]: this rank's vector */
+    char *inbox;           /**< symmetric one-step slots [team][run parity][member]: the vectors
+                                that members on other hosts push here (NULL: none are) */
     size_t slot_bytes;     /**< one slot: the vector, then its flag line */
     size_t onestep_bytes;  /**< one-step form up to this many bytes per rank (setup's x ranks/2) */
     uint64_t seq;          /**< runs so far: the value of this run's signals */

@@ -68,13 +68,21 @@ def register(*handlers: Handler) -> None:
                                  f"of {', '.join(table)}")
         e = entries[k]
         e.index, e.kind, e.flags, e.nargs = h.index, KINDS[h.kind], FLAGS[h.flags], h.nargs
+    # the functions first: a peer may send as soon as the registration is committed, and this
+    # rank runs its requests from inside the registration's closing barrier
+    previous = {h.index: _functions.get(h.index) for h in handlers}
+    for h in handlers:
+        _functions[h.index] = h.fn
     st = lib.mmpy_am_register(entries, len(handlers))
     if st != 0:
+        for index, fn in previous.items():
+            if fn is None:
+                _functions.pop(index, None)
+            else:
+                _functions[index] = fn
         raise status_error(call, st, "indices " + ", ".join(str(h.index) for h in handlers)
                            + " (every rank must register the same indices, kinds, flags and "
                              "nargs)")
-    for h in handlers:
-        _functions[h.index] = h.fn
 
 
 class Token:

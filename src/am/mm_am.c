@@ -5,23 +5,30 @@
  * Fields and writers (region layout in mm_am.h; S = MESHMEM_AM_SLOTS slots per ring):
  *   owner R, req[p] slot k   written by p only: request number n (n % S == k) from p to R.
  *                            p writes header, arguments and payload with plain stores, then
- *                            seq = n + 1 with a seq_cst store (release: the reader that sees
- *                            seq sees the message; seq_cst: ordered before p reads R's sleeper
- *                            count to decide on a wake, the Dekker pairing of mm_wait.h).
+ *                            seq = n + 1 with a release store (the reader that sees seq sees
+ *                            the message), then reads R's sleeper count to decide on a wake.
  *   owner R, rep[p] slot k   written by p only: p's reply to R's request n, in slot n % S, seq
  *                            n + 1, same store order. Only p's handler of R's request n writes
  *                            it, at most once.
  *   owner R, ctrl[p]         written by p only: req_done = how many of R's requests p has
  *                            finished handling (handler returned, reply if any already posted).
- *                            A seq_cst store after the handler: release orders the handler's
- *                            reads of the slot before the slot is handed back (R may rewrite it
- *                            as soon as it sees the credit), and the store precedes the wake
- *                            check.
+ *                            A release store after the handler: it orders the handler's reads
+ *                            of the slot before the slot is handed back (R may rewrite it as
+ *                            soon as it sees the credit); the wake check follows. Stored only
+ *                            after a request that got no reply (or with
+ *                            rings of one slot): a reply carries the credit of the requests
+ *                            before it (below), so a request-reply round trip writes no line
+ *                            but its two messages.
  *   private to R, per peer p req_sent (requests R sent to p), rep_next (R's requests to p whose
  *                            reply was handled or is known never to come), req_next (requests
  *                            of p that R handled).
  * Readers poll seq with acquire loads; nothing else is read before seq matches, so a slot is
  * never read half-written. Sequence numbers grow forever; a slot's seq is unique per use.
+ * No fence between a publishing store and the sleeper check (a seq_cst store made the writer
+ * wait until the line was its own, a line transfer, on every message): as for the collectives'
+ * posts (mm_coll_sync.c, mm_coll_wake), a waiter that registers while the store is still in
+ * the writer's store buffer may miss the wake and sleep until its futex timeout
+ * (MESHMEM_SLEEP_US), and waits sleep only after their spin and yield budgets (mm_wait.c).
  *
  * Flow control: R sends request n to p only when
  *   n - req_done < S    (slot n % S of p's req[R] is free: request n - S was handled) and
@@ -29,7 +36,12 @@
  *                        handled here).
  * (The sender keeps the last req_done it read and reads the shared line again only when that
  * leaves no room: a stale value is smaller, so it can only make the sender wait, never
- * overwrite; in a ping-pong the credit line then stays off the critical path.)
+ * overwrite.)
+ * Credits from replies: p runs R's requests one at a time, in order, so once R has handled the
+ * reply to request r, p has returned from every handler before r's: R counts its first r
+ * requests as done, req_done or not (rep_next - 1 >= r). A requester whose requests all get
+ * replies therefore keeps S - 1 in flight (request n needs the reply to n - S + 1), and needs
+ * S >= 2 for that; with S = 1 p stores req_done after every request.
  * So a reply always finds its slot free and never waits; only requests wait, and a waiting
  * sender runs the progress engine (its wait steps call mm_progress_hook), serving the requests
  * and replies that reach it meanwhile. A flood of requests between any ranks in any directions
@@ -74,6 +86,17 @@ typedef struct {
     _Atomic uint64_t rep_next;            /* written under busy */
     _Atomic uint64_t req_next;            /* written under busy */
     atomic_flag      send_lock;
+    /* the seq words of the slots of request req_next and reply rep_next from this peer, in
+     * this rank's region, kept with them under busy: an idle poll loads them and compares,
+     * with no address arithmetic (read without the lock, they are a hint that the handling
+     * under busy checks again) */
+    _Atomic(_Atomic uint64_t *) req_head, rep_head;
+    /* set at init: the peer's rings and credit line in this rank's region, and this rank's in
+     * the peer's as mapped here (NULL: the peer is on another host) */
+    char            *req_in, *rep_in;
+    _Atomic uint64_t *credit_in;
+    char            *req_out, *rep_out;
+    _Atomic uint64_t *credit_out;
 } mm_am_peer_t;
 
 /* what a token points to: the message a handler runs for */
@@ -94,6 +117,9 @@ static struct {
     uint8_t       kinds[MM_AM_NHANDLERS];
     uint8_t       flags[MM_AM_NHANDLERS];
     int8_t        nargs[MM_AM_NHANDLERS];
+    uint8_t       short_dirs[MM_AM_USER_HANDLERS]; /* flags of the user's SHORT handlers, 0 for
+                                                    * the others: a SHORT send's check in one
+                                                    * load (kinds and flags keep the truth) */
     mm_am_limits_t lim;
     atomic_flag   busy;
     pthread_t     thread;
@@ -174,9 +200,16 @@ static inline _Atomic uint64_t *mm_am_seq(char *slot)
     return (_Atomic uint64_t *)slot;
 }
 
+/* slot of message @p n in the ring starting at @p ring (a peer's req_in, rep_out, ...) */
+static inline char *mm_am_ring_slot(char *ring, uint64_t n)
+{
+    size_t i = mm_am.slot_mask ? (size_t)(n & mm_am.slot_mask) : (size_t)(n % mm_am.slots);
+    return ring + i * mm_am.slot_bytes;
+}
+
 /* wake @p rank if it sleeps in any wait: a message can end a runtime wait (credits, replies)
- * and a user wait (the handler may write what it waits for); seq_cst loads after our seq_cst
- * store, the waker's half of the Dekker pair (a network peer's transport wakes it) */
+ * and a user wait (the handler may write what it waits for); after the release store that
+ * published the message, with no fence (see the top; a network peer's transport wakes it) */
 static inline void mm_am_wake(int rank)
 {
     mm_tp_wake_any(rank);
@@ -201,7 +234,8 @@ static bool mm_am_encode(const void *addr, size_t len, uint8_t *region, uint64_t
 
 /* ---- receiving ---- */
 
-static void mm_am_dispatch(int src, char *slot, bool reply_ring, uint64_t n)
+/* run the handler of message @p n from @p src in @p slot; @return whether it replied */
+static bool mm_am_dispatch(int src, char *slot, bool reply_ring, uint64_t n)
 {
     mm_am_msg_t m;
     int rc = mm_am_decode(slot, &mm_am.lim, reply_ring, &m);
@@ -209,7 +243,7 @@ static void mm_am_dispatch(int src, char *slot, bool reply_ring, uint64_t n)
         mm_error("active message %llu from rank %d (handler %u) dropped: %s",
                  (unsigned long long)n, src, (unsigned)((mm_am_hdr_t *)slot)->handler,
                  mm_am_decode_error(rc));
-        return;
+        return false;
     }
     if (m.inline_payload && m.dest && m.nbytes)
         memcpy(m.dest, m.payload, m.nbytes);
@@ -219,6 +253,7 @@ static void mm_am_dispatch(int src, char *slot, bool reply_ring, uint64_t n)
     mm_am_cur = &tok;
     mm_am.fns[m.handler](&tok, buf, m.kind == MM_AM_SHORT ? 0 : m.nbytes, m.args, m.nargs);
     mm_am_cur = prev;
+    return tok.replied;
 }
 
 /* handle the replies from @p p that have come; under busy */
@@ -229,19 +264,20 @@ static int mm_am_drain_replies(int p)
     uint64_t r = atomic_load_explicit(&pe->rep_next, memory_order_relaxed);
     int handled = 0;
     while (r != sent) {
-        char *slot = mm_am_slot(p, 1, r);
+        char *slot = mm_am_ring_slot(pe->rep_in, r);
         if (atomic_load_explicit(mm_am_seq(slot), memory_order_acquire) == r + 1) {
             mm_am_dispatch(p, slot, true, r);
             handled++;
         } else {
-            uint64_t done = atomic_load_explicit(&mm_am_ctrl(p)->req_done,
-                                                 memory_order_acquire);
+            uint64_t done = atomic_load_explicit(pe->credit_in, memory_order_acquire);
             if (!mm_seq_reached(done, r + 1))
                 break; /* request r not finished yet */
             if (atomic_load_explicit(mm_am_seq(slot), memory_order_acquire) == r + 1)
                 continue; /* its reply came just before the credit: handle it */
         }
         atomic_store_explicit(&pe->rep_next, ++r, memory_order_release);
+        atomic_store_explicit(&pe->rep_head, mm_am_seq(mm_am_ring_slot(pe->rep_in, r)),
+                              memory_order_relaxed);
     }
     return handled;
 }
@@ -255,19 +291,22 @@ static int mm_am_progress_locked(void)
         mm_am_peer_t *pe = &mm_am.peer[p];
         for (uint32_t i = 0; i < mm_am.slots; i++) {
             uint64_t n = atomic_load_explicit(&pe->req_next, memory_order_relaxed);
-            char *slot = mm_am_slot(p, 0, n);
+            char *slot = mm_am_ring_slot(pe->req_in, n);
             if (atomic_load_explicit(mm_am_seq(slot), memory_order_acquire) != n + 1)
                 break;
-            mm_am_dispatch(p, slot, false, n);
+            bool replied = mm_am_dispatch(p, slot, false, n);
             atomic_store_explicit(&pe->req_next, n + 1, memory_order_relaxed);
-            mm_am_ctrl_t *credit = mm_tp_line(p, mm_am_ctrl(me));
-            if (MM_LIKELY(credit != NULL)) {
-                atomic_store(&credit->req_done, n + 1); /* seq_cst: see the top */
+            atomic_store_explicit(&pe->req_head, mm_am_seq(mm_am_ring_slot(pe->req_in, n + 1)),
+                                  memory_order_relaxed);
+            handled++;
+            if (replied && mm_am.slots >= 2)
+                continue; /* the reply carries the credit (see the top) */
+            if (MM_LIKELY(pe->credit_out != NULL)) {
+                atomic_store_explicit(pe->credit_out, n + 1, memory_order_release);
                 mm_am_wake(p);
             } else { /* the credit, by the network: no body, the count is the sequence word */
                 mm_tp_post(p, mm_am_ctrl(me), NULL, 0, n + 1, NULL, NULL, 0);
             }
-            handled++;
         }
         if (atomic_load_explicit(&pe->rep_next, memory_order_relaxed) !=
             atomic_load_explicit(&pe->req_sent, memory_order_relaxed))
@@ -279,22 +318,20 @@ static int mm_am_progress_locked(void)
 /* anything to do? (cheap, no lock: the common case of an idle wait step) */
 static bool mm_am_pending(void)
 {
-    char *mine = mm_am_base(); /* this rank's region: every poll reads it */
-    for (int p = 0; p < mm_g.nranks; p++) {
-        mm_am_peer_t *pe = &mm_am.peer[p];
+    mm_am_peer_t *pe = mm_am.peer, *end = pe + mm_g.nranks;
+    for (; pe != end; pe++) {
         uint64_t n = atomic_load_explicit(&pe->req_next, memory_order_relaxed);
-        if (atomic_load_explicit(mm_am_seq(mm_am_slot_in(mine, p, 0, n)), memory_order_relaxed) ==
-            n + 1)
+        _Atomic uint64_t *req = atomic_load_explicit(&pe->req_head, memory_order_relaxed);
+        if (atomic_load_explicit(req, memory_order_relaxed) == n + 1)
             return true;
         /* a reply arrived, or a request finished without one */
         uint64_t r = atomic_load_explicit(&pe->rep_next, memory_order_relaxed);
-        if (r != atomic_load_explicit(&pe->req_sent, memory_order_relaxed) &&
-            (atomic_load_explicit(mm_am_seq(mm_am_slot_in(mine, p, 1, r)), memory_order_relaxed) ==
-                 r + 1 ||
-             mm_seq_reached(atomic_load_explicit(&mm_am_ctrl_in(mine, p)->req_done,
-                                                 memory_order_relaxed),
-                            r + 1)))
-            return true;
+        if (r != atomic_load_explicit(&pe->req_sent, memory_order_relaxed)) {
+            _Atomic uint64_t *rep = atomic_load_explicit(&pe->rep_head, memory_order_relaxed);
+            if (atomic_load_explicit(rep, memory_order_relaxed) == r + 1 ||
+                mm_seq_reached(atomic_load_explicit(pe->credit_in, memory_order_relaxed), r + 1))
+                return true;
+        }
     }
     return false;
 }
@@ -412,14 +449,35 @@ static void mm_am_post_remote(int rank, char *slot, uint64_t n, const mm_am_out_
     free(img);
 }
 
-/* write message @p n of @p o into @p rank's @p slot (given by its symmetric address: this
- * rank's own copy of the slot), then publish it */
-static void mm_am_post(int rank, char *slot, uint64_t n, const mm_am_out_t *o, bool reply)
+/* write a SHORT message's header (all but seq) and arguments into @p slot: the header's three
+ * words after seq as one copy, not a store per field */
+MM_INLINE_HOT void mm_am_fill_short(char *slot, const mm_am_out_t *o, bool reply)
+{
+    mm_am_hdr_t h = {.handler = (uint16_t)o->handler,
+                     .kind = MM_AM_SHORT,
+                     .flags = (uint8_t)(reply ? MM_AM_F_REPLY : 0),
+                     .nargs = (uint8_t)o->nargs};
+    memcpy(slot + 8, (const char *)&h + 8, MM_AM_HDR_BYTES - 8);
+    for (int i = 0; i < o->nargs; i++)
+        memcpy(slot + MM_AM_HDR_BYTES + 8 * (size_t)i, &o->args[i], 8);
+}
+
+/* write message @p n of @p o into its slot of this rank's request (or @p reply) ring at
+ * @p rank, then publish it */
+static void mm_am_post(int rank, uint64_t n, const mm_am_out_t *o, bool reply)
 {
     bool inl = o->kind == MM_AM_MEDIUM || (o->kind == MM_AM_LONG && o->nbytes <= mm_am.max_medium);
-    char *to = mm_tp_line(rank, slot);
-    if (MM_UNLIKELY(to == NULL)) {
-        mm_am_post_remote(rank, slot, n, o, reply, inl);
+    mm_am_peer_t *pe = &mm_am.peer[rank];
+    char *ring = reply ? pe->rep_out : pe->req_out;
+    if (MM_UNLIKELY(ring == NULL)) { /* another host: by the symmetric address of the slot */
+        mm_am_post_remote(rank, mm_am_slot(mm_g.rank, reply, n), n, o, reply, inl);
+        return;
+    }
+    char *slot = mm_am_ring_slot(ring, n);
+    if (o->kind == MM_AM_SHORT) {
+        mm_am_fill_short(slot, o, reply);
+        atomic_store_explicit(mm_am_seq(slot), n + 1, memory_order_release); /* see the top */
+        mm_am_wake(rank);
         return;
     }
     if (o->kind == MM_AM_LONG && !inl) {
@@ -427,10 +485,10 @@ static void mm_am_post(int rank, char *slot, uint64_t n, const mm_am_out_t *o, b
         char *local = (o->region ? (char *)mm_g.data_base : (char *)mm_g.heap_base) + o->offset;
         memcpy(mm_tp_ptr(local, rank), o->buf, o->nbytes);
     }
-    mm_am_fill(to, o, reply, inl);
+    mm_am_fill(slot, o, reply, inl);
     if (o->nbytes >= MM_AM_NT_THRESHOLD)
         atomic_thread_fence(memory_order_seq_cst);
-    atomic_store(mm_am_seq(to), n + 1); /* seq_cst: see the top */
+    atomic_store_explicit(mm_am_seq(slot), n + 1, memory_order_release); /* see the top */
     mm_am_wake(rank);
 }
 
@@ -521,23 +579,42 @@ static void mm_am_lock_send(mm_am_peer_t *pe)
 static void mm_am_send_request(int rank, const mm_am_out_t *o)
 {
     mm_am_peer_t *pe = &mm_am.peer[rank];
-    _Atomic uint64_t *done = &mm_am_ctrl(rank)->req_done;
+    _Atomic uint64_t *done = pe->credit_in;
     uint64_t S = mm_am.slots;
     mm_am_lock_send(pe);
     uint64_t n = atomic_load_explicit(&pe->req_sent, memory_order_relaxed);
     /* room: the request slot and the reply slot of request n - S are both free (see top);
-     * the credit line is read only when the credits seen last do not leave room */
-    if (n - pe->done_seen >= S)
+     * request n - S is known done from the credit seen last, from the replies handled since
+     * (n + 1 - rep_next < S), or from the credit line, read only when neither leaves room */
+    _Atomic uint64_t *rep_next = &pe->rep_next;
+    if (n - pe->done_seen >= S && n + 1 - atomic_load_explicit(rep_next, memory_order_acquire) >= S)
         MM_AM_WAIT_UNTIL(n - (pe->done_seen = atomic_load_explicit(done, memory_order_acquire)) <
-                         S);
-    MM_AM_WAIT_UNTIL(n - atomic_load_explicit(&pe->rep_next, memory_order_acquire) < S);
-    mm_am_post(rank, mm_am_slot(mm_g.rank, 0, n), n, o, false);
+                             S ||
+                         n + 1 - atomic_load_explicit(rep_next, memory_order_acquire) < S);
+    MM_AM_WAIT_UNTIL(n - atomic_load_explicit(rep_next, memory_order_acquire) < S);
+    mm_am_post(rank, n, o, false);
     atomic_store_explicit(&pe->req_sent, n + 1, memory_order_release);
     atomic_flag_clear_explicit(&pe->send_lock, memory_order_release);
 }
 
+/* @return whether a SHORT message @p o in direction @p dir passes every check of mm_am_check
+ * (registered, in range, the arguments given), tested in a few loads: the sends' common case;
+ * when it does not, mm_am_check says what fails */
+MM_INLINE_HOT bool mm_am_short_ok(const mm_am_out_t *o, int dir)
+{
+    unsigned h = (unsigned)o->handler;
+    return h < MM_AM_USER_HANDLERS && (mm_am.short_dirs[h] & dir) &&
+           (unsigned)o->nargs <= MM_AM_MAX_ARGS &&
+           (mm_am.nargs[h] < 0 || mm_am.nargs[h] == o->nargs) && (o->nargs == 0 || o->args);
+}
+
 static meshmem_status_t mm_am_request(const char *call, int rank, mm_am_out_t *o, void *dest)
 {
+    if (MM_LIKELY(o->kind == MM_AM_SHORT && mm_am.ready && mm_am_cur == NULL &&
+                  (unsigned)rank < (unsigned)mm_g.nranks && mm_am_short_ok(o, MM_AM_REQ))) {
+        mm_am_send_request(rank, o);
+        return MESHMEM_OK;
+    }
     meshmem_status_t st = mm_am_check(call, rank, o, dest, MM_AM_REQ, MM_AM_CHECK_USER);
     if (st != MESHMEM_OK)
         return st;
@@ -552,6 +629,12 @@ static meshmem_status_t mm_am_request(const char *call, int rank, mm_am_out_t *o
 static meshmem_status_t mm_am_reply(const char *call, meshmem_am_token_t token, mm_am_out_t *o,
                                     void *dest)
 {
+    if (MM_LIKELY(o->kind == MM_AM_SHORT && token != NULL && token == mm_am_cur &&
+                  token->request && !token->replied && mm_am_short_ok(o, MM_AM_REP))) {
+        token->replied = true;
+        mm_am_post(token->src, token->n, o, true); /* never waits: see below */
+        return MESHMEM_OK;
+    }
     if (MM_UNLIKELY(token == NULL || token != mm_am_cur)) {
         mm_error("%s: %s", call,
                  mm_am_cur == NULL ? "a reply can only be sent from inside a request handler"
@@ -572,7 +655,7 @@ static meshmem_status_t mm_am_reply(const char *call, meshmem_am_token_t token, 
         return st;
     token->replied = true;
     /* never waits: the request reserved slot n % S of our rep ring at the requester */
-    mm_am_post(token->src, mm_am_slot(mm_g.rank, 1, token->n), token->n, o, true);
+    mm_am_post(token->src, token->n, o, true);
     return MESHMEM_OK;
 }
 
@@ -763,6 +846,8 @@ meshmem_status_t meshmem_am_register(const meshmem_am_entry_t *entries, int coun
         memcpy(mm_am.kinds, mine->kinds, MM_AM_USER_HANDLERS);
         memcpy(mm_am.flags, mine->flags, MM_AM_USER_HANDLERS);
         memcpy(mm_am.nargs, mine->nargs, MM_AM_USER_HANDLERS);
+        for (int i = 0; i < MM_AM_USER_HANDLERS; i++)
+            mm_am.short_dirs[i] = mm_am.kinds[i] == MM_AM_SHORT ? mm_am.flags[i] : 0;
         atomic_flag_clear_explicit(&mm_am.busy, memory_order_release);
     }
     meshmem_barrier(MESHMEM_TEAM_WORLD); /* nobody rewrites its proposal before all compared */
@@ -816,7 +901,7 @@ static void mm_am_h_get(meshmem_am_token_t t, void *buf, size_t n, const meshmem
                      t->src);
     }
     t->replied = true;
-    mm_am_post(t->src, mm_am_slot(mm_g.rank, 1, t->n), t->n, &o, true);
+    mm_am_post(t->src, t->n, &o, true);
 }
 
 static void mm_am_h_get_long(meshmem_am_token_t t, void *buf, size_t n,
@@ -932,7 +1017,7 @@ static void mm_am_h_get_packed(meshmem_am_token_t t, void *buf, size_t n,
                      .args = &a[MM_GETP_MODE], .buf = base, .nbytes = wire, .pkts = pk,
                      .npkts = k};
     t->replied = true;
-    mm_am_post(t->src, mm_am_slot(mm_g.rank, 1, t->n), t->n, &o, true);
+    mm_am_post(t->src, t->n, &o, true);
 }
 
 /* GET data packets: args (mode, dest region or pointer, dest offset, counter) */
@@ -1109,6 +1194,27 @@ static void *mm_am_thread_main(void *arg)
     return NULL;
 }
 
+/* peer @p p's counters from zero, and where its rings and credit lines are (after the layout) */
+static void mm_am_peer_init(int p)
+{
+    mm_am_peer_t *pe = &mm_am.peer[p];
+    int me = mm_g.rank;
+    atomic_init(&pe->req_sent, 0);
+    pe->done_seen = 0;
+    atomic_init(&pe->rep_next, 0);
+    atomic_init(&pe->req_next, 0);
+    atomic_flag_clear(&pe->send_lock);
+    pe->req_in = mm_am_slot(p, 0, 0);
+    pe->rep_in = mm_am_slot(p, 1, 0);
+    pe->credit_in = &mm_am_ctrl(p)->req_done;
+    atomic_init(&pe->req_head, mm_am_seq(pe->req_in));
+    atomic_init(&pe->rep_head, mm_am_seq(pe->rep_in));
+    pe->req_out = mm_tp_line(p, mm_am_slot(me, 0, 0));
+    pe->rep_out = mm_tp_line(p, mm_am_slot(me, 1, 0));
+    mm_am_ctrl_t *credit = mm_tp_line(p, mm_am_ctrl(me));
+    pe->credit_out = credit ? &credit->req_done : NULL;
+}
+
 static void mm_am_internal(int index, meshmem_am_handler_t fn, int kind, int flags, int nargs)
 {
     mm_am.fns[index] = fn;
@@ -1127,16 +1233,12 @@ int mm_am_init(void)
     mm_am.peer = aligned_alloc(MM_CACHELINE, (size_t)mm_g.nranks * sizeof(mm_am_peer_t));
     if (mm_am.peer == NULL)
         return -1;
-    for (int p = 0; p < mm_g.nranks; p++) {
-        atomic_init(&mm_am.peer[p].req_sent, 0);
-        mm_am.peer[p].done_seen = 0;
-        atomic_init(&mm_am.peer[p].rep_next, 0);
-        atomic_init(&mm_am.peer[p].req_next, 0);
-        atomic_flag_clear(&mm_am.peer[p].send_lock);
-    }
+    for (int p = 0; p < mm_g.nranks; p++)
+        mm_am_peer_init(p);
     memset(mm_am.kinds, 0, sizeof mm_am.kinds);
     memset(mm_am.flags, 0, sizeof mm_am.flags);
     memset(mm_am.nargs, 0, sizeof mm_am.nargs);
+    memset(mm_am.short_dirs, 0, sizeof mm_am.short_dirs);
     mm_am_internal(MM_AM_H_PUT, mm_am_h_put, MM_AM_LONG, MM_AM_REQ, 0);
     mm_am_internal(MM_AM_H_GET, mm_am_h_get, MM_AM_SHORT, MM_AM_REQ, MM_GET_NARGS);
     mm_am_internal(MM_AM_H_GET_REPLY_LONG, mm_am_h_get_long, MM_AM_LONG, MM_AM_REP, 1);

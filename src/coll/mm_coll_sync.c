@@ -80,6 +80,7 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
             mm_cpu_relax();
         if (MM_UNLIKELY(net_poll != NULL))
             net_poll();
+        mm_wait_inline_hook(polls);
     }
     if (polls <= mm_wait_inline_polls)
         return;

@@ -106,8 +106,8 @@ mm_app_case(apps_average apps_average_reuse_aggr RANKS 2 3 8
 
 # --- between hosts on this machine (2 hosts of 2 ranks, UCX over TCP; tests/CMakeLists.txt):
 # every streaming variant of the sort stages and puts to the other host (A=1 and radix: a
-# flush per destination into the source's slice there), the average reads the
-# other host's members by get
+# flush per destination into the source's slice there), the average's sliced forms read the
+# other host's members by get and its one-step form pushes to them (put with signal)
 function(mm_app_hosts_case exe name)
   cmake_parse_arguments(T "" "" "ARGS" ${ARGN})
   add_test(NAME ${name}.hosts2x2
@@ -126,3 +126,9 @@ mm_app_hosts_case(apps_sort apps_sort_ghc ARGS -v ghc -n 100007 -i 1)
 mm_app_hosts_case(apps_average apps_average_naive ARGS -a naive -S 4,1K,33K -i 3)
 mm_app_hosts_case(apps_average apps_average_aggr ARGS -a aggressive -S 0,4,1K,4K,33K -i 3)
 mm_app_hosts_case(apps_average apps_average_ghc ARGS -a aggressive -g 2 -S 4,1K,33K -i 3)
+# fresh input and a check after every run, no barrier in between: the pushes' inbox slots are
+# rewritten only once their reader is done with them
+mm_app_hosts_case(apps_average apps_average_reuse ARGS -a alternate -V -S 0,4,12,1K,2K,2052,64K
+                  -i 12 -I 4)
+mm_app_hosts_case(apps_average apps_average_reuse_ghc ARGS -a alternate -V -g 2 -S 4,1K,2052
+                  -i 12 -I 4)
