@@ -23,7 +23,7 @@ module mm_core_avg #(
   input  logic          start,
   input  logic [N-1:0]  mask,
   input  logic [4:0]    shift,
-  output logic          busy,
+  output logic          busy,          // joining, or the last sum not yet taken
   output logic          err,
   // the lanes' beats (through the N x N switch)
   input  logic [N-1:0]  c_valid,
@@ -42,24 +42,27 @@ module mm_core_avg #(
   localparam int LN = DW / 32;
 
   logic [N-1:0] m;
+  logic         run;           // lanes still to join
   logic [4:0]   sh;
   logic         all, fire;
   logic [$clog2(N)-1:0] first;   // the lowest lane of the mask
 
   always_comb begin
     all  = m != '0 && (c_valid & m) == m;
-    fire = busy && all && (!r_valid || r_ready);
+    fire = run && all && (!r_valid || r_ready);
     c_ready = fire ? m : '0;
     first = '0;
     for (int i = N - 1; i >= 0; i--) if (m[i]) first = $clog2(N)'(i);
   end
 
+  assign busy = run || r_valid;
+
   always_ff @(posedge clk) begin
     if (rst) begin
-      busy <= 1'b0; r_valid <= 1'b0; err <= 1'b0; m <= '0;
+      run <= 1'b0; r_valid <= 1'b0; err <= 1'b0; m <= '0;
     end else begin
       if (start) begin
-        busy <= 1'b1; m <= mask; sh <= shift; err <= 1'b0;
+        run <= 1'b1; m <= mask; sh <= shift; err <= 1'b0;
       end
       if (r_valid && r_ready) r_valid <= 1'b0;
       if (fire) begin
@@ -77,7 +80,7 @@ module mm_core_avg #(
         r_last  <= l_last[first];
         r_bytes <= l_bytes[first*BWB +: BWB];
         if ((l_last & m) != '0 && (l_last & m) != m) err <= 1'b1;
-        if (l_last[first]) begin busy <= 1'b0; m <= '0; end
+        if (l_last[first]) begin run <= 1'b0; m <= '0; end
       end
     end
   end

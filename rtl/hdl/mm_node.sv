@@ -19,17 +19,21 @@ module mm_node #(
 ) (
   input  logic          clk,
   input  logic          rst,
-  input  logic [63:0]   now,
-  // configuration (mm_pkg::cfg_t's fields the node uses; plain ports: a hierarchical block's
-  // ports may not be structs in Verilator 5.006)
-  input  logic [31:0]   eager_thr,
-  input  logic [7:0]    rd_lat,
-  input  logic [7:0]    wr_lat,
-  input  logic [5:0]    pc_sel,
-  input  logic [3:0]    me,
-  input  logic [4:0]    nodes,
-  input  logic [N*8-1:0] xy,
-  input  logic [N-1:0]  lane_ok,
+  // the cycle counter: the node keeps its own copy of mm_system's (same reset, same skips)
+  input  logic          skip,
+  input  logic [63:0]   skip_to,
+  // configuration, read while rst is high (mm_pkg::cfg_t's fields the node uses; plain ports:
+  // a hierarchical block's ports may not be structs in Verilator 5.006)
+  input  logic [31:0]   eager_thr_i,
+  input  logic [7:0]    rd_lat_i,
+  input  logic [7:0]    wr_lat_i,
+  input  logic [5:0]    pc_sel_i,
+  input  logic [19:0]   link_rate_i,
+  input  logic [19:0]   loop_rate_i,
+  input  logic [3:0]    me_i,
+  input  logic [4:0]    nodes_i,
+  input  logic [N*8-1:0] xy_i,
+  input  logic [N-1:0]  lane_ok_i,
   // host: AXI4-Lite
   input  logic          s_awvalid,
   output logic          s_awready,
@@ -47,22 +51,20 @@ module mm_node #(
   input  logic          s_rready,
   output logic [31:0]   s_rdata,
   output logic [1:0]    s_rresp,
-  // lanes toward the links
+  // lanes toward the links (which take a beat and pulses every cycle: the sync IPs meter them)
   output logic [N-1:0]  t_valid,
-  input  logic [N-1:0]  t_ready,
   output logic [N*DW-1:0] t_data,
   output logic [N-1:0]  t_last,
   output logic [N*($clog2(DW/8)+1)-1:0] t_bytes,
   output logic [N-1:0]  t_user,
   output logic [N*8-1:0] t_sb,
-  input  logic [N-1:0]  t_sb_ready,
-  // lanes from the links
-  input  logic [N-1:0]  r_valid,
-  input  logic [N*DW-1:0] r_data,
-  input  logic [N-1:0]  r_last,
-  input  logic [N*($clog2(DW/8)+1)-1:0] r_bytes,
-  input  logic [N-1:0]  r_user,
-  input  logic [N*8-1:0] r_sb,
+  // lanes from the links (registered here first)
+  input  logic [N-1:0]  r_valid_i,
+  input  logic [N*DW-1:0] r_data_i,
+  input  logic [N-1:0]  r_last_i,
+  input  logic [N*($clog2(DW/8)+1)-1:0] r_bytes_i,
+  input  logic [N-1:0]  r_user_i,
+  input  logic [N*8-1:0] r_sb_i,
   // for idle skipping and the watchdog
   output logic          act,
   output logic [63:0]   wake,
@@ -73,6 +75,51 @@ module mm_node #(
   localparam int SW = $clog2(S);
   localparam int LW = $clog2(N);
 
+  // ---------------------------------------------------------------- inputs, registered
+  // Everything the node takes in passes a register first, so that no logic inside depends on
+  // the block's inputs directly: Verilator evaluates such logic again at every evaluation of a
+  // hierarchical block, and the node's inputs would have made most of it so (AXI4-Lite excepted:
+  // the host interface answers in the cycle). The links' beats arrive a cycle later for it, which
+  // the calibration absorbs.
+  logic [63:0]    now;
+  logic [31:0]    eager_thr;
+  logic [7:0]     rd_lat, wr_lat;
+  logic [5:0]     pc_sel;
+  logic [19:0]    link_rate, loop_rate;
+  logic [3:0]     me;
+  logic [4:0]     nodes;
+  logic [N*8-1:0] xy;
+  logic [N-1:0]   lane_ok;
+  logic [N-1:0]   r_valid, r_last, r_user;
+  logic [N*DW-1:0] r_data;
+  logic [N*BWB-1:0] r_bytes;
+  logic [N*8-1:0] r_sb;
+
+  // the gated units' clocks run through reset (rst_q: the reset, registered, so that the clock
+  // enables do not depend on an input)
+  logic rst_q;
+  always_ff @(posedge clk) rst_q <= rst;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      now <= '0;
+      eager_thr <= eager_thr_i; rd_lat <= rd_lat_i; wr_lat <= wr_lat_i; pc_sel <= pc_sel_i;
+      link_rate <= link_rate_i; loop_rate <= loop_rate_i; me <= me_i; nodes <= nodes_i;
+      xy <= xy_i; lane_ok <= lane_ok_i;
+    end else begin
+      now <= skip ? skip_to : now + 64'd1;
+    end
+    r_valid <= rst ? '0 : r_valid_i;
+    r_sb <= rst ? '0 : r_sb_i;
+    for (int c = 0; c < N; c++)
+      if (r_valid_i[c]) begin
+        r_data[c*DW +: DW] <= r_data_i[c*DW +: DW];
+        r_last[c] <= r_last_i[c];
+        r_user[c] <= r_user_i[c];
+        r_bytes[c*BWB +: BWB] <= r_bytes_i[c*BWB +: BWB];
+      end
+  end
+
   // ---------------------------------------------------------------- host interface, sequencer
   logic          d_valid, d_ready, c_valid, c_ready;
   mm_pkg::desc_t d_desc;
@@ -80,6 +127,7 @@ module mm_node #(
   mm_pkg::cqe_t  c_entry;
   logic [3:0]    wait_code;
   logic [S-1:0]  slot_busy;
+  logic [7:0]    oldest_op;
   logic [31:0]   outstanding;
   logic          host_act, seq_act, am_act;
 
@@ -126,7 +174,8 @@ module mm_node #(
     .core_start, .core_mask, .core_shift, .core_busy,
     .bar_send, .rdy_send, .bar_take, .bar_avail,
     .am_valid, .am_ready, .am_desc, .am_slot, .am_done, .am_done_slot, .am_status, .am_value,
-    .am_idle, .c_valid, .c_ready, .c_entry, .wait_code, .slot_busy, .act(seq_act)
+    .am_idle, .c_valid, .c_ready, .c_entry, .wait_code, .slot_busy, .oldest_op,
+    .act(seq_act)
   );
 
   // ---------------------------------------------------------------- M_DMAC and the channels
@@ -162,7 +211,7 @@ module mm_node #(
     // finishing, a pseudo-channel with requests
     logic          cclk;
     logic [1:0]    pc_busy;
-    assign ch_en[c] = rst || r_start[c] || w_start[c] || rd_run[c] || wr_run[c] || rd_done[c]
+    assign ch_en[c] = rst_q || r_start[c] || w_start[c] || rd_run[c] || wr_run[c] || rd_done[c]
                    || wr_done[c] || |pc_busy;
     mm_cg cg (.clk, .en(ch_en[c]), .gclk(cclk));
     // AXI between the DMAC and its 2x1 switch
@@ -263,7 +312,7 @@ module mm_node #(
 
   for (genvar c = 0; c < N; c++) begin : lane
     logic lclk, sbusy;
-    assign lane_en[c] = rst || sbusy;
+    assign lane_en[c] = rst_q || sbusy;
     mm_cg cg (.clk, .en(lane_en[c]), .gclk(lclk));
     mm_sel #(.DW(DW)) sel (
       .clk(lclk), .rst, .use_dist(use_dist[c]),
@@ -276,14 +325,14 @@ module mm_node #(
       .m_last(sel_last[c]), .m_bytes(sel_bytes[c*BWB +: BWB]), .m_user(sel_user[c])
     );
     mm_sync #(.DW(DW), .RB(RB)) sync (
-      .clk(lclk), .rst,
+      .clk(lclk), .rst, .rate(4'(c) == me ? loop_rate : link_rate),
       .tx_valid(sel_valid[c]), .tx_ready(sel_ready[c]), .tx_data(sel_data[c*DW +: DW]),
       .tx_last(sel_last[c]), .tx_bytes(sel_bytes[c*BWB +: BWB]), .tx_user(sel_user[c]),
       .bar_send(bar_send[c]), .rdy_send(rdy_send[c]), .bar_take(bar_take[c]),
       .rdy_take(rdy_take[c]), .bar_avail(bar_avail[c]), .rdy_avail(rdy_avail[c]),
-      .l_valid(t_valid[c]), .l_ready(t_ready[c]), .l_data(t_data[c*DW +: DW]),
+      .l_valid(t_valid[c]), .l_data(t_data[c*DW +: DW]),
       .l_last(t_last[c]), .l_bytes(t_bytes[c*BWB +: BWB]), .l_user(t_user[c]),
-      .l_sb(t_sb[c*8 +: 8]), .l_sb_ready(t_sb_ready[c]),
+      .l_sb(t_sb[c*8 +: 8]),
       .r_valid(r_valid[c]), .r_data(r_data[c*DW +: DW]), .r_last(r_last[c]),
       .r_bytes(r_bytes[c*BWB +: BWB]), .r_user(r_user[c]), .r_sb(r_sb[c*8 +: 8]),
       .rx_valid(rx_valid[c]), .rx_ready(rx_ready[c]), .rx_data(rx_data[c*DW +: DW]),
@@ -384,7 +433,8 @@ module mm_node #(
     // a unit whose state changes at the next edge (each says so precisely: waiting for a due
     // time or for another unit is not activity, so such cycles can be skipped)
     act = host_act || seq_act || am_act || |am_pc_act || |pc_act || |sync_act || |rd_act
-       || |wr_act || r_start != '0 || w_start != '0 || core_busy;
+       || |wr_act || r_start != '0 || w_start != '0 || core_busy
+       || r_valid != '0 || r_sb != '0;          // the input registers hold an arrival
     wake = am_pc_wake[63:0] < am_pc_wake[127:64] ? am_pc_wake[63:0] : am_pc_wake[127:64];
     for (int c = 0; c < N; c++) if (pc_wake[c*64 +: 64] < wake) wake = pc_wake[c*64 +: 64];
   end
@@ -393,5 +443,5 @@ module mm_node #(
   assign rx_stall = rx_valid & ~rx_ready;
   // what the watchdog prints (rtl/sim/rtlsim.cpp decodes it)
   assign dbg = {7'd0, core_err, 8'(amr_lane), 16'(no_credit), 16'(r_waiting), 16'(rd_run),
-                16'(wr_run), 16'(rx_stall), 16'(slot_busy), 12'd0, wait_code};
+                16'(wr_run), 16'(rx_stall), 16'(slot_busy), 4'd0, oldest_op, wait_code};
 endmodule

@@ -102,6 +102,7 @@ module mm_seq #(
   // what the issue stage waits for, for the watchdog (MM_RTL_REG_WAIT)
   output logic [3:0]           wait_code,
   output logic [S-1:0]         slot_busy,
+  output logic [7:0]           oldest_op,   // the opcode of the lowest busy slot (watchdog)
   output logic                 act
 );
   localparam int SW = $clog2(S);
@@ -222,7 +223,7 @@ module mm_seq #(
         dp.fence = 1'b1; dp.bar = peers;
       end
       mm_pkg::OP_BCAST: if (is_root) begin
-        dp.rmask = one_me; dp.rdist = 1'b1; dp.dist_mask = peers;
+        dp.rmask = one_me; dp.rstride = '0; dp.rdist = 1'b1; dp.dist_mask = peers;
         dp.rwait = rndv ? peers : '0;
       end else begin
         dp.wmask = one_p; dp.wstride = '0; dp.rdy = rndv ? one_p : '0;
@@ -240,7 +241,7 @@ module mm_seq #(
         dp.rmask = one_p; dp.rstride = '0; dp.rwait = rndv ? one_p : '0;
       end
       mm_pkg::OP_ALLGATHER: begin
-        dp.rmask = one_me; dp.rdist = 1'b1; dp.dist_mask = team;
+        dp.rmask = one_me; dp.rstride = '0; dp.rdist = 1'b1; dp.dist_mask = team;
         dp.rwait = rndv ? peers : '0;
         dp.wmask = team; dp.rdy = rndv ? peers : '0;
       end
@@ -424,6 +425,10 @@ module mm_seq #(
   end
 
   assign slot_busy = s_valid;
+  always_comb begin
+    oldest_op = '0;
+    for (int s = S - 1; s >= 0; s--) if (s_valid[s]) oldest_op = s_op[s];
+  end
   assign dist_on = dist_active;
   assign act = (pl_valid && issue) || (d_valid && d_ready) || have_done || bar_take != '0
             || (to_core != '0 && !core_busy);

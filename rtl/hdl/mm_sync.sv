@@ -8,10 +8,12 @@
 //     messages that arrive before their receive is programmed (§4.B.2);
 //   - meters the sender by credits: one per word of the peer's receive buffer, returned as a
 //     sideband pulse when a word leaves it. OPTWEB's text has no flow control (rendezvous
-//     "so there is no data loss"); credits are ours, so that eager messages can never be lost.
+//     "so there is no data loss"); credits are ours, so that eager messages can never be lost;
+//   - meters the sender to the link's rate (`rate`, bits per cycle in Q8; a beat costs DW bits:
+//     SerialLite III streams whole bus words), so that the link model only delays.
 //
-// Handshakes: the selector drives the TX stream's valid (this IP drives ready: link ready and a
-// credit left); the sequencer and M_DMAC pulse `bar_send`/`rdy_send` (one pulse each, counted)
+// Handshakes: the selector drives the TX stream's valid (this IP drives ready: a credit and the
+// rate's tokens left); the sequencer and M_DMAC pulse `bar_send`/`rdy_send` (one pulse each, counted)
 // and `bar_take`/`rdy_take` (consume one received, only while `bar_avail`/`rdy_avail`); the link
 // delivers RX beats and pulses without a ready; the N x N switch takes the buffer's head with
 // `rx_ready`.
@@ -21,6 +23,7 @@ module mm_sync #(
 ) (
   input  logic          clk,
   input  logic          rst,
+  input  logic [19:0]   rate,
   // from the selector
   input  logic          tx_valid,
   output logic          tx_ready,
@@ -37,13 +40,11 @@ module mm_sync #(
   output logic          rdy_avail,
   // to the link
   output logic          l_valid,
-  input  logic          l_ready,
   output logic [DW-1:0] l_data,
   output logic          l_last,
   output logic [$clog2(DW/8):0] l_bytes,
   output logic          l_user,
   output logic [7:0]    l_sb,
-  input  logic          l_sb_ready,
   // from the link
   input  logic          r_valid,
   input  logic [DW-1:0] r_data,
@@ -68,7 +69,11 @@ module mm_sync #(
   // sideband bits
   localparam int SB_BAR = 0, SB_RDY = 1, SB_CRD = 2;
 
+  localparam logic [27:0] COST = 28'(DW) << 8;   // one beat, Q8 bits
   logic [CW-1:0] credits;
+  logic [27:0]   tokens;               // rate tokens, saturating at a beat and a cycle's worth
+  logic [27:0]   tcap;
+  logic          go;                   // a beat leaves toward the link
   logic [15:0]   bar_n, rdy_n;         // pulses received, not yet taken
   logic [15:0]   bar_p, rdy_p;         // pulses to send
   logic [CW-1:0] crd_p;                // credits to return
@@ -77,14 +82,16 @@ module mm_sync #(
   logic [DW+BWB+1:0] head;
   logic          fifo_moving;
 
-  assign tx_ready  = l_ready && credits != '0;
-  assign l_valid   = tx_valid && credits != '0;
+  assign tcap      = COST + {8'd0, rate};
+  assign tx_ready  = credits != '0 && tokens >= COST;
+  assign l_valid   = tx_valid && tx_ready;
+  assign go        = l_valid;
   assign l_data    = tx_data;
   assign l_last    = tx_last;
   assign l_bytes   = tx_bytes;
   assign l_user    = tx_user;
   assign l_sb      = {5'd0, crd_p != '0, rdy_p != '0, bar_p != '0};
-  assign sb_go     = l_sb_ready;
+  assign sb_go     = 1'b1;             // the link takes pulses every cycle
   assign bar_avail = bar_n != '0;
   assign rdy_avail = rdy_n != '0;
   assign no_credit = tx_valid && credits == '0;
@@ -103,8 +110,14 @@ module mm_sync #(
   always_ff @(posedge clk) begin
     if (rst) begin
       credits <= CW'(RB); bar_n <= '0; rdy_n <= '0; bar_p <= '0; rdy_p <= '0; crd_p <= '0;
+      tokens <= '0;
     end else begin
-      credits <= credits - {{(CW-1){1'b0}}, l_valid && l_ready}
+      begin
+        logic [27:0] t;
+        t = (go ? tokens - COST : tokens) + {8'd0, rate};
+        tokens <= t > tcap ? tcap : t;
+      end
+      credits <= credits - {{(CW-1){1'b0}}, go}
                          + {{(CW-1){1'b0}}, r_sb[SB_CRD]};
       bar_n <= bar_n + {15'd0, r_sb[SB_BAR]} - {15'd0, bar_take};
       rdy_n <= rdy_n + {15'd0, r_sb[SB_RDY]} - {15'd0, rdy_take};
@@ -116,8 +129,8 @@ module mm_sync #(
 
   // state changes at the next edge (pulses arriving and beats entering come with the link's own
   // activity, the requests with the sequencer's)
-  assign act = (l_sb != 8'd0 && l_sb_ready) || pop || (l_valid && l_ready) || fifo_moving;
-  // with the inputs that start work (the owner adds them), what keeps the clock running
+  assign act = l_sb != 8'd0 || pop || go || fifo_moving || tokens < tcap;
+  // with the inputs that start work, what keeps the clock running
   assign busy = l_sb != 8'd0 || fifo_moving || pop || tx_valid || r_valid || r_sb != 8'd0
-             || bar_send || rdy_send || bar_take || rdy_take;
+             || bar_send || rdy_send || bar_take || rdy_take || tokens < tcap;
 endmodule

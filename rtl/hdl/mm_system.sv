@@ -60,6 +60,8 @@ module mm_system #(
   // The configuration is held in registers, loaded while in reset: nothing downstream then
   // depends combinationally on the model's inputs, which Verilator would otherwise evaluate
   // again at every input change (twice a cycle).
+  logic           rst_q;               // the reset, registered: it enables the links' clocks
+  always_ff @(posedge clk) rst_q <= rst;
   mm_pkg::cfg_t   c;
   logic [4:0]     nodes_q;
   logic [N*8-1:0] xy_q;
@@ -78,7 +80,7 @@ module mm_system #(
   end
 
   // lane j of node i sends on link i*N+j, which arrives at lane i of node j
-  logic [N*N-1:0]    tv, tr, tl, tu, sr, rv, rl, ru, l_act;
+  logic [N*N-1:0]    tv, tl, tu, rv, rl, ru, l_act;
   logic [N*N*DW-1:0] td, rd;
   logic [N*N*BWB-1:0] tb, rb;
   logic [N*N*8-1:0]  ts, rs;
@@ -100,28 +102,31 @@ module mm_system #(
       assign r_sb[j*8 +: 8]       = rs[(j*N + i)*8 +: 8];
     end
     mm_node #(.N(N), .DW(DW), .RB(RB)) n (
-      .clk, .rst, .now, .eager_thr(c.eager_thr), .rd_lat(c.rd_lat), .wr_lat(c.wr_lat),
-      .pc_sel(c.pc_sel[5:0]), .me(4'(i)), .nodes(nodes_q), .xy(xy_q), .lane_ok(link_on[i*N +: N]),
+      .clk, .rst, .skip, .skip_to, .eager_thr_i(c.eager_thr), .rd_lat_i(c.rd_lat),
+      .wr_lat_i(c.wr_lat), .pc_sel_i(c.pc_sel[5:0]), .link_rate_i(c.link_rate),
+      .loop_rate_i(c.loop_rate), .me_i(4'(i)), .nodes_i(nodes_q), .xy_i(xy_q),
+      .lane_ok_i(link_on[i*N +: N]),
       .s_awvalid(s_awvalid[i]), .s_awready(s_awready[i]), .s_awaddr(s_awaddr[i*32 +: 12]),
       .s_wvalid(s_wvalid[i]), .s_wready(s_wready[i]), .s_wdata(s_wdata[i*32 +: 32]),
       .s_bvalid(s_bvalid[i]), .s_bready(s_bready[i]), .s_bresp(),
       .s_arvalid(s_arvalid[i]), .s_arready(s_arready[i]), .s_araddr(s_araddr[i*32 +: 12]),
       .s_rvalid(s_rvalid[i]), .s_rready(s_rready[i]), .s_rdata(s_rdata[i*32 +: 32]), .s_rresp(),
-      .t_valid(tv[i*N +: N]), .t_ready(tr[i*N +: N]), .t_data(td[i*N*DW +: N*DW]),
+      .t_valid(tv[i*N +: N]), .t_data(td[i*N*DW +: N*DW]),
       .t_last(tl[i*N +: N]), .t_bytes(tb[i*N*BWB +: N*BWB]), .t_user(tu[i*N +: N]),
-      .t_sb(ts[i*N*8 +: N*8]), .t_sb_ready(sr[i*N +: N]),
-      .r_valid, .r_data, .r_last, .r_bytes, .r_user, .r_sb,
+      .t_sb(ts[i*N*8 +: N*8]),
+      .r_valid_i(r_valid), .r_data_i(r_data), .r_last_i(r_last), .r_bytes_i(r_bytes),
+      .r_user_i(r_user), .r_sb_i(r_sb),
       .act(n_act[i]), .wake(n_wake[i*64 +: 64]), .irq(irq[i]), .dbg(dbg[i*128 +: 128])
     );
     for (genvar j = 0; j < N; j++) begin : link
       localparam int L = i*N + j;
       logic lclk, lbusy;
-      mm_cg cg (.clk, .en(rst || lbusy), .gclk(lclk));
+      mm_cg cg (.clk, .en(rst_q || lbusy), .gclk(lclk));
       mm_link #(.DW(DW), .LD(LD)) l (
         .clk(lclk), .rst, .now, .en(link_on[L]),
-        .lat(i == j ? c.loop_lat : c.link_lat), .rate(i == j ? c.loop_rate : c.link_rate),
-        .tx_valid(tv[L]), .tx_ready(tr[L]), .tx_data(td[L*DW +: DW]), .tx_last(tl[L]),
-        .tx_bytes(tb[L*BWB +: BWB]), .tx_user(tu[L]), .tx_sb(ts[L*8 +: 8]), .tx_sb_ready(sr[L]),
+        .lat(i == j ? c.loop_lat : c.link_lat),
+        .tx_valid(tv[L]), .tx_data(td[L*DW +: DW]), .tx_last(tl[L]),
+        .tx_bytes(tb[L*BWB +: BWB]), .tx_user(tu[L]), .tx_sb(ts[L*8 +: 8]),
         .rx_valid(rv[L]), .rx_data(rd[L*DW +: DW]), .rx_last(rl[L]), .rx_bytes(rb[L*BWB +: BWB]),
         .rx_user(ru[L]), .rx_sb(rs[L*8 +: 8]), .act(l_act[L]), .busy(lbusy),
         .wake(l_wake[L*64 +: 64])

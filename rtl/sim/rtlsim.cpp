@@ -100,6 +100,28 @@ void host_irq(Core &c, int i) {
     }
 }
 
+static const char *op_name(unsigned op) {
+    switch (op) {
+    case MM_RTL_OP_NOP: return "NOP";
+    case MM_RTL_OP_SEND: return "SEND";
+    case MM_RTL_OP_RECV: return "RECV";
+    case MM_RTL_OP_BARRIER: return "BARRIER";
+    case MM_RTL_OP_BCAST: return "BCAST";
+    case MM_RTL_OP_SCATTER: return "SCATTER";
+    case MM_RTL_OP_GATHER: return "GATHER";
+    case MM_RTL_OP_ALLGATHER: return "ALLGATHER";
+    case MM_RTL_OP_ALLTOALL: return "ALLTOALL";
+    case MM_RTL_OP_ALLTOALLV: return "ALLTOALLV";
+    case MM_RTL_OP_REDUCE_SCATTER: return "REDUCE_SCATTER";
+    case MM_RTL_OP_PUT: return "PUT";
+    case MM_RTL_OP_GET: return "GET";
+    case MM_RTL_OP_AMO: return "AMO";
+    case MM_RTL_OP_PUT_SIGNAL: return "PUT_SIGNAL";
+    case MM_RTL_OP_QUIET: return "QUIET";
+    default: return "unknown opcode";
+    }
+}
+
 // what each node waits for, from its debug word (mm_node's dbg)
 void stall_report(Core &c, const Model &m, const char *why) {
     static const char *wait_name[] = {
@@ -122,7 +144,9 @@ void stall_report(Core &c, const Model &m, const char *why) {
         if (!code && !slots && !rx_stall && !wr_run && !rd_run && !no_credit && !h.busy()) continue;
         o << "node " << i << ":";
         if (code) o << " the sequencer's next descriptor waits for " << wait_name[code & 7] << ";";
-        if (slots) o << " descriptors in flight (slots 0x" << std::hex << slots << std::dec << ");";
+        if (slots)
+            o << " descriptors in flight (slots 0x" << std::hex << slots << std::dec
+              << ", the oldest a " << op_name((d[0] >> 4) & 0xff) << ");";
         for (int k = 0; k < 16; k++) {
             const unsigned b = 1u << k;
             if (r_wait & b) o << " R#" << k << " waits for node " << k << "'s ready pulse (rendezvous);";
