@@ -24,6 +24,7 @@ module mm_node #(
   input  logic [63:0]   skip_to,
   // configuration, read while rst is high (mm_pkg::cfg_t's fields the node uses; plain ports:
   // a hierarchical block's ports may not be structs in Verilator 5.006)
+  input  logic          gate_i,       // stop idle units' clocks (simulation speed, mm_cg)
   input  logic [31:0]   eager_thr_i,
   input  logic [7:0]    rd_lat_i,
   input  logic [7:0]    wr_lat_i,
@@ -97,8 +98,9 @@ module mm_node #(
 
   // the gated units' clocks run through reset (rst_q: the reset, registered, so that the clock
   // enables do not depend on an input)
-  logic rst_q;
+  logic rst_q, gate;
   always_ff @(posedge clk) rst_q <= rst;
+  always_ff @(posedge clk) if (rst) gate <= gate_i;
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -211,7 +213,7 @@ module mm_node #(
     // finishing, a pseudo-channel with requests
     logic          cclk;
     logic [1:0]    pc_busy;
-    assign ch_en[c] = rst_q || r_start[c] || w_start[c] || rd_run[c] || wr_run[c] || rd_done[c]
+    assign ch_en[c] = rst_q || !gate || r_start[c] || w_start[c] || rd_run[c] || wr_run[c] || rd_done[c]
                    || wr_done[c] || |pc_busy;
     mm_cg cg (.clk, .en(ch_en[c]), .gclk(cclk));
     // AXI between the DMAC and its 2x1 switch
@@ -312,7 +314,7 @@ module mm_node #(
 
   for (genvar c = 0; c < N; c++) begin : lane
     logic lclk, sbusy;
-    assign lane_en[c] = rst_q || sbusy;
+    assign lane_en[c] = rst_q || !gate || sbusy;
     mm_cg cg (.clk, .en(lane_en[c]), .gclk(lclk));
     mm_sel #(.DW(DW)) sel (
       .clk(lclk), .rst, .use_dist(use_dist[c]),

@@ -20,6 +20,7 @@ module mm_system #(
   input  mm_pkg::cfg_t   cfg,         // the configuration: read while rst is high
   input  logic [4:0]     nodes,
   input  logic           ghc,
+  input  logic           gate,        // simulation: stop idle units' clocks (mm_cg); 0 runs all
   input  logic [N*8-1:0] xy,          // node c's {y, x}
   input  logic           skip,
   input  logic [63:0]    skip_to,
@@ -61,7 +62,9 @@ module mm_system #(
   // depends combinationally on the model's inputs, which Verilator would otherwise evaluate
   // again at every input change (twice a cycle).
   logic           rst_q;               // the reset, registered: it enables the links' clocks
+  logic           gate_q;
   always_ff @(posedge clk) rst_q <= rst;
+  always_ff @(posedge clk) if (rst) gate_q <= gate;
   mm_pkg::cfg_t   c;
   logic [4:0]     nodes_q;
   logic [N*8-1:0] xy_q;
@@ -102,7 +105,7 @@ module mm_system #(
       assign r_sb[j*8 +: 8]       = rs[(j*N + i)*8 +: 8];
     end
     mm_node #(.N(N), .DW(DW), .RB(RB)) n (
-      .clk, .rst, .skip, .skip_to, .eager_thr_i(c.eager_thr), .rd_lat_i(c.rd_lat),
+      .clk, .rst, .skip, .skip_to, .gate_i(gate), .eager_thr_i(c.eager_thr), .rd_lat_i(c.rd_lat),
       .wr_lat_i(c.wr_lat), .pc_sel_i(c.pc_sel[5:0]), .link_rate_i(c.link_rate),
       .loop_rate_i(c.loop_rate), .me_i(4'(i)), .nodes_i(nodes_q), .xy_i(xy_q),
       .lane_ok_i(link_on[i*N +: N]),
@@ -121,7 +124,7 @@ module mm_system #(
     for (genvar j = 0; j < N; j++) begin : link
       localparam int L = i*N + j;
       logic lclk, lbusy;
-      mm_cg cg (.clk, .en(rst_q || lbusy), .gclk(lclk));
+      mm_cg cg (.clk, .en(rst_q || !gate_q || lbusy), .gclk(lclk));
       mm_link #(.DW(DW), .LD(LD)) l (
         .clk(lclk), .rst, .now, .en(link_on[L]),
         .lat(i == j ? c.loop_lat : c.link_lat),

@@ -261,6 +261,10 @@ int mm_rtl_config_load(const char *path, const char *overrides, mm_rtl_config *c
     int r = get_uint(&rtl, "rtl", "memory_bytes", 4096, 1ull << 36, &u, 0, err, n);
     if (r < 0) return -1;
     if (r == 0) c->memory_bytes = u;
+    c->clock_gating = 1;
+    r = get_uint(&rtl, "rtl", "clock_gating", 0, 1, &u, 0, err, n);
+    if (r < 0) return -1;
+    if (r == 0) c->clock_gating = (int)u;
     const entry *m = find(&rtl, "rtl", "model");
     if (m) snprintf(c->model, sizeof c->model, "%.31s", m->value);
     return 0;

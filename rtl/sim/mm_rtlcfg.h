@@ -24,6 +24,7 @@ typedef struct mm_rtl_config {
     uint32_t link_lat, loop_lat, rd_lat, wr_lat, pc_sel;
     uint64_t memory_bytes;                 /* per node, the simulator's own buffers */
     char model[32];       /* a model name to insist on, or "" */
+    int clock_gating;     /* stop idle units' clocks (default 1; 0 for the test that compares) */
 } mm_rtl_config;
 
 /* Load @p path and apply @p overrides ("section.key=value;..."). 0, or -1 with one line in err. */

@@ -56,6 +56,7 @@ public:
         for (int i = 0; i < 4; i++) top_.cfg[i] = (uint32_t)(v >> (32 * i));
         top_.nodes = (uint8_t)g.nodes;
         top_.ghc = (uint8_t)g.ghc;
+        top_.gate = (uint8_t)g.clock_gating;
         zero(top_.xy);
         for (int i = 0; i < g.nodes; i++)
             set8(top_.xy, i, (uint8_t)(((i / g.kx) << 4) | (i % g.kx)));

@@ -247,7 +247,7 @@ extern "C" mm_rtlsim *mm_rtlsim_create(const char *config, const char *overrides
       << g.link_lat << "\nloopback_latency_cycles = " << g.loop_lat
       << "\nhbm_read_latency_cycles = " << g.rd_lat << "\nhbm_write_latency_cycles = " << g.wr_lat
       << "\neager_threshold_bytes = " << g.eager_thr << "\npc_select_bit = " << g.pc_sel
-      << "\nmemory_bytes = " << g.memory_bytes << "\n";
+      << "\nmemory_bytes = " << g.memory_bytes << "\nclock_gating = " << g.clock_gating << "\n";
     c.describe = d.str();
     s->model.reset(s->info->make());
     current = &c;
