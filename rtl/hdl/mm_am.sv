@@ -173,12 +173,12 @@ module mm_am #(
   logic [N-1:0]  ack_inc;
   // reply jobs: {kind, dest, tag, addr, len, raddr or value}
   localparam int JW = 8 + 4 + 8 + 64 + 32 + 64;
-  logic          jq_push, jq_full, jq_valid, jq_pop;
+  logic          jq_push, jq_full, jq_valid, jq_pop, jq_moving;
   logic [JW-1:0] jq_in, jq_out;
 
   mm_fifo #(.W(JW), .D(RQ)) jq (
     .clk, .rst, .push(jq_push), .i_data(jq_in), .full(jq_full), .o_valid(jq_valid),
-    .o_data(jq_out), .pop(jq_pop), .count(), .moving()
+    .o_data(jq_out), .pop(jq_pop), .count(), .moving(jq_moving)
   );
 
   logic [7:0]    rk, rtag;
@@ -406,7 +406,7 @@ module mm_am #(
                              - ((ts == T_END && t_job_ack && tl == LW'(c)) ? ack_sent : 16'd0);
       // puts whose acknowledgement has come
       for (int s = 0; s < S; s++)
-        if (ack_wait[s] && $signed(acked[ack_peer[s][LW-1:0]] - ack_seq[s]) >= 0) begin
+        if (acked_now[s]) begin
           ack_wait[s] <= 1'b0; dpend[s] <= 1'b1; dst_st[s] <= mm_pkg::ST_OK; dst_val[s] <= '0;
         end
       if (done) dpend[done_slot] <= 1'b0;
@@ -531,7 +531,14 @@ module mm_am #(
     end
   end
 
+  // the slots whose put has just been acknowledged
+  logic [S-1:0] acked_now;
+  always_comb
+    for (int s = 0; s < S; s++)
+      acked_now[s] = ack_wait[s] && $signed(acked[ack_peer[s][LW-1:0]] - ack_seq[s]) >= 0;
+
   assign idle = tot_issued == tot_acked && !(ts != T_IDLE && t_job_req);
   assign act = ts != T_IDLE || rs != R_HDR || r_valid || q_valid || ack_any || jq_valid
-            || dpend != '0 || jq_push || ack_inc != '0 || r_bwait != 0;
+            || dpend != '0 || jq_push || jq_moving || ack_inc != '0 || r_bwait != 0
+            || acked_now != '0;
 endmodule

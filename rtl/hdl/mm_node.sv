@@ -308,7 +308,9 @@ module mm_node #(
   assign rd_ready_sel = sel_r_ready & ~from_dist;
   assign rs_ready = rd_ready_sel | rd_ready_dist;
 
-  logic [N-1:0]       rx_valid, rx_ready, rx_last, rx_user, no_credit, sync_act;
+  logic [N-1:0]       rx_valid, rx_ready, rx_last, no_credit, sync_act;
+  logic [N-1:0]       ax_valid, ax_ready, ax_last;
+  logic [N*DW-1:0]    ax_data;
   logic [N*DW-1:0]    rx_data;
   logic [N*BWB-1:0]   rx_bytes;
 
@@ -338,7 +340,9 @@ module mm_node #(
       .r_valid(r_valid[c]), .r_data(r_data[c*DW +: DW]), .r_last(r_last[c]),
       .r_bytes(r_bytes[c*BWB +: BWB]), .r_user(r_user[c]), .r_sb(r_sb[c*8 +: 8]),
       .rx_valid(rx_valid[c]), .rx_ready(rx_ready[c]), .rx_data(rx_data[c*DW +: DW]),
-      .rx_last(rx_last[c]), .rx_bytes(rx_bytes[c*BWB +: BWB]), .rx_user(rx_user[c]),
+      .rx_last(rx_last[c]), .rx_bytes(rx_bytes[c*BWB +: BWB]),
+      .ax_valid(ax_valid[c]), .ax_ready(ax_ready[c]), .ax_data(ax_data[c*DW +: DW]),
+      .ax_last(ax_last[c]),
       .no_credit(no_credit[c]), .act(sync_act[c]), .busy(sbusy)
     );
   end
@@ -352,7 +356,6 @@ module mm_node #(
   logic               amr_valid, amr_ready;
   /* verilator lint_off UNUSEDSIGNAL */
   logic               amr_last;      // the engine reads the length from the header
-  logic [BWB-1:0]     amr_bytes;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [DW-1:0]      amr_data;
   logic [LW-1:0]      amr_lane;
@@ -364,13 +367,14 @@ module mm_node #(
   mm_xbar #(.N(N), .DW(DW)) xbar (
     .clk, .rst, .wsel, .to_core, .core_w_en, .core_w,
     .l_valid(rx_valid), .l_ready(rx_ready), .l_data(rx_data), .l_last(rx_last),
-    .l_bytes(rx_bytes), .l_user(rx_user),
+    .l_bytes(rx_bytes), .la_valid(ax_valid), .la_ready(ax_ready), .la_data(ax_data),
+    .la_last(ax_last),
     .w_valid(ws_valid), .w_ready(ws_ready), .w_data(ws_data), .w_last(ws_last),
     .w_bytes(ws_bytes), .c_valid(cv), .c_ready(cr),
     .r_valid(res_valid), .r_ready(res_ready), .r_data(res_data), .r_last(res_last),
     .r_bytes(res_bytes),
     .a_valid(amr_valid), .a_ready(amr_ready), .a_data(amr_data), .a_last(amr_last),
-    .a_bytes(amr_bytes), .a_lane(amr_lane)
+    .a_lane(amr_lane)
   );
 
   mm_core_avg #(.N(N), .DW(DW)) core (
@@ -442,7 +446,7 @@ module mm_node #(
   end
 
   logic [N-1:0] rx_stall;              // a lane's head waits for whoever should take it
-  assign rx_stall = rx_valid & ~rx_ready;
+  assign rx_stall = (rx_valid & ~rx_ready) | (ax_valid & ~ax_ready);
   // what the watchdog prints (rtl/sim/rtlsim.cpp decodes it)
   assign dbg = {7'd0, core_err, 8'(amr_lane), 16'(no_credit), 16'(r_waiting), 16'(rd_run),
                 16'(wr_run), 16'(rx_stall), 16'(slot_busy), 4'd0, oldest_op, wait_code};

@@ -6,8 +6,8 @@
 //   - the data processing core (lanes in `to_core`; the core's result then reaches W#`core_w`),
 //     the path of the aggressive averaging (§3.C.2: "the distributed switch directly puts the
 //     data into the averaging data circuit"), or
-//   - for meshmem's one-sided extension, the active-message engine (beats marked `user`), one
-//     lane's packet at a time, round robin.
+//   - for meshmem's one-sided extension, the active-message engine: each lane's second buffer
+//     (mm_sync), one lane's packet at a time, round robin.
 //
 // Handshakes: each lane's sync IP drives valid and its beat; this switch drives the lane's ready
 // from the ready of where the beat goes. The W sections, the core and the active-message engine
@@ -22,13 +22,17 @@ module mm_xbar #(
   input  logic [N-1:0]         to_core,
   input  logic                 core_w_en,   // W#core_w takes the core's result
   input  logic [$clog2(N)-1:0] core_w,
-  // the lanes' receive buffers
+  // the lanes' raw receive buffers
   input  logic [N-1:0]         l_valid,
   output logic [N-1:0]         l_ready,
   input  logic [N*DW-1:0]      l_data,
   input  logic [N-1:0]         l_last,
   input  logic [N*($clog2(DW/8)+1)-1:0] l_bytes,
-  input  logic [N-1:0]         l_user,
+  // the lanes' active-message buffers
+  input  logic [N-1:0]         la_valid,
+  output logic [N-1:0]         la_ready,
+  input  logic [N*DW-1:0]      la_data,
+  input  logic [N-1:0]         la_last,
   // the write sections
   output logic [N-1:0]         w_valid,
   input  logic [N-1:0]         w_ready,
@@ -48,7 +52,6 @@ module mm_xbar #(
   input  logic                 a_ready,
   output logic [DW-1:0]        a_data,
   output logic                 a_last,
-  output logic [$clog2(DW/8):0] a_bytes,
   output logic [$clog2(N)-1:0] a_lane
 );
   localparam int LW = $clog2(N);
@@ -61,8 +64,8 @@ module mm_xbar #(
 
   // forward (valid, data) and backward (ready) in separate blocks (Verilator orders blocks)
   always_comb begin
-    raw = l_valid & ~l_user & ~to_core;
-    c_valid = l_valid & ~l_user & to_core;
+    raw = l_valid & ~to_core;
+    c_valid = l_valid & to_core;
     for (int k = 0; k < N; k++) begin
       logic [LW-1:0] s;
       s = wsel[k*LW +: LW];
@@ -84,17 +87,17 @@ module mm_xbar #(
     for (int i = N; i >= 1; i--) begin
       logic [LW-1:0] c;
       c = a_cur + LW'(i);             // N is a power of two: wraps
-      if (l_valid[c] && l_user[c]) begin a_pick = c; a_any = 1'b1; end
+      if (la_valid[c]) begin a_pick = c; a_any = 1'b1; end
     end
     a_lane  = a_busy ? a_cur : a_pick;
-    a_valid = a_busy ? (l_valid[a_cur] && l_user[a_cur]) : a_any;
-    a_data  = l_data[a_lane*DW +: DW];
-    a_last  = l_last[a_lane];
-    a_bytes = l_bytes[a_lane*BWB +: BWB];
+    a_valid = a_busy ? la_valid[a_cur] : a_any;
+    a_data  = la_data[a_lane*DW +: DW];
+    a_last  = la_last[a_lane];
   end
 
   always_comb begin
-    l_ready = c_ready & to_core & ~l_user;
+    l_ready = c_ready & to_core;
+    la_ready = '0;
     r_ready = 1'b0;
     for (int k = 0; k < N; k++) begin
       logic [LW-1:0] s;
@@ -102,7 +105,7 @@ module mm_xbar #(
       if (core_w_en && LW'(k) == core_w) r_ready = w_ready[k];
       else if (raw[s] && w_ready[k]) l_ready[s] = 1'b1;
     end
-    if (a_valid && a_ready) l_ready[a_lane] = 1'b1;
+    if (a_valid && a_ready) la_ready[a_lane] = 1'b1;
   end
 
   always_ff @(posedge clk) begin

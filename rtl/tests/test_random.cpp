@@ -45,7 +45,6 @@ void workload(Sys &t, uint64_t seed, int rounds) {
             auto [a, b, len, src, dst] = m;
             mm_rtl_desc d = desc(MM_RTL_OP_SEND, (uint16_t)b, id++);
             d.src = src; d.len = len;
-            if (rng(seed) % 8 == 0) d.flags |= MM_RTL_F_FENCE;
             t.submit(a, d);
             t.move(a, src, b, dst, len);
         }
@@ -58,6 +57,9 @@ void workload(Sys &t, uint64_t seed, int rounds) {
             mm_rtl_desc p = desc(MM_RTL_OP_PUT, (uint16_t)b, id++);
             p.src = src; p.dst = dst; p.len = len;
             if (rng(seed) % 2) p.flags |= MM_RTL_F_NOCQ;
+            // a fence waits for this node's receives, which wait for others' sends: never on a
+            // send itself (fenced sends behind receives can wait on one another in a ring)
+            if (rng(seed) % 8 == 0) p.flags |= MM_RTL_F_FENCE;
             t.submit(a, p);
             t.move(a, src, b, dst, len);
             const int c = (int)(rng(seed) % n);
