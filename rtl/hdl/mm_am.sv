@@ -13,6 +13,13 @@
 // Kinds: PUT, GET (request), AMO (request), PUT_SIGNAL, GET_REPLY (a put carrying the data),
 // AMO_REPLY (the old value), ACK (value = how many puts of the sender's it acknowledges).
 //
+// Like FSHMEM's sequencer ("fetches the necessary data using the read DMA and sends the formed
+// message"), a packet with a payload leaves once its first payload beat is at hand, so that
+// header and payload stream without a gap. For measurements as FSHMEM's (§IV-D: a hardware
+// counter from the command to the header's arrival), a put's completion carries the cycle its
+// header reached the target (carried back in the ACK), a get's the cycle the reply's header came
+// back.
+//
 // Acknowledgements are per peer and counted (so quiet can count them): the target adds each
 // written put to a counter per source and sends one ACK packet for all of them when its sequencer
 // is free; puts to one peer are written in order, so the initiator's count of acknowledged puts
@@ -43,6 +50,7 @@ module mm_am #(
 ) (
   input  logic          clk,
   input  logic          rst,
+  input  logic [63:0]   now,
   input  logic [3:0]    me,
   input  logic [N-1:0]  lane_ok,
   // from the sequencer
@@ -169,6 +177,9 @@ module mm_am #(
   logic [15:0]   r_bwait;
   logic          r_aw_sent, r_err;
   logic [63:0]   r_old;                  // AMO, signal add: the value found
+  logic [63:0]   r_hdr_t;                // the cycle the header being executed arrived
+  logic [63:0]   last_hdr [N];           // per source: its latest put's header arrival
+  logic [63:0]   ack_t [N];              // per target: the header time its latest ACK carried
   logic [N*16-1:0] ack_cnt;              // puts written per source, not yet acknowledged
   logic [N-1:0]  ack_inc;
   // reply jobs: {kind, dest, tag, addr, len, raddr or value}
@@ -258,6 +269,8 @@ module mm_am #(
         end
         R_DEC: begin
           r_prev <= '0; r_pos <= '0; r_err <= 1'b0; r_old <= '0;
+          r_hdr_t <= now;
+          if (rk == K_PUT || rk == K_PSIG) last_hdr[rsrc[LW-1:0]] <= now;
           ra <= {raddr[AW-1:BW], {BW{1'b0}}};
           r_in_left <= nbeats(rlen);
           case (rk)
@@ -274,6 +287,7 @@ module mm_am #(
             end
             K_ACK: begin
               acked[rsrc[LW-1:0]] <= acked[rsrc[LW-1:0]] + rval[31:0];
+              ack_t[rsrc[LW-1:0]] <= raux;
               tot_acked <= tot_acked + rval[31:0];
               rs <= R_HDR;
             end
@@ -295,7 +309,7 @@ module mm_am #(
           else if (rk == K_GREP) begin
             dpend[rtag[SW-1:0]] <= 1'b1;
             dst_st[rtag[SW-1:0]] <= r_err ? mm_pkg::ST_EMEM : rsub;
-            dst_val[rtag[SW-1:0]] <= '0;
+            dst_val[rtag[SW-1:0]] <= r_hdr_t;   // when the reply's header came back
             rs <= R_HDR;
           end else begin
             ack_inc[rsrc[LW-1:0]] <= 1'b1;
@@ -331,7 +345,7 @@ module mm_am #(
   end
 
   // ================================================================ the AM sequencer (TX)
-  typedef enum logic [2:0] {T_IDLE, T_HDR, T_PAY, T_END} tst_t;
+  typedef enum logic [2:0] {T_IDLE, T_PRE, T_HDR, T_PAY, T_END} tst_t;
   tst_t ts;
   logic [255:0]  th;                     // header being sent
   logic [1:0]    th_n;
@@ -386,13 +400,14 @@ module mm_am #(
     // payload reads: bursts of up to 16 beats, not across 512 bytes
     room = 32'd16 - {28'd0, ta[BW +: 4]};
     t_burst = t_ar_left < room ? 8'(t_ar_left - 1) : 8'(room - 1);
-    m0_arvalid = ts == T_PAY && t_ar_left != 0;
+    m0_arvalid = (ts == T_PRE || ts == T_HDR || ts == T_PAY) && t_ar_left != 0;
     m0_araddr  = ta;
     m0_arlen   = t_burst;
   end
   assign tgo = tv && t_ready[tl];
-  // an unaligned source's first beat only fills t_prev
-  assign m0_rready = ts == T_PAY && t_in_left != 0 && ((to_ != '0 && !t_primed) || t_ready[tl]);
+  // an unaligned source's first beat only fills t_prev (before the header: T_PRE)
+  assign m0_rready = t_in_left != 0 && ((ts == T_PRE && to_ != '0 && !t_primed) ||
+                                        (ts == T_PAY && ((to_ != '0 && !t_primed) || t_ready[tl])));
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -407,7 +422,8 @@ module mm_am #(
       // puts whose acknowledgement has come
       for (int s = 0; s < S; s++)
         if (acked_now[s]) begin
-          ack_wait[s] <= 1'b0; dpend[s] <= 1'b1; dst_st[s] <= mm_pkg::ST_OK; dst_val[s] <= '0;
+          ack_wait[s] <= 1'b0; dpend[s] <= 1'b1; dst_st[s] <= mm_pkg::ST_OK;
+          dst_val[s] <= ack_t[ack_peer[s][LW-1:0]];   // when the target had its header
         end
       if (done) dpend[done_slot] <= 1'b0;
       case (ts)
@@ -415,9 +431,10 @@ module mm_am #(
           t_job_ack <= 1'b0; t_job_req <= 1'b0; th_n <= '0; t_primed <= 1'b0; t_err <= 1'b0;
           if (ack_any) begin
             th <= hdr(K_ACK, 4'd0, 1'b0, me, 4'(ack_pick), 8'd0, 32'd0, 64'd0,
-                      {48'd0, ack_cnt[ack_pick*16 +: 16]}, 64'd0);
+                      {48'd0, ack_cnt[ack_pick*16 +: 16]}, last_hdr[ack_pick]);
             ack_sent <= ack_cnt[ack_pick*16 +: 16];
             tl <= ack_pick; tlen <= '0; t_hdr_only <= 1'b1; t_job_ack <= 1'b1; ts <= T_HDR;
+            t_ar_left <= '0; t_in_left <= '0; t_out_left <= '0;
           end else if (jq_valid) begin
             logic [7:0]  jk, jt;
             logic [3:0]  jd;
@@ -442,12 +459,14 @@ module mm_am #(
               t_in_left <= nbeats(32'(ja[BW-1:0]) + jl);
               t_out_left <= nbeats(jl);
               t_hdr_only <= jl == 0;
+              ts <= jl == 0 ? T_HDR : T_PRE;
             end else begin               // AMO reply: status in the sub-op, old value
               th <= hdr(K_AREP, jl[3:0], 1'b0, me, jd, jt, 32'd0, 64'd0, jv, 64'd0);
               tlen <= '0;
+              t_ar_left <= '0; t_in_left <= '0; t_out_left <= '0;
               t_hdr_only <= 1'b1;
+              ts <= T_HDR;
             end
-            ts <= T_HDR;
           end else if (q_valid) begin
             logic [7:0] op;
             logic [3:0] p;
@@ -462,9 +481,13 @@ module mm_am #(
             t_nocq <= (q_desc.flags & mm_pkg::F_NOCQ) != 0;
             to_ <= q_desc.src[BW-1:0];
             ta <= {q_desc.src[AW-1:BW], {BW{1'b0}}};
-            t_ar_left <= nbeats(32'(q_desc.src[BW-1:0]) + q_desc.len[31:0]);
-            t_in_left <= nbeats(32'(q_desc.src[BW-1:0]) + q_desc.len[31:0]);
-            t_out_left <= nbeats(q_desc.len[31:0]);
+            // only a put reads a payload here (a get's or AMO's addresses are the target's)
+            t_ar_left <= '0; t_in_left <= '0; t_out_left <= '0;
+            if (op == mm_pkg::OP_PUT || op == mm_pkg::OP_PUT_SIGNAL) begin
+              t_ar_left <= nbeats(32'(q_desc.src[BW-1:0]) + q_desc.len[31:0]);
+              t_in_left <= nbeats(32'(q_desc.src[BW-1:0]) + q_desc.len[31:0]);
+              t_out_left <= nbeats(q_desc.len[31:0]);
+            end
             t_job_req <= 1'b1;
             if (op == mm_pkg::OP_PUT || op == mm_pkg::OP_PUT_SIGNAL) begin
               th <= hdr(op == mm_pkg::OP_PUT ? K_PUT : K_PSIG, q_desc.src_stride[3:0],
@@ -487,14 +510,34 @@ module mm_am #(
               dpend[q_slot] <= 1'b1;
               dst_st[q_slot] <= !ok ? mm_pkg::ST_EROUTE : mm_pkg::ST_EINVAL;
               dst_val[q_slot] <= '0;
-            end else ts <= T_HDR;
+            end else ts <= ((op == mm_pkg::OP_PUT || op == mm_pkg::OP_PUT_SIGNAL) &&
+                            q_desc.len[31:0] != 0) ? T_PRE : T_HDR;
           end
         end
-        T_HDR: if (tgo) begin
-          if (th_n == 2'(HB - 1)) begin
-            th_n <= '0;
-            ts <= t_hdr_only ? T_END : T_PAY;
-          end else th_n <= th_n + 1'b1;
+        // the payload's first beat is at hand: the header goes
+        T_PRE: begin
+          if (m0_arvalid && m0_arready) begin
+            ta <= ta + ((AW'(t_burst) + 1'b1) << BW);
+            t_ar_left <= t_ar_left - (32'(t_burst) + 1);
+          end
+          if (m0_rvalid && m0_rready) begin
+            t_prev <= m0_rdata;
+            t_primed <= 1'b1;
+            t_in_left <= t_in_left - 1;
+          end
+          if ((to_ == '0 && m0_rvalid) || (t_primed && (m0_rvalid || t_in_left == 0))) ts <= T_HDR;
+        end
+        T_HDR: begin
+          if (m0_arvalid && m0_arready) begin
+            ta <= ta + ((AW'(t_burst) + 1'b1) << BW);
+            t_ar_left <= t_ar_left - (32'(t_burst) + 1);
+          end
+          if (tgo) begin
+            if (th_n == 2'(HB - 1)) begin
+              th_n <= '0;
+              ts <= t_hdr_only ? T_END : T_PAY;
+            end else th_n <= th_n + 1'b1;
+          end
         end
         T_PAY: begin
           if (m0_arvalid && m0_arready) begin

@@ -401,7 +401,7 @@ module mm_node #(
   logic [127:0]  am_pc_wake;
 
   mm_am #(.N(N), .DW(DW), .AW(AW), .S(S)) am (
-    .clk, .rst, .me, .lane_ok,
+    .clk, .rst, .now, .me, .lane_ok,
     .q_valid(am_valid), .q_ready(am_ready), .q_desc(am_desc), .q_slot(am_slot),
     .done(am_done), .done_slot(am_done_slot), .status(am_status), .value(am_value),
     .idle(am_idle), .outstanding,
