@@ -51,6 +51,8 @@ COMMANDS = {
     "demo": ("meshmem.demo", "the OPTWEB case studies on this machine, verified, with plots"),
     "model": ("meshmem.model_cli", "the fabric model: validate it against the papers, predict, "
                                    "sweep designs, replay a traced run"),
+    "rtl": ("meshmem.rtl", "the OPTWEB engine in SystemVerilog, simulated: validate its cycles "
+                           "against the papers, its simulation speed"),
 }
 
 

@@ -13,7 +13,8 @@
 module mm_mem_sw #(
   parameter int DW = 256,
   parameter int AW = mm_pkg::AW,
-  parameter int OD = 8            // bursts in flight per direction
+  parameter int OD = 32           // bursts in flight per direction: the W DMAC's single-beat
+                                  // writes need more than the write latency's worth in flight
 ) (
   input  logic          clk,
   input  logic          rst,

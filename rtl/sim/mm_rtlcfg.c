@@ -202,6 +202,7 @@ int mm_rtl_config_load(const char *path, const char *overrides, mm_rtl_config *c
     const entry *kind = find(&fab, "topology", "kind");
     if (!kind) return fail(err, n, "%s: [topology] kind is missing", c->fabric);
     uint64_t u;
+    int r;
     if (!strcmp(kind->value, "full_mesh")) {
         if (get_uint(&fab, "topology", "nodes", 1, 16, &u, 1, err, n)) return -1;
         c->nodes = (int)u;
@@ -243,7 +244,11 @@ int mm_rtl_config_load(const char *path, const char *overrides, mm_rtl_config *c
     double bits = c->link_gbps * 1e3 / clk;   /* bits per cycle */
     if (bits * 256 > 1048575) bits = 1048575.0 / 256;
     c->link_rate_q8 = (uint32_t)llround(bits * 256);
-    if (get_uint(&fab, "protocol", "eager_threshold_bytes", 0, 0xffffffffu, &u, 1, err, n)) return -1;
+    /* the rtl file may set its own (the RTL's receive buffer), else the fabric's */
+    r = get_uint(&rtl, "rtl", "eager_threshold_bytes", 0, 0xffffffffu, &u, 0, err, n);
+    if (r < 0) return -1;
+    if (r && get_uint(&fab, "protocol", "eager_threshold_bytes", 0, 0xffffffffu, &u, 1, err, n))
+        return -1;
     c->eager_thr = (uint32_t)u;
 
     if (get_uint(&rtl, "timing", "link_latency_cycles", 1, 250, &u, 1, err, n)) return -1;
@@ -258,7 +263,7 @@ int mm_rtl_config_load(const char *path, const char *overrides, mm_rtl_config *c
     c->pc_sel = (uint32_t)u;
     c->loop_rate_q8 = (uint32_t)c->width * 256;   /* the loopback moves a lane's beat per cycle */
     c->memory_bytes = 16u << 20;
-    int r = get_uint(&rtl, "rtl", "memory_bytes", 4096, 1ull << 36, &u, 0, err, n);
+    r = get_uint(&rtl, "rtl", "memory_bytes", 4096, 1ull << 36, &u, 0, err, n);
     if (r < 0) return -1;
     if (r == 0) c->memory_bytes = u;
     c->clock_gating = 1;

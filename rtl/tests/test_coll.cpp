@@ -107,8 +107,8 @@ void coll(Ctx &c, uint8_t op, uint8_t flags, uint64_t len, int root_pos, uint64_
 }
 
 void all_ops(Ctx &c, uint8_t flags, const char *what) {
-    const uint64_t eager = 4096;
-    const uint64_t sizes[] = {0, 1, 32, 100, eager, eager + 32, 9000};
+    const uint64_t eager = 8192;   // the configurations' threshold: the receive buffer
+    const uint64_t sizes[] = {0, 1, 32, 100, 4096, eager, eager + 32};
     const uint8_t ops[] = {MM_RTL_OP_BCAST, MM_RTL_OP_SCATTER, MM_RTL_OP_GATHER, MM_RTL_OP_ALLGATHER,
                            MM_RTL_OP_ALLTOALL, MM_RTL_OP_ALLTOALLV, MM_RTL_OP_REDUCE_SCATTER};
     const int k = (int)team(c, 0, flags).size();
