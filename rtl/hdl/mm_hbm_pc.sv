@@ -28,7 +28,9 @@ module mm_hbm_pc #(
   input  logic          clk,
   input  logic          rst,
   input  logic [63:0]   now,
-  input  logic [7:0]    node,
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  logic [7:0]    node,        // the backing store's node (MM_DPI)
+  /* verilator lint_on UNUSEDSIGNAL */
   input  logic [7:0]    rd_lat,
   input  logic [7:0]    wr_lat,
   // AXI4 slave
@@ -95,7 +97,9 @@ module mm_hbm_pc #(
       end
       if (s_rvalid && s_rready && !r_go) s_rvalid <= 1'b0;
       if (r_go) begin
-        logic [AW-1:0] a;
+        /* verilator lint_off UNUSEDSIGNAL */
+        logic [AW-1:0] a;            // (the stand-in array uses part of it)
+        /* verilator lint_on UNUSEDSIGNAL */
         a = ar_addr[ar_rd] + AW'(r_beat) * AW'(BB);
 `ifdef MM_DPI
         begin
@@ -158,7 +162,9 @@ module mm_hbm_pc #(
         aw_wr <= aw_wr + 1'b1;
       end
       if (w_go) begin
-        logic [AW-1:0] a;
+        /* verilator lint_off UNUSEDSIGNAL */
+        logic [AW-1:0] a;            // (the stand-in array uses part of it)
+        /* verilator lint_on UNUSEDSIGNAL */
         logic          bad;
         a = cur_addr + AW'(w_beat) * AW'(BB);
 `ifdef MM_DPI

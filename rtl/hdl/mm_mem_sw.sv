@@ -73,8 +73,8 @@ module mm_mem_sw #(
   logic          ar_go, r_end, aw_go, w_end, b_go;
   logic          w_to, w_ok;
 
-  assign ar_pc = s_araddr[pc_sel];
-  assign aw_pc = s_awaddr[pc_sel];
+  assign ar_pc = |(s_araddr & (AW'(1) << pc_sel));
+  assign aw_pc = |(s_awaddr & (AW'(1) << pc_sel));
   assign r_pc  = r_q[0];
   assign w_pc  = w_q[0];
   assign b_pc  = b_q[0];

@@ -121,6 +121,14 @@ static int parse(const char *path, table *t, char *err, size_t n) {
     return rc;
 }
 
+/* ":LINE", or " (override)" for a value given as an override (line 0) */
+static const char *where(const entry *e) {
+    static char buf[32];
+    if (e->line) snprintf(buf, sizeof buf, ":%d", e->line);
+    else snprintf(buf, sizeof buf, " (override)");
+    return buf;
+}
+
 static const entry *find(const table *t, const char *sec, const char *key) {
     for (int i = 0; i < t->n; i++)
         if (!strcmp(t->e[i].section, sec) && !strcmp(t->e[i].key, key)) return &t->e[i];
@@ -138,7 +146,7 @@ static int get_num(const table *t, const char *sec, const char *key, double *out
     errno = 0;
     double v = strtod(e->value, &end);
     if (end == e->value || *trim(end) || errno || !isfinite(v))
-        return fail(err, n, "%s:%d: [%s] %s = %s is not a number", t->path, e->line, sec, key,
+        return fail(err, n, "%s%s: [%s] %s = %s is not a number", t->path, where(e), sec, key,
                     e->value);
     *out = v;
     return 0;
@@ -151,8 +159,8 @@ static int get_uint(const table *t, const char *sec, const char *key, uint64_t l
     if (r) return r;
     const entry *e = find(t, sec, key);
     if (v != floor(v) || v < (double)lo || v > (double)hi)
-        return fail(err, n, "%s:%d: [%s] %s = %s must be a whole number in %llu..%llu", t->path,
-                    e->line, sec, key, e->value, (unsigned long long)lo, (unsigned long long)hi);
+        return fail(err, n, "%s%s: [%s] %s = %s must be a whole number in %llu..%llu", t->path,
+                    where(e), sec, key, e->value, (unsigned long long)lo, (unsigned long long)hi);
     *out = (uint64_t)v;
     return 0;
 }
@@ -170,7 +178,13 @@ static int apply_overrides(const char *ov, table *rtl, table *fab, char *err, si
             return fail(err, n, "override '%s' is not section.key=value", s);
         *eq = '\0';
         *dot = '\0';
-        const char *sec = trim(s), *key = trim(dot + 1), *val = trim(eq + 1);
+        const char *sec = trim(s), *key = trim(dot + 1);
+        char *val = trim(eq + 1);
+        size_t vl = strlen(val);
+        if (vl >= 2 && val[0] == '"' && val[vl - 1] == '"') {   /* a string, as in the file */
+            val[vl - 1] = '\0';
+            val++;
+        }
         table *t = (!strcmp(sec, "rtl") || !strcmp(sec, "timing")) ? rtl : fab;
         if (set(t, sec, key, val, 0, err, n)) return -1;
     }

@@ -116,7 +116,11 @@ void all_ops(Ctx &c, uint8_t flags, const char *what) {
         for (uint64_t len : sizes) {
             if (op == MM_RTL_OP_REDUCE_SCATTER && (len % 4)) continue;
             const bool rooted = op <= MM_RTL_OP_GATHER;
-            for (int r = 0; r < (rooted ? k : 1); r++) {
+            // every root of a small team; of a large one the first, a middle and the last
+            std::vector<int> roots;
+            for (int r = 0; r < (rooted ? k : 1); r++)
+                if (k <= 8 || r == 0 || r == k / 2 || r == k - 1) roots.push_back(r);
+            for (int r : roots) {
                 coll(c, op, flags, len, r);
                 c.t.run();
                 char w[96];
