@@ -43,6 +43,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -62,15 +63,20 @@ static void meshrun_on_signal(int sig)
     meshrun_signal = sig;
 }
 
+static void meshrun_on_child(int sig)
+{
+    (void)sig;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: meshrun -n N [options] [--] program [args...]\n"
             "       meshrun --hosts LIST|--hostfile FILE|--vhosts H [-n N] [options] program\n"
             "Starts N ranks (PEs) of a meshmem or OpenSHMEM program on this machine (or across\n"
-            "hosts through OpenMPI's mpirun), passes their output through and returns the first\n"
-            "non-zero exit status; if a rank fails, the others are stopped and nothing of the job\n"
-            "is left in /dev/shm.\n"
+            "hosts through OpenMPI's mpirun), passes their output through line by line and\n"
+            "returns the first non-zero exit status; if a rank fails, the others are stopped and\n"
+            "nothing of the job is left in /dev/shm.\n"
             "\n"
             "  -n, --np, --ranks N  number of ranks to start\n"
             "  --hosts a:4,b:4      run across these hosts through OpenMPI's mpirun (HOST[:SLOTS]);\n"
@@ -83,7 +89,7 @@ static void usage(FILE *out)
             "  --heap SIZE          symmetric heap per rank (e.g. 64M, 1G); sets SHMEM_SYMMETRIC_SIZE\n"
             "  --bind-to core|none  pin rank r to the r-th allowed CPU (default none)\n"
             "  --timeout SEC        stop the job after SEC seconds (exit status 124)\n"
-            "  --tag-output         prefix every line a rank writes with \"[RANK] \" (whole lines)\n"
+            "  --tag-output         prefix every line a rank writes with \"[RANK] \"\n"
             "  --fabric FILE        also predict the run's time on a modelled fabric (a file or a\n"
             "                       name in fabrics/): every call is traced and replayed\n"
             "                       (on this machine or with --vhosts)\n"
@@ -216,17 +222,34 @@ static void remove_stale_jobs(void)
     closedir(d);
 }
 
-static const char *rank_state_name(int s)
+/* the names a rank's state is told with: the program's own API's (a Python program starts the
+ * runtime with meshmem.init, through `import meshmem`, and never calls shmem_init) */
+static const char *init_name = "shmem_init", *fini_name = "shmem_finalize",
+                  *gexit_name = "shmem_global_exit";
+
+static void name_states_for(const char *prog)
+{
+    const char *base = strrchr(prog, '/');
+    if (strncmp(base ? base + 1 : prog, "python", 6) == 0) {
+        init_name = "meshmem.init";
+        fini_name = "meshmem.finalize";
+        gexit_name = "meshmem.global_exit";
+    }
+}
+
+/* what a rank in state @p s was doing, into @p out */
+static const char *rank_state_name(int s, char *out, size_t cap)
 {
     switch (s) {
-    case MM_RANK_STARTED: return "before shmem_init";
-    case MM_RANK_RUNNING: return "after shmem_init, without shmem_finalize";
-    case MM_RANK_FINALIZED: return "after shmem_finalize";
-    case MM_RANK_GLOBAL_EXIT: return "in shmem_global_exit";
-    case MM_RANK_FAILED: return "after a fatal error";
-    case MM_RANK_FINALIZING: return "inside shmem_finalize";
+    case MM_RANK_STARTED: snprintf(out, cap, "before %s", init_name); break;
+    case MM_RANK_RUNNING: snprintf(out, cap, "after %s, without %s", init_name, fini_name); break;
+    case MM_RANK_FINALIZED: snprintf(out, cap, "after %s", fini_name); break;
+    case MM_RANK_GLOBAL_EXIT: snprintf(out, cap, "in %s", gexit_name); break;
+    case MM_RANK_FAILED: snprintf(out, cap, "after a fatal error"); break;
+    case MM_RANK_FINALIZING: snprintf(out, cap, "inside %s", fini_name); break;
+    default: snprintf(out, cap, "?");
     }
-    return "?";
+    return out;
 }
 
 /* true when a rank called shmem_global_exit (rather than ending on a fatal error) */
@@ -241,17 +264,24 @@ static bool global_exit_called(const mm_ctl_t *ctl, int nranks)
 /*
  * A global_exit or a fatal error was raised (ctl->global_exit): the peers that noticed it exit
  * with its status too, in any order, so name the rank that raised it rather than the first
- * rank reaped.
+ * rank reaped. A fatal error after a rank finalized and exited while its peers still ran (they
+ * waited for it in a collective) is that rank's doing: @p leaver names it (-1: none).
  */
-static void report_global_exit(const mm_ctl_t *ctl, int nranks, int status)
+static void report_global_exit(const mm_ctl_t *ctl, int nranks, int status, int leaver,
+                               int leaver_pid)
 {
     for (int r = 0; r < nranks; r++) {
         int s = atomic_load(&ctl->ranks[r].state);
         if (s == MM_RANK_GLOBAL_EXIT) {
-            fprintf(stderr, "meshrun: rank %d called shmem_global_exit(%d): stopping the job\n",
-                    r, status);
+            fprintf(stderr, "meshrun: rank %d called %s(%d): stopping the job\n", r, gexit_name,
+                    status);
             return;
         }
+    }
+    if (leaver >= 0) {
+        fprintf(stderr, "meshrun: rank %d (pid %d) finalized and exited while its peers still "
+                        "needed it: stopping the job\n", leaver, leaver_pid);
+        return;
     }
     for (int r = 0; r < nranks; r++) {
         if (atomic_load(&ctl->ranks[r].state) == MM_RANK_FAILED) {
@@ -273,6 +303,8 @@ typedef struct {
     bool    killed;     /* SIGKILL sent */
     double  fatal_at;   /* when a peer's fatal error was seen (0: none), see MESHRUN_CAUSE_WAIT_S */
     int     fatal_status;
+    int     leaver;     /* a rank that finalized and exited while others ran on, or -1 */
+    int     leaver_pid;
 } job_t;
 
 static void job_stop(job_t *j)
@@ -316,10 +348,11 @@ static void describe_running(const job_t *j, const mm_ctl_t *ctl, char *out, siz
         }
         if (count == 0)
             continue;
-        char ranks[256];
+        char ranks[256], state[64];
         rank_ranges(mask, j->nranks, ranks, sizeof(ranks));
         int w = snprintf(out + len, cap - len, "%s%s %s (%s)", len ? ", " : "",
-                         count > 1 ? "ranks" : "rank", ranks, rank_state_name(states[k]));
+                         count > 1 ? "ranks" : "rank", ranks,
+                         rank_state_name(states[k], state, sizeof(state)));
         if (w < 0 || (size_t)w >= cap - len)
             break;
         len += (size_t)w;
@@ -492,12 +525,18 @@ int main(int argc, char **argv)
             return fab;
         return meshrun_fabric_finish(&fabric, meshrun_multi_run(&multi));
     }
+    name_states_for(prog[0]);
     int bad = check_program(prog[0]);
     if (bad)
         return bad;
     bad = meshrun_fabric_prepare(&fabric, nranks);
     if (bad)
         return bad;
+
+    /* what a rank forks and leaves behind is reparented to meshrun, which can then wait for
+     * the last process of the job (a grandchild holding no pipe of the job's output would
+     * otherwise outlive meshrun's return) */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
 
     /* the job control block: a memfd, inherited, never in /dev/shm */
     uint64_t ctl_bytes = mm_ctl_bytes((uint32_t)nranks);
@@ -541,9 +580,13 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGALRM, &sa, NULL);
+    sa.sa_handler = meshrun_on_child; /* a rank's end interrupts the wait for its output */
+    sigaction(SIGCHLD, &sa, NULL);
     /* handing the terminal to the job's group and back must not stop meshrun itself */
     signal(SIGTTOU, SIG_IGN);
+    /* a reader of the output that went away is the ranks' SIGPIPE, not meshrun's (see
+     * meshrun_output_closed) */
+    signal(SIGPIPE, SIG_IGN);
     bool own_tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 
     cpu_set_t allowed;
@@ -562,20 +605,37 @@ int main(int argc, char **argv)
         setenv("MESHMEM_JOB_CPUS", ncpu_s, 1);
     }
 
-    job_t job = {.nranks = nranks};
+    job_t job = {.nranks = nranks, .leaver = -1};
     job.pids = calloc((size_t)nranks, sizeof(pid_t));
     job.alive = calloc((size_t)nranks, sizeof(bool));
     if (!job.pids || !job.alive)
         return 1;
-    meshrun_output_t out = {0};
-    if (tag_output && meshrun_output_open(&out, nranks) != 0) {
-        fprintf(stderr, "meshrun: --tag-output: cannot make the output pipes of %d ranks: %s\n",
-                nranks, strerror(errno));
+    /* the ranks' output comes through meshrun, line by line (meshrun_output.h): two pipes
+     * per rank stay open here, so thousands of ranks need more than the usual 1024 files (the
+     * ranks get the limit they had) */
+    struct rlimit files, raised;
+    bool have_limit = getrlimit(RLIMIT_NOFILE, &files) == 0;
+    if (have_limit) {
+        raised = (struct rlimit){files.rlim_max, files.rlim_max};
+        setrlimit(RLIMIT_NOFILE, &raised);
+    }
+    meshrun_output_t out;
+    if (meshrun_output_open(&out, nranks, tag_output) != 0) {
+        fprintf(stderr, "meshrun: out of memory\n");
         return 1;
     }
+    bool tty_out = isatty(STDOUT_FILENO);
     pid_t parent = getpid();
     int status = 0;
     for (int r = 0; r < nranks; r++) {
+        /* without the pipes the rank writes to meshrun's own stdout and stderr: its lines may
+         * then mix with others', which --tag-output promises they do not */
+        if (meshrun_output_make(&out, r, tty_out) != 0 && tag_output) {
+            fprintf(stderr, "meshrun: --tag-output: cannot make the output pipes of rank %d: "
+                            "%s\n", r, strerror(errno));
+            status = 1;
+            break;
+        }
         pid_t pid = fork();
         if (pid < 0) {
             fprintf(stderr, "meshrun: fork of rank %d: %s\n", r, strerror(errno));
@@ -594,12 +654,13 @@ int main(int argc, char **argv)
             sigaction(SIGINT, &dfl, NULL);
             sigaction(SIGTERM, &dfl, NULL);
             sigaction(SIGHUP, &dfl, NULL);
-            sigaction(SIGALRM, &dfl, NULL);
             sigaction(SIGTTOU, &dfl, NULL);
+            sigaction(SIGPIPE, &dfl, NULL); /* an ignored signal stays ignored across exec */
             snprintf(buf, sizeof(buf), "%d", r);
             setenv("MESHMEM_RANK", buf, 1);
-            if (tag_output)
-                meshrun_output_child(&out, r);
+            meshrun_output_child(&out, r);
+            if (have_limit)
+                setrlimit(RLIMIT_NOFILE, &files);
             if (bind && ncpu > 0) {
                 cpu_set_t one;
                 CPU_ZERO(&one);
@@ -614,8 +675,7 @@ int main(int argc, char **argv)
         if (r == 0)
             job.pgid = pid;
         setpgid(pid, job.pgid);
-        if (tag_output)
-            meshrun_output_forked(&out, r);
+        meshrun_output_forked(&out, r);
         job.pids[r] = pid;
         job.alive[r] = true;
         job.running++;
@@ -626,13 +686,11 @@ int main(int argc, char **argv)
     if (job.running != nranks)
         job_stop(&job);
     double deadline = timeout > 0 ? now_s() + timeout : 0;
-    if (timeout > 0)
-        alarm((unsigned)timeout + 1); /* wakes the blocking waitpid */
 
     while (job.running > 0) {
-        if (tag_output) /* the ranks' lines first: meshrun's own below come after them */
-            meshrun_output_pump(&out, 0);
-        if (!job.stopping && meshrun_signal && meshrun_signal != SIGALRM) {
+        /* the ranks' lines first: meshrun's own below come after them */
+        meshrun_output_drain(&out);
+        if (!job.stopping && meshrun_signal) {
             fprintf(stderr, "meshrun: %s: stopping the job\n", strsignal(meshrun_signal));
             status = 128 + meshrun_signal;
             job_stop(&job);
@@ -648,22 +706,18 @@ int main(int argc, char **argv)
         if (!job.stopping && job.fatal_at > 0 && now_s() >= job.fatal_at + MESHRUN_CAUSE_WAIT_S) {
             status = job.fatal_status;
             if (job.running > 0)
-                report_global_exit(ctl, nranks, status);
+                report_global_exit(ctl, nranks, status, job.leaver, job.leaver_pid);
             job_stop(&job);
         }
         if (job.stopping && !job.killed && now_s() >= job.stop_at + MESHRUN_GRACE_S)
             job_kill(&job);
+        /* the wait is the pipes' poll (a rank's end interrupts it: SIGCHLD): output flows
+         * while ranks run */
+        meshrun_output_pump(&out, job.stopping ? 10 : 50);
         int st;
-        /* with --tag-output the wait is the pipes' poll: output flows while ranks run */
-        if (tag_output)
-            meshrun_output_pump(&out, job.stopping ? 10 : 50);
-        bool poll = job.stopping || tag_output || job.fatal_at > 0;
-        pid_t pid = poll ? waitpid(-1, &st, WNOHANG) : waitpid(-1, &st, 0);
-        if (pid == 0) {
-            if (!tag_output)
-                usleep(10000);
+        pid_t pid = waitpid(-1, &st, WNOHANG);
+        if (pid == 0)
             continue;
-        }
         if (pid < 0) {
             if (errno == EINTR)
                 continue;
@@ -679,19 +733,31 @@ int main(int argc, char **argv)
         int rstate = atomic_load(&ctl->ranks[r].state);
         int gexit = atomic_load(&ctl->global_exit);
         int code = 0;
-        char why[200] = "";
+        char why[200] = "", state[64];
+        rank_state_name(rstate, state, sizeof(state));
         if (WIFSIGNALED(st)) {
             code = 128 + WTERMSIG(st);
             snprintf(why, sizeof(why), "was killed by signal %d (%s) (%s)", WTERMSIG(st),
-                     strsignal(WTERMSIG(st)), rank_state_name(rstate));
+                     strsignal(WTERMSIG(st)), state);
         } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
             code = WEXITSTATUS(st);
-            snprintf(why, sizeof(why), "exited with status %d (%s)", code,
-                     rank_state_name(rstate));
+            snprintf(why, sizeof(why), "exited with status %d (%s)", code, state);
         } else if (rstate == MM_RANK_RUNNING || rstate == MM_RANK_FINALIZING) {
             code = 1;
-            snprintf(why, sizeof(why), "exited with status 0 after shmem_init without "
-                                       "shmem_finalize");
+            snprintf(why, sizeof(why), "exited with status 0 after %s without %s", init_name,
+                     fini_name);
+        } else if (rstate == MM_RANK_FINALIZED && job.leaver < 0) {
+            /* finalize is a barrier of every rank: a rank through it while another has not
+             * entered it (still running, or failing already) had its barrier met by some
+             * other collective of the others, which then wait for it in vain */
+            for (int q = 0; q < nranks; q++) {
+                int qs = atomic_load(&ctl->ranks[q].state);
+                if (qs == MM_RANK_RUNNING || qs == MM_RANK_FAILED) {
+                    job.leaver = r;
+                    job.leaver_pid = (int)pid;
+                    break;
+                }
+            }
         }
         /* a rank that ends because the job is ending (it raised the fatal error or the
            global_exit, or saw it and exited with its status) echoes the cause; a rank that
@@ -699,6 +765,7 @@ int main(int argc, char **argv)
         bool echo = gexit != 0 && !WIFSIGNALED(st) &&
                     (rstate == MM_RANK_FAILED || rstate == MM_RANK_GLOBAL_EXIT ||
                      (WIFEXITED(st) && WEXITSTATUS(st) == gexit - 1));
+        meshrun_output_drain(&out);
         /* once the job is stopping, the reason it stops (set below) is its status: the
            ranks killed by the stop itself do not change it */
         if (job.stopping) {
@@ -711,8 +778,8 @@ int main(int argc, char **argv)
             }
         } else if (echo) {
             status = gexit - 1;
-            if (job.running > 0 || job.fatal_at > 0)
-                report_global_exit(ctl, nranks, status);
+            if (job.running > 0 || job.fatal_at > 0 || job.leaver >= 0)
+                report_global_exit(ctl, nranks, status, job.leaver, job.leaver_pid);
             job_stop(&job);
         } else if (code != 0) {
             fprintf(stderr, "meshrun: rank %d (pid %d) %s%s\n", r, (int)pid, why,
@@ -723,13 +790,22 @@ int main(int argc, char **argv)
     }
     if (job.fatal_at > 0 && !job.stopping) { /* the ranks all ended within the wait */
         status = job.fatal_status;
-        report_global_exit(ctl, nranks, status);
+        meshrun_output_drain(&out);
+        report_global_exit(ctl, nranks, status, job.leaver, job.leaver_pid);
     }
     /* what the ranks forked and left behind belongs to the job too */
     if (job.pgid > 0)
         kill(-job.pgid, SIGKILL);
-    if (tag_output)
-        meshrun_output_close(&out, 1000);
+    meshrun_output_close(&out, 1000);
+    /* meshrun is their subreaper: once it has reaped them all, no process of the job is left */
+    for (double end = now_s() + 1.0; now_s() < end;) {
+        pid_t gone = waitpid(-1, NULL, WNOHANG);
+        if (gone < 0 && errno != EINTR)
+            break;
+        if (gone == 0)
+            usleep(1000);
+    }
+    signal(SIGCHLD, SIG_DFL); /* the model's run below waits for its own child undisturbed */
     if (own_tty)
         tcsetpgrp(STDIN_FILENO, getpgrp());
     remove_job_objects(ctl->job);

@@ -4,14 +4,16 @@
  * mpirun starts a daemon (orted) per host, over ssh or, for virtual hosts, the rsh agent of
  * tools/meshrun-vhosts; the daemons run the PMIx servers the ranks bootstrap from, and stop
  * every rank of the job when one fails. meshrun stays the user's single command: it places the
- * ranks, sets what meshmem's ranks need, passes mpirun's output through, and reads mpirun's
- * standard error for the reports it knows (help texts of OpenMPI 4.1, help-orterun.txt and
- * help-errmgr-base.txt) to name the failing rank and its host in one line of its own, with the
- * exit status the single-machine path would give.
+ * ranks, sets what meshmem's ranks need, passes the ranks' output on whole line by line
+ * (mpirun's marks tell whose it is: meshrun_demux.h, meshrun_output.h), and reads mpirun's
+ * and the ranks' reports (meshrun_reports.h) to name the failing rank and its host in one line
+ * of its own, with the exit status the single-machine path would give.
  */
 #include "meshrun_multi.h"
 #include "meshrun_hosts.h"
-#include "meshrun_retag.h"
+#include "meshrun_demux.h"
+#include "meshrun_output.h"
+#include "meshrun_reports.h"
 #include "meshrun_vhosts.h"
 
 #include <errno.h>
@@ -74,122 +76,6 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* mpirun's reports */
-
-typedef enum {
-    EV_NONE,
-    EV_SIGNAL,   /* a rank was killed by a signal */
-    EV_EXIT,     /* a rank exited with a non-zero status */
-    EV_IMPROPER, /* a rank exited with status 0 after init without finalize */
-    EV_LOST,     /* mpirun lost the daemon of a host */
-} event_kind_t;
-
-typedef struct {
-    event_kind_t kind;
-    int          rank;
-    long         pid;
-    int          code;   /* signal or exit status */
-    char         host[MESHRUN_HOST_NAME_MAX + 1];
-    /* parsing state */
-    int          pending_rank;  /* "process rank R with PID P on" waits for "node H ..." */
-    long         pending_pid;
-    int          exit_rank;     /* "Process name: [[J,1],R]" waits for "Exit code: C" */
-    int          fatal_rank;    /* the first rank that printed "meshmem[R] error: ...", or -1 */
-    int          exit_call_rank; /* the rank that called shmem_global_exit, or -1 */
-    int          exit_call_status; /* the status it passed */
-    int          lost_rank;     /* the first rank a peer reported lost ("lost the connection
-                                   to rank R"): the consequence of its end, or -1 */
-    bool         tagged;        /* lines may start with a rank's mark "[R] " (--tag-output) */
-    bool         timed_out;     /* mpirun's --timeout fired */
-    bool         in_app_job;    /* inside the report of the application's processes */
-    char         running[2048]; /* "rank R on H, ..." of the ranks still running then */
-    char         line[1024];    /* the line being assembled */
-    size_t       len;
-} reports_t;
-
-/* the state names of --report-state-on-timeout for processes that have ended */
-static bool state_has_ended(const char *state)
-{
-    return strstr(state, "TERMINATED") || strstr(state, "ABORTED") || strstr(state, "KILLED") ||
-           strstr(state, "FAILED") || strstr(state, "EXITED");
-}
-
-static void parse_line(reports_t *r, const char *line)
-{
-    unsigned long rank, pid;
-    int sig, job, vpid, code, n = 0;
-    char host[MESHRUN_HOST_NAME_MAX + 1];
-    if (r->tagged && sscanf(line, "[%*d] %n", &n) == 0 && n > 0) {
-        line += n;
-        n = 0;
-    }
-    /* the runtime's fatal errors (mm_fatal): it ends the job through PMIx_Abort, for which
-     * mpirun reports nothing. A peer's lost connection is the consequence of another rank's
-     * end, which mpirun may not get to report first: kept apart. */
-    if (r->exit_call_rank < 0 &&
-        sscanf(line, "meshmem[%d] info: shmem_global_exit(%d)", &vpid, &code) == 2) {
-        r->exit_call_rank = vpid;
-        r->exit_call_status = code;
-        return;
-    }
-    if (sscanf(line, "meshmem[%d] error:%n", &vpid, &n) == 1 && n > 0) {
-        int lost;
-        if (sscanf(line + n, " lost the connection to rank %d", &lost) == 1) {
-            if (r->lost_rank < 0)
-                r->lost_rank = lost;
-        } else if (r->fatal_rank < 0) {
-            r->fatal_rank = vpid;
-        }
-        return;
-    }
-    if (r->kind == EV_NONE &&
-        sscanf(line, "%*s noticed that process rank %lu with PID %lu on node %255s exited on "
-                     "signal %d", &rank, &pid, host, &sig) == 4) {
-        r->kind = EV_SIGNAL;
-        r->rank = (int)rank;
-        r->pid = (long)pid;
-        r->code = sig;
-        snprintf(r->host, sizeof(r->host), "%s", host);
-    } else if (r->kind == EV_NONE &&
-               sscanf(line, "%*s has exited due to process rank %lu with PID %lu on%n", &rank,
-                      &pid, &n) == 2 && n > 0) {
-        r->pending_rank = (int)rank;
-        r->pending_pid = (long)pid;
-    } else if (r->pending_rank >= 0 && sscanf(line, "node %255s exiting improperly", host) == 1) {
-        r->kind = EV_IMPROPER;
-        r->rank = r->pending_rank;
-        r->pid = r->pending_pid;
-        snprintf(r->host, sizeof(r->host), "%s", host);
-        r->pending_rank = -1;
-    } else if (r->kind == EV_NONE &&
-               sscanf(line, " Process name: [[%d,%*d],%d]", &job, &vpid) == 2) {
-        r->exit_rank = vpid;
-    } else if (r->exit_rank >= 0 && sscanf(line, " Exit code: %d", &code) == 1) {
-        r->kind = EV_EXIT;
-        r->rank = r->exit_rank;
-        r->code = code;
-        r->exit_rank = -1;
-    } else if (r->kind == EV_NONE &&
-               sscanf(line, " Remote daemon: [[%d,%*d],%d] on node %255s", &job, &vpid,
-                      host) == 3) {
-        r->kind = EV_LOST;
-        snprintf(r->host, sizeof(r->host), "%s", host);
-    } else if (strstr(line, "The user-provided time limit for job execution has been reached")) {
-        r->timed_out = true;
-    } else if (r->timed_out && sscanf(line, "DATA FOR JOB: [%d,%d]", &job, &vpid) == 2) {
-        r->in_app_job = vpid != 0; /* job 0 is mpirun's daemons */
-    } else if (r->timed_out && r->in_app_job) {
-        char state[64] = "";
-        if (sscanf(line, " Rank: %lu Node: %255s PID: %lu State: %63[^\t]", &rank, host, &pid,
-                   state) == 4 && !state_has_ended(state)) {
-            size_t used = strlen(r->running);
-            snprintf(r->running + used, sizeof(r->running) - used, "%srank %lu on %s",
-                     used ? ", " : "", rank, host);
-        }
-    }
-}
-
 static void write_all(int fd, const char *buf, size_t n)
 {
     for (size_t off = 0; off < n;) {
@@ -200,21 +86,6 @@ static void write_all(int fd, const char *buf, size_t n)
             return;
         }
         off += (size_t)w;
-    }
-}
-
-/* pass @p n bytes of mpirun's standard error through, and parse its complete lines */
-static void reports_feed(reports_t *r, const char *buf, size_t n)
-{
-    write_all(STDERR_FILENO, buf, n);
-    for (size_t i = 0; i < n; i++) {
-        if (buf[i] == '\n') {
-            r->line[r->len] = '\0';
-            parse_line(r, r->line);
-            r->len = 0;
-        } else if (r->len < sizeof(r->line) - 1) {
-            r->line[r->len++] = buf[i];
-        }
     }
 }
 
@@ -287,8 +158,10 @@ static void build_command(const meshrun_multi_t *m, const char *const *prefix,
     args_add(a, "--oversubscribe");
     if (geteuid() == 0)
         args_add(a, "--allow-run-as-root");
-    if (m->tag_output)
-        args_add(a, "--tag-output");
+    /* always: every piece of a rank's output is marked with its rank, so that meshrun tells
+     * it from mpirun's own messages and assembles each rank's lines whole (meshrun_demux.h);
+     * meshrun marks lines "[RANK] " only where the user asked for --tag-output */
+    args_add(a, "--tag-output");
     if (m->timeout > 0) {
         snprintf(num, sizeof(num), "%d", (int)ceil(m->timeout));
         args_add(a, "--timeout");
@@ -358,6 +231,7 @@ static pid_t spawn_mpirun(char **argv, int *err_fd, int *out_fd)
         sigaction(SIGINT, &dfl, NULL);
         sigaction(SIGTERM, &dfl, NULL);
         sigaction(SIGHUP, &dfl, NULL);
+        sigaction(SIGPIPE, &dfl, NULL); /* an ignored signal stays ignored across exec */
         execvp(argv[0], argv);
         fprintf(stderr, "meshrun: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -371,43 +245,67 @@ static pid_t spawn_mpirun(char **argv, int *err_fd, int *out_fd)
     return pid;
 }
 
+/* what mpirun writes, taken apart: the ranks' lines (assembled whole) and mpirun's own */
+typedef struct {
+    meshrun_output_t  out;     /* the ranks' streams (meshrun_output.h) */
+    meshrun_reports_t rep;
+    char              own[1024]; /* mpirun's own line on stderr being assembled */
+    size_t            own_len;
+} job_output_t;
+
 /* one of mpirun's output streams as meshrun reads it */
 typedef struct {
     int             fd;     /* read end; -1 once closed */
-    bool            is_err; /* standard error: parsed for reports (reports_feed) */
-    bool            tagged; /* marks rewritten (meshrun_retag.h) */
-    meshrun_retag_t retag;
+    bool            is_err;
+    meshrun_demux_t demux;
 } channel_t;
 
-/* pass @p n bytes of @p c on (@p n 0: its end) */
-static void channel_pass(channel_t *c, reports_t *rep, const char *buf, size_t n)
+/* a piece of what mpirun wrote (meshrun_demux_fn): a rank's goes to its stream, mpirun's own
+ * on stderr is read line by line, on stdout passed on as it is */
+static void route(void *ctx, int rank, int kind, const char *p, size_t n)
 {
-    char rewritten[MESHRUN_RETAG_CHUNK + MESHRUN_RETAG_HELD];
-    if (c->tagged) {
-        n = meshrun_retag(&c->retag, buf, n, rewritten);
-        buf = rewritten;
+    job_output_t *jo = ((void **)ctx)[0];
+    const channel_t *c = ((void **)ctx)[1];
+    if (rank >= 0 && rank < jo->rep.nranks) {
+        meshrun_output_feed(&jo->out, rank, kind, p, n);
+        return;
     }
-    if (c->is_err)
-        reports_feed(rep, buf, n);
-    else
-        write_all(STDOUT_FILENO, buf, n);
+    if (!c->is_err) {
+        write_all(STDOUT_FILENO, p, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '\n') {
+            meshrun_reports_mpirun_line(&jo->rep, jo->own, jo->own_len);
+            jo->own_len = 0;
+        } else if (jo->own_len < sizeof(jo->own)) {
+            jo->own[jo->own_len++] = p[i];
+        }
+    }
+}
+
+/* pass @p n bytes of @p c on (@p n 0: its end) */
+static void channel_pass(channel_t *c, job_output_t *jo, const char *buf, size_t n)
+{
+    void *ctx[2] = {jo, c};
+    meshrun_demux(&c->demux, buf, n, route, ctx);
 }
 
 /* read what @p c has (waiting up to @p timeout_ms); false once it has ended */
-static bool channel_read(channel_t *c, reports_t *rep, int timeout_ms)
+static bool channel_read(channel_t *c, job_output_t *jo, int timeout_ms)
 {
     struct pollfd p = {.fd = c->fd, .events = POLLIN};
     if (poll(&p, 1, timeout_ms) <= 0)
         return true;
-    char buf[MESHRUN_RETAG_CHUNK];
+    char buf[MESHRUN_DEMUX_CHUNK];
     ssize_t n = read(c->fd, buf, sizeof(buf));
     if (n > 0) {
-        channel_pass(c, rep, buf, (size_t)n);
+        channel_pass(c, jo, buf, (size_t)n);
         return true;
     }
     if (n < 0 && errno == EINTR)
         return true;
-    channel_pass(c, rep, "", 0);
+    channel_pass(c, jo, "", 0);
     close(c->fd);
     c->fd = -1;
     return false;
@@ -419,9 +317,8 @@ typedef struct {
     bool   backstop;    /* meshrun stopped mpirun after its --timeout should have */
 } outcome_t;
 
-/* pass mpirun's standard error (and with --tag-output its standard output) through until it
- * ends; stop it on a signal or past time */
-static outcome_t supervise(pid_t pid, channel_t *ch, int nch, reports_t *rep, double timeout)
+/* pass mpirun's output through until it ends; stop it on a signal or past time */
+static outcome_t supervise(pid_t pid, channel_t *ch, int nch, job_output_t *jo, double timeout)
 {
     outcome_t out = {0};
     double deadline = timeout > 0 ? now_s() + ceil(timeout) + BACKSTOP_S : 0;
@@ -432,6 +329,8 @@ static outcome_t supervise(pid_t pid, channel_t *ch, int nch, reports_t *rep, do
             out.stop_signal = multi_signal;
             fprintf(stderr, "meshrun: %s: stopping the job\n", strsignal(multi_signal));
         }
+        if (meshrun_output_closed() && !out.stop_signal)
+            out.stop_signal = SIGPIPE; /* nobody reads the job's output any more */
         bool overdue = deadline > 0 && now_s() > deadline;
         if ((out.stop_signal || overdue) && term_at == 0) {
             out.backstop = overdue && !out.stop_signal;
@@ -450,7 +349,8 @@ static outcome_t supervise(pid_t pid, channel_t *ch, int nch, reports_t *rep, do
         else if (poll(p, (nfds_t)np, 100) > 0)
             for (int c = 0; c < nch; c++)
                 if (ch[c].fd >= 0)
-                    channel_read(&ch[c], rep, 0);
+                    channel_read(&ch[c], jo, 0);
+        meshrun_output_pump(&jo->out, 0); /* unfinished lines that waited: a prompt */
         int st;
         if (waitpid(pid, &st, WNOHANG) == pid) {
             exited = true;
@@ -463,24 +363,28 @@ static outcome_t supervise(pid_t pid, channel_t *ch, int nch, reports_t *rep, do
             struct pollfd p = {.fd = ch[c].fd, .events = POLLIN};
             if (poll(&p, 1, 50) <= 0)
                 break;
-            channel_read(&ch[c], rep, 0);
+            channel_read(&ch[c], jo, 0);
         }
         if (ch[c].fd >= 0) {
-            channel_pass(&ch[c], rep, "", 0);
+            channel_pass(&ch[c], jo, "", 0);
             close(ch[c].fd);
             ch[c].fd = -1;
         }
     }
-    if (rep->len > 0)
-        reports_feed(rep, "\n", 1);
+    if (jo->own_len > 0)
+        meshrun_reports_mpirun_line(&jo->rep, jo->own, jo->own_len);
+    jo->own_len = 0;
+    meshrun_reports_end(&jo->rep);
+    meshrun_output_close(&jo->out, 0); /* the ranks' last lines, before meshrun's own */
     return out;
 }
 
 /* the line that says how the job ended, and meshrun's exit status */
-static int conclude(const meshrun_multi_t *m, const outcome_t *o, const reports_t *r,
+static int conclude(const meshrun_multi_t *m, const outcome_t *o, const meshrun_reports_t *r,
                     const meshrun_hostlist_t *hosts, const int *rank_host, int nranks)
 {
     const char *stopped = "the job was stopped on every host";
+#define HOST_OF(rank) ((rank) >= 0 && (rank) < nranks ? hosts->hosts[rank_host[rank]].name : "?")
     if (o->stop_signal)
         return 128 + o->stop_signal;
     if (r->timed_out || o->backstop) {
@@ -488,23 +392,27 @@ static int conclude(const meshrun_multi_t *m, const outcome_t *o, const reports_
                 r->running[0] ? "; still running then: " : "", r->running);
         return 124;
     }
+    int cause = meshrun_reports_cause(r);
+    if (r->kind == MESHRUN_EV_SIGNAL && cause != r->rank) {
+        fprintf(stderr, "meshrun: rank %d on %s ended unexpectedly (its peers lost their "
+                        "connection to it: %s; rank %d then failed inside UCX): %s\n", cause,
+                HOST_OF(cause), r->lost_why, r->rank, stopped);
+        return 1;
+    }
     switch (r->kind) {
-    case EV_SIGNAL:
+    case MESHRUN_EV_SIGNAL:
         fprintf(stderr, "meshrun: rank %d on %s (pid %ld) was killed by signal %d (%s): %s\n",
                 r->rank, r->host, r->pid, r->code, strsignal(r->code), stopped);
         return 128 + r->code;
-    case EV_EXIT: {
-        const char *host = r->rank >= 0 && r->rank < nranks
-                               ? hosts->hosts[rank_host[r->rank]].name : "?";
-        fprintf(stderr, "meshrun: rank %d on %s exited with status %d: %s\n", r->rank, host,
-                r->code, stopped);
+    case MESHRUN_EV_EXIT:
+        fprintf(stderr, "meshrun: rank %d on %s exited with status %d: %s\n", r->rank,
+                HOST_OF(r->rank), r->code, stopped);
         return r->code != 0 ? r->code : 1;
-    }
-    case EV_IMPROPER:
+    case MESHRUN_EV_IMPROPER:
         fprintf(stderr, "meshrun: rank %d on %s (pid %ld) exited with status 0 after init "
                         "without finalize: %s\n", r->rank, r->host, r->pid, stopped);
         return 1;
-    case EV_LOST: {
+    case MESHRUN_EV_LOST: {
         char ranks[512] = "";
         for (int h = 0; h < hosts->nhosts; h++)
             if (!strcmp(hosts->hosts[h].name, r->host))
@@ -513,31 +421,30 @@ static int conclude(const meshrun_multi_t *m, const outcome_t *o, const reports_
                 strpbrk(ranks, ",-") ? "s" : "", ranks[0] ? ranks : "?", stopped);
         return 1;
     }
-    case EV_NONE:
+    case MESHRUN_EV_NONE:
         break;
     }
     if (o->status != 0 && r->exit_call_rank >= 0 && r->exit_call_rank < nranks) {
         fprintf(stderr, "meshrun: rank %d on %s called shmem_global_exit(%d): %s\n",
-                r->exit_call_rank, hosts->hosts[rank_host[r->exit_call_rank]].name,
-                r->exit_call_status, stopped);
+                r->exit_call_rank, HOST_OF(r->exit_call_rank), r->exit_call_status, stopped);
         /* the status the rank asked for, even where a peer that lost its connection to it
          * reached mpirun first with status 1 */
         return r->exit_call_status;
     }
     if (o->status != 0 && r->fatal_rank >= 0 && r->fatal_rank < nranks) {
         fprintf(stderr, "meshrun: rank %d on %s reported a fatal error: %s\n", r->fatal_rank,
-                hosts->hosts[rank_host[r->fatal_rank]].name, stopped);
+                HOST_OF(r->fatal_rank), stopped);
         return o->status;
     }
     /* the runtime ends the job with status 1 when it loses a peer; another status came from a
      * rank's own PMIx_Abort (shmem_global_exit), which mpirun does not report */
-    if (o->status == 1 && r->lost_rank >= 0 && r->lost_rank < nranks) {
+    int lost = meshrun_reports_lost_rank(r);
+    if (o->status == 1 && lost >= 0) {
         fprintf(stderr, "meshrun: rank %d on %s ended unexpectedly (its peers lost their "
-                        "connection to it): %s\n", r->lost_rank,
-                hosts->hosts[rank_host[r->lost_rank]].name, stopped);
+                        "connection to it: %s): %s\n", lost, HOST_OF(lost), r->lost_why, stopped);
         return o->status;
     }
-    if (o->status != 0 && r->lost_rank >= 0) {
+    if (o->status != 0 && lost >= 0) {
         fprintf(stderr, "meshrun: a rank ended the job with status %d (shmem_global_exit or "
                         "PMIx_Abort): %s\n", o->status, stopped);
         return o->status;
@@ -545,6 +452,7 @@ static int conclude(const meshrun_multi_t *m, const outcome_t *o, const reports_
     if (o->status != 0)
         fprintf(stderr, "meshrun: mpirun ended with status %d: %s\n", o->status, stopped);
     return o->status;
+#undef HOST_OF
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -689,16 +597,30 @@ int meshrun_multi_run(const meshrun_multi_t *m)
         goto out;
     args_t cmd = {0};
     build_command(m, prefix, seqfile, rankfile[0] ? rankfile : NULL, nranks, &cmd);
-    channel_t ch[2] = {{.fd = -1, .is_err = true, .tagged = m->tag_output},
-                       {.fd = -1, .tagged = true}};
-    pid_t pid = spawn_mpirun(cmd.argv, &ch[0].fd, m->tag_output ? &ch[1].fd : NULL);
+    /* the ranks' output whole line by line, their reports read: see job_output_t */
+    job_output_t jo = {0};
+    if (meshrun_output_open(&jo.out, nranks, m->tag_output) != 0 ||
+        meshrun_reports_init(&jo.rep, nranks) != 0) {
+        fprintf(stderr, "meshrun: out of memory\n");
+        args_free(&cmd);
+        goto out;
+    }
+    jo.out.filter = meshrun_reports_rank_line;
+    jo.out.filter_ctx = &jo.rep;
+    channel_t ch[2] = {{.fd = -1, .is_err = true}, {.fd = -1}};
+    meshrun_demux_init(&ch[0].demux);
+    meshrun_demux_init(&ch[1].demux);
+    signal(SIGPIPE, SIG_IGN); /* a reader gone is seen as EPIPE: see meshrun_output_closed */
+    pid_t pid = spawn_mpirun(cmd.argv, &ch[0].fd, &ch[1].fd);
     args_free(&cmd);
     if (pid > 0) {
-        reports_t rep = {.exit_rank = -1, .pending_rank = -1, .fatal_rank = -1,
-                         .lost_rank = -1, .exit_call_rank = -1, .tagged = m->tag_output};
-        outcome_t o = supervise(pid, ch, m->tag_output ? 2 : 1, &rep, m->timeout);
-        status = conclude(m, &o, &rep, &hosts, rank_host, nranks);
+        outcome_t o = supervise(pid, ch, 2, &jo, m->timeout);
+        status = conclude(m, &o, &jo.rep, &hosts, rank_host, nranks);
+        signal(SIGPIPE, SIG_DFL);
+    } else {
+        meshrun_output_close(&jo.out, 0);
     }
+    meshrun_reports_fini(&jo.rep);
 out:
     if (dir[0])
         meshrun_vhosts_down(dir);

@@ -7,9 +7,9 @@
  * mapper (on virtual hosts with --bind-to core, a rankfile binding rank r to the r-th CPU of
  * this machine, which they share), forwards meshmem's environment (every MESHMEM_*, SHMEM_* and UCX_* variable), adds
  * the settings that make a failure end the job on every host within 2 s (see
- * meshrun_multi_defaults in meshrun_multi.c), runs mpirun with its standard error passing
- * through meshrun, and turns what mpirun reports into one line naming the rank and its host and
- * the exit status of the single-machine path. With --vhosts it first builds a virtual cluster on
+ * meshrun_multi_defaults in meshrun_multi.c), runs mpirun with its output passing through
+ * meshrun (the ranks' lines whole), and turns what mpirun and the ranks report into one line
+ * naming the rank and its host and the exit status of the single-machine path. With --vhosts it first builds a virtual cluster on
  * this machine (tools/meshrun-vhosts) and removes it afterwards, whatever happened.
  */
 #ifndef MESHRUN_MULTI_H
@@ -26,7 +26,7 @@ typedef struct {
     int         nranks;    /* -n N; -1: one per slot (hosts) or per virtual host */
     bool        bind;      /* --bind-to core */
     double      timeout;   /* --timeout SEC; 0: none */
-    bool        tag_output; /* --tag-output: each rank's output marked "[RANK] " */
+    bool        tag_output; /* --tag-output: each rank's lines marked "[RANK] " */
     char      **prog;      /* the program and its arguments, NULL-terminated */
 } meshrun_multi_t;
 

@@ -17,6 +17,7 @@ import sys
 
 from meshmem import options
 from meshmem import plot as plots
+from meshmem.apps_run import counted
 from meshmem.app_command import AppCommand, Launch, UsageError, add_prediction, alternate, median
 from meshmem.report import fmt_optional, format_size, speedup_legend, speedup_phrase
 
@@ -53,7 +54,7 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
                 sides[v] = (lambda v=v: launch.openmpi("amt_mpi", ["-v", v, "-m", counts,
                                                                   *common], "amt"))
         got = alternate(a.rounds, sides)
-        log(f"  amt fig2: {a.rounds} rounds done", file=sys.stderr)
+        log(f"  amt fig2: {counted(a.rounds, 'round')} done", file=sys.stderr)
         for v in MESH:
             for i, m in enumerate(a.counts):
                 row = merge(got[v], i)
@@ -71,7 +72,7 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
         if "openmpi" in a.baselines:
             sides["mpi"] = lambda: launch.openmpi("amt_mpi", args, "amt")
         got = alternate(a.rounds, sides)
-        log(f"  amt kernel: {a.rounds} rounds done", file=sys.stderr)
+        log(f"  amt kernel: {counted(a.rounds, 'round')} done", file=sys.stderr)
         row = merge(got["kernel"], 0)
         if "mpi" in got:
             tw = merge(got["mpi"], 0)

@@ -49,7 +49,7 @@ from pathlib import Path
 
 from meshmem import apps_run, options
 from meshmem.options import UserError
-from meshmem.osu import BenchError
+from meshmem.osu import BenchError, LaunchOptions, twin_settings
 from meshmem.paths import bin_path
 from meshmem.report import machine_info, machine_line, speedup_legend
 
@@ -120,11 +120,19 @@ class Launch:
                                 heap_bytes=heap, bind=self.bind, timeout_s=self.timeout,
                                 expect_fail=expect_fail, meshrun_args=self.meshrun_hosts)
 
+    def twin_options(self, ranks: int | None = None) -> LaunchOptions:
+        """How the OpenMPI twins of this command are started (osu.twin_command)."""
+        where = dict(zip(self.mpirun_hosts[::2], self.mpirun_hosts[1::2]))
+        return LaunchOptions(ranks=ranks or self.ranks, bind=self.bind, timeout_s=self.timeout,
+                             vhosts=self.vhosts, hosts=where.get("--host"),
+                             hostfile=where.get("--hostfile"))
+
     def openmpi(self, program: str, args: list, tag: str, ranks: int | None = None) -> list[dict]:
         """The result lines of OpenMPI twin @p program under mpirun."""
-        return apps_run.run_app("openmpi", program, ranks or self.ranks, args, tag,
-                                bind=self.bind, timeout_s=self.timeout,
-                                meshrun_args=self.mpirun_hosts, vhosts=self.vhosts)
+        o = self.twin_options(ranks)
+        return apps_run.run_app("openmpi", program, o.ranks, args, tag, bind=o.bind,
+                                timeout_s=o.timeout_s, meshrun_args=[], vhosts=o.vhosts,
+                                hosts=o.hosts, hostfile=o.hostfile)
 
     def on_fabric(self, program: str, args: list, tag: str, heap: int = 64 << 20,
                   sort_variant: str | None = None) -> tuple[list[dict], dict]:
@@ -301,7 +309,7 @@ class AppCommand(abc.ABC):
 
     def launch_of(self, a) -> Launch:
         """Check the shared arguments and resolve them into a Launch (UsageError if bad)."""
-        options.at_least("--ranks", a.ranks, 1)
+        options.rank_count(a.ranks)
         options.at_least("--rounds", a.rounds, 1)
         if not a.timeout > 0:
             raise UsageError(f"--timeout {a.timeout:g}: a number of seconds above 0")
@@ -350,8 +358,12 @@ class AppCommand(abc.ABC):
             print(f"# note: {n}")
         for line in self.footer(rows):
             print(line)
+        twin = twin_settings(launch.twin_options()) if "openmpi" in args.baselines else None
+        if twin:
+            print(f"# {twin.line()}")
         info["loadavg_end"] = list(os.getloadavg())
         settings = {"ranks": args.ranks, "rounds": args.rounds, "vs": args.baselines,
+                    "openmpi": twin.as_dict() if twin else None,
                     "bind": launch.bind, "hosts": launch.meshrun_hosts, "fabric": args.fabric,
                     "compute_scale": args.compute_scale, "fabric_set": args.fabric_set,
                     "notes": notes, "date": time.strftime("%Y-%m-%d %H:%M:%S"),

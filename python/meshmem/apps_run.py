@@ -42,6 +42,11 @@ TWIN_LIBS = {"fft_mpi": ["-lfftw3_mpi", "-lfftw3f_mpi", "-lfftw3", "-lfftw3f"],
              "conv_mpi": ["-lopenblas"]}
 
 
+def counted(n: int, noun: str) -> str:
+    """"1 round", "3 rounds": @p n and @p noun, plural unless one."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def app_path(name: str) -> Path:
     """The program @p name in the build tree's apps/bin."""
     return build_dir() / "apps" / "bin" / name
@@ -111,17 +116,19 @@ def parse_lines(text: str, tag: str) -> list[dict]:
 def run_app(runtime: str, name: str, ranks: int, args: list[str], tag: str,
             heap_bytes: int = 64 << 20, bind: str = "none", timeout_s: float = 300,
             expect_fail: bool = False, meshrun_args: list[str] = (),
-            vhosts: int = 0) -> list[dict]:
+            vhosts: int = 0, hosts: str | None = None,
+            hostfile: str | None = None) -> list[dict]:
     """Run app @p name (runtime "meshmem" or "openmpi") on @p ranks ranks; return its result
     lines. A failed run (or a verifier's rejection) raises BenchError with the output's tail,
     unless @p expect_fail (then the rows are returned and the exit status is in row 'rc').
     @p meshrun_args go to the launcher (meshrun, or mpirun for "openmpi") before the program;
     @p vhosts > 0 runs the job on a virtual cluster of that many hosts (meshrun --vhosts, or
-    mpirun under meshrun-vhosts run: osu.command)."""
+    mpirun under meshrun-vhosts run: osu.command); @p hosts and @p hostfile place an OpenMPI
+    twin on other machines (mpirun --host, --hostfile: osu.twin_command)."""
     exe = ensure_app(name)
     rt = osu.RUNTIMES["meshmem" if runtime == "meshmem" else "mpi"]
     opts = LaunchOptions(ranks=ranks, bind=bind, heap_bytes=heap_bytes, timeout_s=timeout_s,
-                         vhosts=vhosts)
+                         vhosts=vhosts, hosts=hosts, hostfile=hostfile)
     cmd, env = osu.command(rt, exe, opts, [str(a) for a in args])
     if meshrun_args:
         at = cmd.index(str(exe))

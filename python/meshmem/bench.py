@@ -505,7 +505,7 @@ def check(args) -> tuple[list, list, list | None, dict]:
     """Every user error of the command line, before anything runs (UserError, one line):
     returns (operations with their algorithms, algorithms, sizes or None, meshmem's env)."""
     options.check_outputs(args)
-    options.at_least("--ranks", args.ranks, 1)
+    options.rank_count(args.ranks)
     options.at_least("--rounds", args.rounds, 1)
     for opt in ("iters", "iters_large"):
         options.at_least(f"--{opt.replace('_', '-')}", getattr(args, opt), 1)
@@ -570,6 +570,7 @@ def run(args) -> int:
     print(f"# meshmem bench: {machine_line(info, args.ranks)}{where}; bind-to {bind}; "
           f"{args.rounds} alternating rounds, medians{coll_note}")
     rows = []
+    twins = {}  # operation -> the OpenMPI settings its twin's runs had
     try:
         for name, op_algos in selected:
             op = OPS[name]
@@ -580,8 +581,11 @@ def run(args) -> int:
             else:
                 heap = max(64 * MiB, 2 * max(sizes) + 32 * MiB)
             opts = LaunchOptions(ranks=args.ranks, bind=bind, heap_bytes=heap,
-                                 timeout_s=args.timeout, vhosts=args.vhosts, hosts=args.hosts)
+                                 timeout_s=args.timeout, vhosts=args.vhosts, hosts=args.hosts,
+                                 collective=op.mode if op.program == "coll" else None)
             twin = choose_twin(op, args.vs, opts, notes)
+            if twin and RUNTIMES[twin[0]].launcher != "meshrun":  # an OpenMPI twin
+                twins[name] = osu.twin_settings(opts, twin[0])
             if op.program == "coll":
                 common = ["-p", "1" if args.private else "0", "-d", args.dtype]
                 variants = [(a, ["-a", a] + common) for a in op_algos]
@@ -618,6 +622,8 @@ def run(args) -> int:
     notes += memcpy_notes(rows)
     for n in notes:
         print(f"# note: {n}")
+    for line in dict.fromkeys(t.line() for t in twins.values()):
+        print(f"# {line}")
     col = peer_column(rows)
     print(speedup_legend(col, "OpenMPI time" if col == "× OpenMPI" else "peer time"))
     print("# memcpy GB/s: a plain memcpy of the bytes a rank moves per call (N blocks for "
@@ -633,6 +639,7 @@ def run(args) -> int:
                         "vhosts": args.vhosts, "hosts": args.hosts,
                         "baselines_only": args.baselines_only,
                         "oversubscribed": oversub, "notes": notes,
+                        "openmpi": {k: t.as_dict() for k, t in twins.items()},
                         "date": time.strftime("%Y-%m-%d %H:%M:%S")}}
     if args.json:
         with open(args.json, "w") as f:

@@ -7,6 +7,7 @@ line and status 1.
 """
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 
@@ -76,11 +77,26 @@ def build_parser() -> tuple[Parser, dict]:
     return parser, modules
 
 
+def parser_of(parser: Parser, argv: list, end: int) -> Parser:
+    """The (sub-)command parser that the words argv[:end] lead to ("meshmem model validate")."""
+    for word in argv[:end]:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs and word in subs[0].choices:
+            parser = subs[0].choices[word]
+    return parser
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser, modules = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # the command's own parser names it: "meshmem bench: unrecognized arguments"
+        first = next((i for i, a in enumerate(argv) if a == extra[0]), len(argv))
+        parser_of(parser, argv, first).error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
-        parser.print_help()
+        parser.print_help(sys.stderr)
+        print("meshmem: no command given: name one of the commands above (meshmem COMMAND "
+              "--help shows its options)", file=sys.stderr)
         return 2
     try:
         return int(modules[args.command].run(args) or 0)

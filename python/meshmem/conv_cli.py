@@ -12,6 +12,7 @@ import sys
 
 from meshmem import blas, options
 from meshmem import plot as plots
+from meshmem.apps_run import counted
 from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
                                  measured_row, once, program_heap)
 from meshmem.app_table import print_rate_table, rate_summary
@@ -74,7 +75,8 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
                 sides["mpi"] = lambda: launch.openmpi("conv_mpi", program_args(a, kernels),
                                                       "conv", ranks=ranks)[0]
             got = alternate(a.rounds, sides)
-            log(f"  conv {kernels}: {ranks} ranks, {a.rounds} rounds done", file=sys.stderr)
+            log(f"  conv {kernels}: {counted(ranks, 'rank')}, {counted(a.rounds, 'round')} "
+                f"done", file=sys.stderr)
             row = measured_row(got["conv"], ("kernels", "maps", "layers", "chunk", "prec",
                                              "ranks"), "GOPS", got.get("mpi"), serial)
             if launch.fabric and ranks <= a.fabric_nodes:

@@ -94,14 +94,35 @@ def _forget(key):
     return lambda _ref: _buffers.pop(key, None)
 
 
+def forget_buffers(addr: int, nbytes: int) -> None:
+    """Drop the cache entries of arrays within @p nbytes from @p addr (a block just freed:
+    their next use takes the path that checks them)."""
+    for key in [k for k, e in _buffers.items() if addr <= e[ADDR] < addr + nbytes]:
+        del _buffers[key]
+
+
+def check_live(x: np.ndarray, call: str, name: str) -> None:
+    """Error naming @p call and argument @p name when @p x is an array (or a view of one) on
+    a symmetric block that meshmem.free released: its memory may hold another array now."""
+    base = x.base
+    while isinstance(base, np.ndarray):
+        base = base.base
+    if getattr(base, "freed", False):
+        raise Error(call, f"{name}: the symmetric array ({x.dtype}, shape {x.shape}) was "
+                          f"released by meshmem.free and may not be used any more",
+                    lib.MESHMEM_ERR_ARG)
+
+
 def buffer(x, call: str, name: str, writable: bool = False):
     """The cache entry of ndarray @p x (see above); TypeError / ValueError naming @p call and
-    the argument @p name when @p x is not a C-contiguous ndarray (or not writable)."""
+    the argument @p name when @p x is not a C-contiguous ndarray (or not writable), Error when
+    it was freed."""
     e = _buffers.get(id(x))
     if e is not None and e[0]() is x and e[DTYPE] is x.dtype:
         return e
     if not isinstance(x, np.ndarray):
         raise TypeError(f"{call}: {name}: expected a NumPy array, got {type(x).__name__}")
+    check_live(x, call, name)
     if not x.flags.c_contiguous:
         raise ValueError(f"{call}: {name}: the array is not contiguous (pass a contiguous "
                          f"array or a copy: np.ascontiguousarray)")
@@ -117,6 +138,7 @@ def address(x, call: str, name: str, writable: bool = False) -> int:
     """The address of ndarray @p x's first element, any layout (strided views included)."""
     if not isinstance(x, np.ndarray):
         raise TypeError(f"{call}: {name}: expected a NumPy array, got {type(x).__name__}")
+    check_live(x, call, name)
     if writable and not x.flags.writeable:
         raise ValueError(f"{call}: {name}: the array is read-only")
     return x.__array_interface__["data"][0]

@@ -1,26 +1,30 @@
 """`meshmem demo` (and `make demo`): the case studies and applications of the papers on this
 machine, verified, against OpenMPI in the same run, with a summary and plots.
 
-With as many ranks as cores, but at least 4 (oversubscribed on smaller machines):
+It shows the runtime, not the scheduler: every section runs as many ranks as cores (at least 2)
+unless its algorithm needs more, and a section whose ranks share cores says, on its own line,
+that its figure measures that sharing. The OpenMPI twins run as OpenMPI documents for their
+shape (osu.twin_settings: they yield when their ranks share cores, and are bound as meshmem's).
   1. the distributed counting sort at every stage of the OPTWEB sort report (A = 11, 6, 3, 2, 1)
-     and its 5-step GHC form, and the LSD radix sort of 32-bit keys, each against the same
-     algorithm on OpenMPI (MPI_Alltoallv) and a serial sort of the same data (a table);
-  2. sharing averaged parameters, naive (3 steps) vs aggressive (2 steps), full mesh and GHC,
-     against MPI_Allreduce (a table);
-  3.-6. the applications, one or two lines each: the 3-D FFT against FFTW-MPI and serial FFTW
+     and the LSD radix sort of 32-bit keys, each against the same algorithm on OpenMPI
+     (MPI_Alltoallv) and a serial sort of the same data (a table); then its 5-step GHC form,
+     which needs a 2-D grid of at least 4 ranks (one line);
+  2. sharing averaged parameters, naive (3 steps) vs aggressive (2 steps), on the full mesh
+     against MPI_Allreduce (a table), then on a GHC of at least 4 ranks (one line each);
+  3.-7. the applications, one or two lines each: the 3-D FFT against FFTW-MPI and serial FFTW
      (DataVortex §5), the 8-byte all-to-all and the message-driven kernel against MPI
      (DataVortex §4), the shallow-water step against its MPI twin and one rank (ACCL), the GEMM
-     against its MPI twin and one rank (FSHMEM §V);
-  7. the sort and the average on 2 virtual hosts of this machine (meshrun --vhosts) against
-     their OpenMPI twins on a virtual cluster of the same shape, where the machine can build one
-     (root, network namespaces, UCX); else one line saying why not.
+     and the convolution against their MPI twins and one rank (FSHMEM §V);
+  8. the sort and the average on 2 virtual hosts of this machine (meshrun --vhosts), as many
+     ranks as cores, against their OpenMPI twins on a virtual cluster of the same shape, where
+     the machine can build one (root, network namespaces, UCX); else one line saying why not.
 Each section runs its command's own measurement (meshmem sort, average, fft, ...) on the demo's
 settings, checked by that command's own checks. A section is one entry of SECTIONS: its
 heading, the command, its settings, and how its rows are printed. A section whose run fails
 or does not verify makes the demo end with status 1 and one line naming it; the others still
 run. Sizes are chosen so that the whole demo takes under 2 minutes on a 2-core machine. Results
-go to --plot-dir (demo.json, sort.png, average.png, fft.png, amt.png). Without OpenMPI the
-meshmem side still runs.
+go to --plot-dir (demo.json with the OpenMPI settings of every part, sort.png, average.png,
+fft.png, amt.png). Without OpenMPI the meshmem side still runs.
 """
 from __future__ import annotations
 
@@ -35,31 +39,36 @@ from typing import Callable
 from meshmem import (amt_cli, app_command, apps_run, average_cli, conv_cli, fft_cli, gemm_cli,
                      options, shallow_cli, sort_cli)
 from meshmem.app_command import rows_verified
-from meshmem.osu import BenchError
+from meshmem.osu import BenchError, twin_settings
 from meshmem.paths import REPO, build_dir
 from meshmem.report import format_count, format_size, machine_info, machine_line, speedup_phrase
 
 DESCRIPTION = """\
 The case studies of OPTWEB (JOCN 2022) and the applications of DataVortex, ACCL and FSHMEM on
-this machine, verified, each against the same algorithm on OpenMPI in the same run: the
-distributed counting sort at every stage of the OPTWEB sort report (IPSJ) with its GHC form and
-an LSD radix sort, beside a serial sort; sharing averaged parameters, naive and aggressive, on
-the full mesh and a GHC, beside MPI_Allreduce; then one or two lines each for the 3-D FFT
-(beside FFTW-MPI and serial FFTW), the 8-byte all-to-all and a message-driven kernel (beside
-MPI), the shallow-water step and the GEMM (beside their MPI twins and one rank); and the sort
-and the average on 2 virtual hosts beside their OpenMPI twins on the same virtual cluster, where
-this machine can build one (root, network namespaces, UCX). A summary, demo.json and the plots
-sort.png, average.png, fft.png and amt.png go to --plot-dir. Under 2 minutes on a 2-core
-machine; exit status 1 when a section fails or does not verify."""
+this machine, verified, each against the same algorithm on OpenMPI in the same run, OpenMPI run
+as its documentation says for the shape (yielding where ranks share cores, bound as meshmem's
+ranks): the distributed counting sort at every stage of the OPTWEB sort report (IPSJ) and an
+LSD radix sort, beside a serial sort, then its GHC form; sharing averaged parameters, naive and
+aggressive, on the full mesh and a GHC, beside MPI_Allreduce; then one or two lines each for the
+3-D FFT (beside FFTW-MPI and serial FFTW), the 8-byte all-to-all and a message-driven kernel
+(beside MPI), the shallow-water step, the GEMM and the convolution (beside their MPI twins and
+one rank); and the sort and the average on 2 virtual hosts beside their OpenMPI twins on the
+same virtual cluster, where this machine can build one (root, network namespaces, UCX). Every
+section runs as many ranks as cores unless its algorithm needs more (a GHC: 4), and then says
+that its figure measures ranks sharing cores. A summary, demo.json and the plots sort.png,
+average.png, fft.png and amt.png go to --plot-dir. Under 2 minutes on a 2-core machine; exit
+status 1 when a section fails or does not verify."""
 
-VHOSTS = 2  # the virtual hosts of section 7
+VHOSTS = 2  # the virtual hosts of section 8
+GHC_RANKS = 4  # the smallest 2-D grid (2 x 2): the GHC forms' ranks at least
 
 
 def add_arguments(p):
     """The `meshmem demo` command line."""
     p.formatter_class = options.HelpFormatter
     p.description = DESCRIPTION
-    options.add_ranks(p, None, "ranks (processes) to start (default: the cores, at least 4)")
+    options.add_ranks(p, None, "ranks (processes) to start (default: the cores, at least 2); "
+                               "the GHC parts run at least 4")
     p.add_argument("--records", default="2^21", metavar="N",
                    help="records the sort sorts, in the whole job (default 2^21)")
     p.add_argument("--plot-dir", "--out", dest="plot_dir", metavar="DIR",
@@ -77,6 +86,23 @@ class Setup:
     quick: bool
     mpi: bool          # OpenMPI can run the twins here
     records: str       # the sort's records (--records)
+    cores: int = 2     # CPUs this process may run on
+
+    def ghc_ranks(self) -> int:
+        """Ranks of the GHC parts: the demo's, and at least a 2 x 2 grid."""
+        return max(GHC_RANKS, self.ranks)
+
+    def vhosts_ranks(self) -> int:
+        """Ranks on the virtual cluster: as many as cores (all its hosts share them), an even
+        number per host, at least one."""
+        return VHOSTS * max(1, min(self.ranks, self.cores) // VHOSTS)
+
+
+def sharing(ranks: int, cores: int) -> str:
+    """The phrase a line carries when its @p ranks share @p cores (empty when they do not)."""
+    if ranks <= cores:
+        return ""
+    return f"{ranks} ranks share {cores} cores: this measures the sharing, not the runtime alone"
 
 
 def quiet(*_args, **_kwargs):
@@ -107,16 +133,30 @@ class Section:
 
 
 # ------------------------------------------------------------------ the sections' settings
+FULL_MESH_SORTS = "a11,a6,a3,a2,a1,radix"  # every variant of the sort but the GHC's
+
+
 def sort_settings(s: Setup) -> dict:
-    """Every variant of the sort, against OpenMPI and the serial sort."""
-    return dict(records="2^18" if s.quick else s.records, variant="all",
+    """Every full-mesh variant of the sort, against OpenMPI and the serial sort."""
+    return dict(records="2^18" if s.quick else s.records, variant=FULL_MESH_SORTS,
                 iters=1 if s.quick else 3, rounds=1, vs="openmpi,serial" if s.mpi else "serial")
 
 
+def ghc_sort_settings(s: Setup) -> dict:
+    """The GHC sort (x, then y) on a grid of at least 2 x 2."""
+    return {**sort_settings(s), "variant": "ghc", "ranks": s.ghc_ranks()}
+
+
 def average_settings(s: Setup) -> dict:
-    """Three sizes, both approaches, both topologies."""
-    return dict(sizes="1K,64K,1M", topology="fullmesh,ghc", iters=50 if s.quick else 200,
+    """Three sizes, both approaches, on the full mesh."""
+    return dict(sizes="1K,64K,1M", topology="fullmesh", iters=50 if s.quick else 200,
                 rounds=1 if s.quick else 2, vs="openmpi" if s.mpi else "none")
+
+
+def ghc_average_settings(s: Setup) -> dict:
+    """Both approaches on a GHC of at least 2 x 2, at 1 KiB and 1 MiB."""
+    return {**average_settings(s), "sizes": "1K,1M", "topology": "ghc",
+            "ranks": s.ghc_ranks()}
 
 
 def fft_settings(s: Setup) -> dict:
@@ -132,8 +172,7 @@ def amt_settings(s: Setup) -> dict:
 
 
 def shallow_settings(s: Setup) -> dict:
-    """The whole step, streaming, at 32 x 32 cells per rank on 4 ranks (ACCL's latency-bound
-    case)."""
+    """The whole step, streaming, on a 64 x 64 grid (ACCL's latency-bound case)."""
     return dict(size="32x32" if s.quick else "64x64", variant="streaming", modes="step",
                 steps=20 if s.quick else 100, iters=1 if s.quick else 3,
                 rounds=1 if s.quick else 3, vs="openmpi,serial" if s.mpi else "serial")
@@ -152,17 +191,22 @@ def conv_settings(s: Setup) -> dict:
                 vs="openmpi,serial" if s.mpi else "serial")
 
 
+def compute_settings(settings: Callable[[Setup], dict]) -> Callable[[Setup], dict]:
+    """@p settings of a compute-bound section, run on at most as many ranks as cores (at least
+    2): with more, its figure would measure the scheduler sharing cores between its ranks."""
+    return lambda s: {"ranks": max(2, min(s.ranks, s.cores)), **settings(s)}
+
+
 def vhosts_sort_settings(s: Setup) -> dict:
-    """The GHC sort (x within a host, y across hosts) on the virtual cluster, a rank or more
-    per host."""
-    return dict(vhosts=VHOSTS, ranks=max(s.ranks, VHOSTS), records="2^14" if s.quick else "2^18",
+    """The GHC sort (x within a host, y across hosts) on the virtual cluster."""
+    return dict(vhosts=VHOSTS, ranks=s.vhosts_ranks(), records="2^14" if s.quick else "2^18",
                 variant="ghc", iters=1 if s.quick else 2, rounds=1,
                 vs="openmpi" if s.mpi else "none")
 
 
 def vhosts_average_settings(s: Setup) -> dict:
-    """The aggressive average of 1 KiB on the virtual cluster, a rank or more per host."""
-    return dict(vhosts=VHOSTS, ranks=max(s.ranks, VHOSTS), sizes="1K", algo="aggressive",
+    """The aggressive average of 1 KiB on the virtual cluster."""
+    return dict(vhosts=VHOSTS, ranks=s.vhosts_ranks(), sizes="1K", algo="aggressive",
                 iters=10 if s.quick else 50, rounds=1, vs="openmpi" if s.mpi else "none")
 
 
@@ -189,6 +233,28 @@ def across_line(what: str, r: dict, mine: str, peer: str, theirs: str) -> str:
         line += (f", {speedup_phrase(r['speedup_vs_openmpi'], 'OpenMPI')} on the same cluster "
                  f"({peer}, {theirs})")
     return line
+
+
+def ghc_sort_lines(rows: list) -> list[str]:
+    """One line for the GHC sort: its time and speed-ups."""
+    lines = []
+    for r in rows:
+        parts = [f"{r['seconds'] * 1e3:.1f} ms"]
+        parts += [speedup_phrase(r.get(k), peer) for k, peer in
+                  (("speedup_vs_mpi", "OpenMPI (MPI_Alltoallv)"),
+                   ("speedup_vs_serial", "the serial sort")) if r.get(k)]
+        lines.append(f"sort ghc (x, then y), {format_count(r['records'])} records, "
+                     f"{r['ranks']} ranks: " + ", ".join(parts))
+    return lines
+
+
+def ghc_average_lines(rows: list) -> list[str]:
+    """One line per (algorithm, size) of the average on a GHC."""
+    return [f"averaging {format_size(r['bytes'])} bytes per rank, {r['algo']}, GHC, "
+            f"{r['ranks']} ranks: {r['us']:.1f} µs"
+            + (f", {speedup_phrase(r['speedup_vs_openmpi'], 'OpenMPI')} (MPI_Allreduce, "
+               f"{r['mpi_us']:.1f} µs)" if r.get("speedup_vs_openmpi") else "")
+            for r in rows]
 
 
 def vhosts_sort_lines(rows: list) -> list[str]:
@@ -235,25 +301,29 @@ def vhosts_unavailable() -> str | None:
 # here (as conv's below).
 SECTIONS = [
     Section("distributed counting sort (OPTWEB §3.B, the OPTWEB sort report) and LSD radix "
-            "sort", [Part("sort", sort_cli.COMMAND, sort_settings, sort_measure, plot=True)]),
+            "sort", [Part("sort", sort_cli.COMMAND, sort_settings, sort_measure, plot=True),
+                     Part("sort_ghc", sort_cli.COMMAND, ghc_sort_settings, sort_measure,
+                          ghc_sort_lines)]),
     Section("sharing averaged parameters (OPTWEB §3.C)",
             [Part("average", average_cli.COMMAND, average_settings, average_measure,
-                  plot=True)]),
+                  plot=True),
+             Part("average_ghc", average_cli.COMMAND, ghc_average_settings, average_measure,
+                  ghc_average_lines)]),
     Section("distributed 3-D FFT (DataVortex §5)",
-            [Part("fft", fft_cli.COMMAND, fft_settings, measure_of(fft_cli), fft_cli.summary,
-                  plot=True)], not_built("fft", "FFTW 3")),
+            [Part("fft", fft_cli.COMMAND, compute_settings(fft_settings), measure_of(fft_cli),
+                  fft_cli.summary, plot=True)], not_built("fft", "FFTW 3")),
     Section("8-byte all-to-all and a message-driven kernel (DataVortex §4)",
             [Part("amt", amt_cli.COMMAND, amt_settings, measure_of(amt_cli), amt_cli.summary,
                   plot=True)]),
     Section("shallow water, streaming halo exchange (ACCL)",
-            [Part("shallow", shallow_cli.COMMAND, shallow_settings, measure_of(shallow_cli),
-                  shallow_cli.summary)]),
+            [Part("shallow", shallow_cli.COMMAND, compute_settings(shallow_settings),
+                  measure_of(shallow_cli), shallow_cli.summary)]),
     Section("GEMM with streamed partial results (FSHMEM §V)",
-            [Part("gemm", gemm_cli.COMMAND, gemm_settings, measure_of(gemm_cli),
-                  gemm_cli.summary)], not_built("gemm", "OpenBLAS")),
+            [Part("gemm", gemm_cli.COMMAND, compute_settings(gemm_settings),
+                  measure_of(gemm_cli), gemm_cli.summary)], not_built("gemm", "OpenBLAS")),
     Section("convolution with streamed results (FSHMEM §V)",
-            [Part("conv", conv_cli.COMMAND, conv_settings, measure_of(conv_cli),
-                  conv_cli.summary)], not_built("conv", "OpenBLAS")),
+            [Part("conv", conv_cli.COMMAND, compute_settings(conv_settings),
+                  measure_of(conv_cli), conv_cli.summary)], not_built("conv", "OpenBLAS")),
     Section(f"sort and average across {VHOSTS} virtual hosts (meshrun --vhosts), OpenMPI on "
             "the same virtual cluster",
             [Part("sort_vhosts", sort_cli.COMMAND, vhosts_sort_settings, sort_measure,
@@ -270,6 +340,7 @@ class Outcome:
     failed, and each section's seconds."""
     rows: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
+    openmpi: dict = field(default_factory=dict)  # part -> osu.TwinSettings of its twins
     skipped: dict = field(default_factory=dict)
     failed: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
@@ -292,7 +363,8 @@ def one_line(e: Exception) -> str:
 
 
 def run_part(part: Part, a, launch, out: Outcome) -> None:
-    """Measure @p part and print it: its table, or its lines with the verification."""
+    """Measure @p part and print it: its table, or its lines with the verification; a part
+    whose ranks share cores says so on its line (above its table)."""
     try:
         rows, notes = part.measure(a, launch)
     except BenchError as e:
@@ -301,12 +373,17 @@ def run_part(part: Part, a, launch, out: Outcome) -> None:
         return
     out.rows[part.key] = rows
     out.notes += [f"{part.key}: {n}" for n in notes]
+    if "openmpi" in a.baselines:
+        out.openmpi[part.key] = twin_settings(launch.twin_options())
     ok = rows_verified(rows)
+    shared = sharing(launch.ranks, apps_run.cores())
     if part.lines is None:
+        if shared:
+            print(f"# {shared}")
         part.command.print_table(rows)
     else:
         for line in part.lines(rows):
-            print(f"{line}; verified: {'yes' if ok else 'NO'}")
+            print(f"{line}; {shared + '; ' if shared else ''}verified: {'yes' if ok else 'NO'}")
     if not ok:
         out.failed[part.key] = "a result did not verify"
 
@@ -324,23 +401,27 @@ def summary(out: Outcome) -> list[str]:
                      f"{a1['seconds'] * 1e3:.1f} ms)")
         if a1.get("speedup_vs_serial"):
             line += f", {speedup_phrase(a1['speedup_vs_serial'], 'the serial counting sort')}"
-        lines.append(line)
+        shared = sharing(a1["ranks"], apps_run.cores())
+        lines.append(line + (f" ({shared})" if shared else ""))
     if srows:
         lines.append("memory passes A -> throughput: " + ", ".join(
             f"A = {r['A']}: {r['GBps']:.2f} key GB/s" for r in srows
             if r["variant"] in ("a11", "a6", "a3", "a2", "a1")))
     if out.rows.get("average"):
-        lines += average_cli.summary(out.rows["average"])
+        shared = sharing(out.rows["average"][0]["ranks"], apps_run.cores())
+        lines += [line + (f" ({shared})" if shared else "")
+                  for line in average_cli.summary(out.rows["average"])]
     return lines
 
 
 def run(args) -> int:
     """Entry point of `meshmem demo`."""
     options.check_output_dir("--plot-dir", args.plot_dir)
-    ranks = args.ranks or max(4, apps_run.cores())
-    options.at_least("--ranks", ranks, 1)
+    ranks = args.ranks or max(2, apps_run.cores())
+    options.rank_count(ranks)
     mpi, why = apps_run.openmpi_available()
-    setup = Setup(ranks=ranks, quick=args.quick, mpi=mpi, records=args.records)
+    setup = Setup(ranks=ranks, quick=args.quick, mpi=mpi, records=args.records,
+                  cores=apps_run.cores())
     out = Outcome()
     # every command's own checks, before anything runs
     plan = []
@@ -372,6 +453,8 @@ def run(args) -> int:
     print(f"every section verified: {'yes' if not out.failed else 'NO'}")
     for note in dict.fromkeys(out.notes):
         print(f"# note: {note}")
+    for line in dict.fromkeys(t.line() for t in out.openmpi.values()):
+        print(f"# {line}")
     written = []
     for _, _, parts in plan:
         for part, a, _ in parts:
@@ -382,7 +465,9 @@ def run(args) -> int:
                 written.append(f"{part.key}.png")
     info["loadavg_end"] = list(os.getloadavg())
     with open(outdir / "demo.json", "w") as f:
-        json.dump({**out.rows, "skipped": out.skipped, "failed": out.failed,
+        json.dump({**out.rows, "openmpi": {k: t.as_dict() for k, t in out.openmpi.items()},
+                   "skipped": out.skipped,
+                   "failed": out.failed,
                    "section_seconds": out.seconds, "machine": info, "ranks": ranks,
                    "seconds": time.monotonic() - t0}, f, indent=1)
     print("# seconds per section: " + ", ".join(f"{n}: {s:.0f}" for n, s in out.seconds.items()))

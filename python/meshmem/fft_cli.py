@@ -20,6 +20,7 @@ import subprocess
 import sys
 
 from meshmem import apps_run, options
+from meshmem.apps_run import counted
 from meshmem import plot as plots
 from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
                                  median)
@@ -90,7 +91,7 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
         if "openmpi" in a.baselines:
             sides["openmpi"] = lambda: launch.openmpi("fft_mpi", twin, "fft", ranks=ranks)[0]
         got = alternate(a.rounds, sides)
-        log(f"  fft: {ranks} ranks, {a.rounds} rounds done", file=sys.stderr)
+        log(f"  fft: {counted(ranks, 'rank')}, {counted(a.rounds, 'round')} done", file=sys.stderr)
         mpi = got.pop("openmpi", None)
         for v, runs in got.items():
             row = dict(runs[0])

@@ -10,6 +10,7 @@ import sys
 
 from meshmem import blas, options
 from meshmem import plot as plots
+from meshmem.apps_run import counted
 from meshmem.app_command import (AppCommand, Launch, add_prediction, alternate, measured_row,
                                  once, program_heap)
 from meshmem.app_table import print_rate_table, rate_summary
@@ -63,7 +64,7 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
                 sides[f"mpi_{v}"] = (lambda v=v: launch.openmpi("gemm_mpi", program_args(a, v),
                                                                 "gemm", ranks=ranks)[0])
         got = alternate(a.rounds, sides)
-        log(f"  gemm: {ranks} ranks, {a.rounds} rounds done", file=sys.stderr)
+        log(f"  gemm: {counted(ranks, 'rank')}, {counted(a.rounds, 'round')} done", file=sys.stderr)
         for v in a.variants:
             row = measured_row(got[v], ("variant", "n", "chunk", "ranks"), "GOPS",
                                got.get(f"mpi_{v}"), serial)

@@ -14,7 +14,7 @@ of all ranks and frees, in order, the blocks unreferenced everywhere.
 """
 import numpy as np
 
-from meshmem.core import Error, ffi, lib
+from meshmem.core import Error, ffi, forget_buffers, lib
 
 _ALIGN = 64          # a cache line: what the runtime's one-step collectives like best
 _next_id = 0         # allocation number, the same on every rank
@@ -23,9 +23,10 @@ _unreferenced = []   # allocation numbers of blocks no array refers to any more,
 
 
 class _Block:
-    """Owner of one symmetric block: the base of every array on it (NumPy's .base)."""
+    """Owner of one symmetric block: the base of every array on it (NumPy's .base).
+    `freed` is set by free(): the calls then refuse the arrays on it (core.check_live)."""
 
-    __slots__ = ("__array_interface__", "number", "__weakref__")
+    __slots__ = ("__array_interface__", "number", "freed", "__weakref__")
 
     def __init__(self, addr: int, nbytes: int, number: int):
         # bytes: the array interface cannot describe every dtype (ml_dtypes' bfloat16 is
@@ -33,6 +34,7 @@ class _Block:
         self.__array_interface__ = {"version": 3, "shape": (nbytes,), "typestr": "|u1",
                                     "data": (addr, False)}
         self.number = number
+        self.freed = False
 
     def __del__(self):
         if self.number in _live:
@@ -167,11 +169,16 @@ def _block_of(a, call: str) -> _Block:
 
 def free(a) -> None:
     """Release @p a's block now (collective, like shmem_free): @p a and every view of it must
-    not be used afterwards. Arrays are also released without this (see the module's text)."""
+    not be used afterwards, and a call given one says so (a put into it would write into the
+    block allocated next); @p a becomes read-only. Arrays are also released without this (see
+    the module's text)."""
     block = _block_of(a, "meshmem.free")
     addr = _live.pop(block.number, None)
     if addr is None:
-        raise Error("meshmem.free", "the array was already freed", lib.MESHMEM_ERR_ARG)
+        raise Error("meshmem.free", "a: the array was already freed", lib.MESHMEM_ERR_ARG)
+    block.freed = True
+    forget_buffers(addr, block.__array_interface__["shape"][0])
+    a.flags.writeable = False  # meshmem.put's fast path takes only a writable dest
     lib.meshmem_free(ffi.cast("void *", addr))
 
 

@@ -123,6 +123,18 @@ def at_least(option: str, value, low) -> None:
         raise UserError(f"{option} {value}: at least {low}")
 
 
+# meshrun's rank limit (tools/meshrun.c, MESHRUN_MAX_RANKS): a larger --ranks is refused before
+# anything is computed or started
+MAX_RANKS = 4096
+
+
+def rank_count(value) -> None:
+    """UserError unless --ranks @p value is a count meshrun starts (1..MAX_RANKS)."""
+    at_least("--ranks", value, 1)
+    if value is not None and value > MAX_RANKS:
+        raise UserError(f"--ranks {value}: more than the {MAX_RANKS} ranks meshrun starts")
+
+
 # --------------------------------------------------------------------------------------------
 # the shared options
 

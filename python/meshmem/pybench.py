@@ -131,7 +131,7 @@ def parse(text: str) -> dict:
 
 
 def run_once(side: str, python: str, ranks: int, bind: str, iters: int, timeout: float) -> dict:
-    from meshmem.osu import OPENMPI_ENV, cores
+    from meshmem.osu import LaunchOptions, twin_command
     from meshmem.run import launcher
     args = [python, "-m", "meshmem.pybench", "--rank", side, "--iters", str(iters)]
     env = dict(os.environ)
@@ -144,15 +144,7 @@ def run_once(side: str, python: str, ranks: int, bind: str, iters: int, timeout:
         mpirun = shutil.which("mpirun")
         if mpirun is None:
             raise PyBenchError("mpirun not found: OpenMPI is not installed")
-        env.update(OPENMPI_ENV)
-        oversub = ranks > cores()
-        cmd = [mpirun, "-n", str(ranks), "--bind-to",
-               f"{bind}:overload-allowed" if oversub and bind == "core" else bind]
-        if os.geteuid() == 0:
-            cmd.append("--allow-run-as-root")
-        if oversub:
-            cmd.append("--oversubscribe")
-        cmd += args
+        cmd = twin_command(mpirun, "mpi", LaunchOptions(ranks=ranks, bind=bind), args, env)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     if r.returncode != 0:
         tail = (r.stderr.strip().splitlines() or ["no output"])[-1]
@@ -193,6 +185,7 @@ def run(args) -> int:
     """`meshmem bench --python` (the options of `meshmem bench` it uses: --ranks, --rounds,
     --iters, --bind-to, --vs, --json, --timeout)."""
     from meshmem.options import UserError, at_least, check_outputs
+    from meshmem.osu import LaunchOptions, twin_settings
     ranks = args.ranks
     if ranks < 2:
         raise UserError(f"--ranks {ranks}: --python needs at least 2 (the put goes from rank 0 "
@@ -222,9 +215,14 @@ def run(args) -> int:
     print(f"meshmem bench --python: {ranks} ranks, bind {bind}, best of {args.rounds} rounds, "
           f"1-minute load {load:.2f}")
     report(rows)
+    twin = twin_settings(LaunchOptions(ranks=ranks, bind=bind)) if "mpi4py" in sides else None
+    if twin:
+        print(f"# {twin.line()}")
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "load1": load, "ranks": ranks,
-                                               "rounds": args.rounds}, indent=2) + "\n")
+                                               "rounds": args.rounds,
+                                               "openmpi": twin.as_dict() if twin else None},
+                                              indent=2) + "\n")
     return 0
 
 

@@ -79,7 +79,8 @@ def _transfer(call, strided_fn, sym, loc, rank, sym_is_dest):
 
 def put(dest: np.ndarray, src, rank: int) -> None:
     """Copy local @p src into symmetric @p dest on @p rank (meshmem_put / iput)."""
-    # the common case in C (fast.c); anything else, and errors, on the path below
+    # the common case in C (fast.c: it makes the call only when it cannot fail); anything
+    # else, and errors, on the path below
     if _fast_put(dest, src, rank):
         _put(dest, src, rank)
 

@@ -9,6 +9,7 @@ this package's meshrun. Every meshrun option takes a value (-n 4, --heap 64M, ..
 word that is neither an option nor its value, or what follows --, is the program.
 """
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -34,21 +35,37 @@ def split_command(argv: list) -> tuple:
     return argv, []
 
 
+USAGE = """\
+usage: python3 -m meshmem.run [meshrun options] [--] prog.py [args...]
+       python3 -m meshmem.run [meshrun options] [--] -m module [args...]
+       python3 -m meshmem.run [meshrun options] [--] -c "code" [args...]"""
+
+
+def print_help(exe: Path) -> None:
+    """This command's forms, then meshrun's options (from its own --help)."""
+    print(f"{USAGE}\nRuns a Python program on N ranks: `meshrun [options] PYTHON ...` with this "
+          f"interpreter\n({sys.executable}) and this package's meshrun ({exe}).\n")
+    text = subprocess.run([str(exe), "--help"], capture_output=True, text=True).stdout
+    start = text.find("\n  -n")
+    print("meshrun's options:" + (text[start:] if start >= 0 else "\n" + text), end="")
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     options, program = split_command(argv)
-    if not program and not any(a in ("-h", "--help") for a in options):
-        print("usage: python3 -m meshmem.run [meshrun options] [--] (prog.py | -m module | "
-              "-c code) [args...]", file=sys.stderr)
+    asks_help = any(a in ("-h", "--help") for a in options)
+    if not program and not asks_help:
+        print(USAGE, file=sys.stderr)
         return 2
     exe = launcher()
     if not exe.exists():
         print(f"meshmem.run: no meshrun ({exe}): install the package (pip install .) or build "
               f"(make)", file=sys.stderr)
         return 127
-    cmd = [str(exe), *options]
-    if program:
-        cmd += ["--", sys.executable, *program]
+    if asks_help:
+        print_help(exe)
+        return 0
+    cmd = [str(exe), *options, "--", sys.executable, *program]
     os.execv(str(exe), cmd)
     return 127  # not reached
 

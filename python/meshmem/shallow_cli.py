@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 from meshmem import apps_run, options
+from meshmem.apps_run import counted
 from meshmem import plot as plots
 from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
                                  median, once)
@@ -99,7 +100,8 @@ def measure(a, launch: Launch, log=print) -> tuple[list, list]:
                 sides["openmpi"] = (lambda margs=margs:
                                     launch.openmpi("shallow_mpi", margs, "shallow", ranks=ranks)[0])
             got = alternate(a.rounds, sides)
-            log(f"  shallow: {ranks} ranks, {mode}, {a.rounds} rounds done", file=sys.stderr)
+            log(f"  shallow: {counted(ranks, 'rank')}, {mode}, {counted(a.rounds, 'round')} "
+                f"done", file=sys.stderr)
             mpi = got.pop("openmpi", None)
             for v, runs in got.items():
                 row = {k: runs[0][k] for k in ("variant", "n", "grid", "steps", "ranks")}

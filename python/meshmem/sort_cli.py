@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from meshmem import apps_run, options
+from meshmem.apps_run import counted
 from meshmem import plot as plots
 from meshmem.app_command import (AppCommand, Launch, UsageError, add_prediction, alternate,
                                  median)
@@ -130,7 +131,7 @@ def measure(a, launch: Launch, variants: list[str], records: int,
         design = apps_run.sort_design(fabric, DESIGNS.get(v, "")) if fabric else None
         if fabric:
             fab = launch.on_fabric("sort", once(args), "sort", heap=heap, sort_variant=design)
-        log(f"  sort {v}: {a.rounds} rounds done", file=sys.stderr)
+        log(f"  sort {v}: {counted(a.rounds, 'round')} done", file=sys.stderr)
         row = dict(mm[0])
         row.update(runtime="meshmem", seconds=median(x["seconds"] for x in mm),
                    rounds_s=[x["seconds"] for x in mm],

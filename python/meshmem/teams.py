@@ -202,9 +202,14 @@ class Team:
     def allreduce(self, sendbuf, recvbuf, op=_SUM, algo=_AUTO) -> None:
         """recvbuf = op over every member's sendbuf (IN_PLACE: over recvbuf). Bitwise the
         same result on every member."""
-        # the common case in C (fast.c); anything else, and errors, on the path below
-        if _fast_allreduce(self._addr, sendbuf, recvbuf, op, algo):
+        # the common case in C (fast.c); anything else on the path below, which names the
+        # argument at fault; a call that was made and failed is not made again
+        st = _fast_allreduce(self._addr, sendbuf, recvbuf, op, algo)
+        if st < 0:
             self._allreduce(sendbuf, recvbuf, op, algo)
+        elif st != 0:
+            raise status_error("meshmem.allreduce", st,
+                               self._what(reduction=(recvbuf.dtype, op), algo=algo))
 
     def _allreduce(self, sendbuf, recvbuf, op, algo) -> None:
         call = "meshmem.allreduce"

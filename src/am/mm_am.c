@@ -127,23 +127,16 @@ size_t mm_am_region_bytes(int nranks)
            2 * (size_t)nranks * mm_am_nslots() * mm_am_slot_bytes();
 }
 
-/* @p owner's region as mapped here: this rank's own (whose layout every rank shares, so its
- * addresses are also the symmetric ones by which a rank on another host is posted to) or a
- * peer's of this node */
-static inline char *mm_am_base(int owner)
+/* this rank's own region (whose layout every rank shares, so its addresses are also the
+ * symmetric ones by which a peer's copy is reached: mm_tp_line, mm_tp_post) */
+static inline char *mm_am_base(void)
 {
-    return mm_seg_of(owner) + mm_g.am_offset;
+    return mm_g.seg + mm_g.am_offset;
 }
 
-/* @return true when @p rank's memory is mapped here (not on another host) */
-static inline bool mm_team_local_rank(int rank)
+static inline mm_am_reg_t *mm_am_reg(void)
 {
-    return mm_g.peer[rank].seg != NULL;
-}
-
-static inline mm_am_reg_t *mm_am_reg(int owner)
-{
-    return (mm_am_reg_t *)mm_am_base(owner);
+    return (mm_am_reg_t *)mm_am_base();
 }
 
 /* ctrl line written by @p writer in the region at @p base (mm_am_base) */
@@ -152,10 +145,10 @@ static inline mm_am_ctrl_t *mm_am_ctrl_in(char *base, int writer)
     return (mm_am_ctrl_t *)(base + mm_am.reg_bytes) + writer;
 }
 
-/* ctrl line written by @p writer in @p owner's region */
-static inline mm_am_ctrl_t *mm_am_ctrl(int owner, int writer)
+/* ctrl line written by @p writer in this rank's own region */
+static inline mm_am_ctrl_t *mm_am_ctrl(int writer)
 {
-    return mm_am_ctrl_in(mm_am_base(owner), writer);
+    return mm_am_ctrl_in(mm_am_base(), writer);
 }
 
 /* slot of message @p n from @p writer in the request (rep = 0) or reply ring of the region at
@@ -170,10 +163,10 @@ static inline char *mm_am_slot_in(char *base, int writer, int rep, uint64_t n)
            (ring * mm_am.slots + i) * mm_am.slot_bytes;
 }
 
-/* slot of message @p n from @p writer in @p owner's request (rep = 0) or reply ring */
-static inline char *mm_am_slot(int owner, int writer, int rep, uint64_t n)
+/* slot of message @p n from @p writer in this rank's own request (rep = 0) or reply ring */
+static inline char *mm_am_slot(int writer, int rep, uint64_t n)
 {
-    return mm_am_slot_in(mm_am_base(owner), writer, rep, n);
+    return mm_am_slot_in(mm_am_base(), writer, rep, n);
 }
 
 static inline _Atomic uint64_t *mm_am_seq(char *slot)
@@ -182,16 +175,11 @@ static inline _Atomic uint64_t *mm_am_seq(char *slot)
 }
 
 /* wake @p rank if it sleeps in any wait: a message can end a runtime wait (credits, replies)
- * and a user wait (the handler may write what it waits for) */
+ * and a user wait (the handler may write what it waits for); seq_cst loads after our seq_cst
+ * store, the waker's half of the Dekker pair (a network peer's transport wakes it) */
 static inline void mm_am_wake(int rank)
 {
-    if (mm_seg_hdr(rank) == NULL)
-        return; /* another host: its transport wakes it */
-    mm_waiter_t *w = &mm_seg_hdr(rank)->waiter;
-    /* seq_cst loads after our seq_cst store: the waker's half of the Dekker pair */
-    if (MM_UNLIKELY((atomic_load(&w->sleepers[MM_WAIT_USER]) |
-                     atomic_load(&w->sleepers[MM_WAIT_RUNTIME])) != 0))
-        mm_wake_slow(w);
+    mm_tp_wake_any(rank);
 }
 
 /* symmetric [addr, addr + len) as (region, offset) */
@@ -241,12 +229,12 @@ static int mm_am_drain_replies(int p)
     uint64_t r = atomic_load_explicit(&pe->rep_next, memory_order_relaxed);
     int handled = 0;
     while (r != sent) {
-        char *slot = mm_am_slot(mm_g.rank, p, 1, r);
+        char *slot = mm_am_slot(p, 1, r);
         if (atomic_load_explicit(mm_am_seq(slot), memory_order_acquire) == r + 1) {
             mm_am_dispatch(p, slot, true, r);
             handled++;
         } else {
-            uint64_t done = atomic_load_explicit(&mm_am_ctrl(mm_g.rank, p)->req_done,
+            uint64_t done = atomic_load_explicit(&mm_am_ctrl(p)->req_done,
                                                  memory_order_acquire);
             if (!mm_seq_reached(done, r + 1))
                 break; /* request r not finished yet */
@@ -267,16 +255,17 @@ static int mm_am_progress_locked(void)
         mm_am_peer_t *pe = &mm_am.peer[p];
         for (uint32_t i = 0; i < mm_am.slots; i++) {
             uint64_t n = atomic_load_explicit(&pe->req_next, memory_order_relaxed);
-            char *slot = mm_am_slot(me, p, 0, n);
+            char *slot = mm_am_slot(p, 0, n);
             if (atomic_load_explicit(mm_am_seq(slot), memory_order_acquire) != n + 1)
                 break;
             mm_am_dispatch(p, slot, false, n);
             atomic_store_explicit(&pe->req_next, n + 1, memory_order_relaxed);
-            if (MM_LIKELY(mm_team_local_rank(p))) {
-                atomic_store(&mm_am_ctrl(p, me)->req_done, n + 1); /* seq_cst: see the top */
+            mm_am_ctrl_t *credit = mm_tp_line(p, mm_am_ctrl(me));
+            if (MM_LIKELY(credit != NULL)) {
+                atomic_store(&credit->req_done, n + 1); /* seq_cst: see the top */
                 mm_am_wake(p);
             } else { /* the credit, by the network: no body, the count is the sequence word */
-                mm_tp_post(p, mm_am_ctrl(me, me), NULL, 0, n + 1, NULL, NULL, 0);
+                mm_tp_post(p, mm_am_ctrl(me), NULL, 0, n + 1, NULL, NULL, 0);
             }
             handled++;
         }
@@ -290,7 +279,7 @@ static int mm_am_progress_locked(void)
 /* anything to do? (cheap, no lock: the common case of an idle wait step) */
 static bool mm_am_pending(void)
 {
-    char *mine = mm_g.seg + mm_g.am_offset; /* this rank's region: every poll reads it */
+    char *mine = mm_am_base(); /* this rank's region: every poll reads it */
     for (int p = 0; p < mm_g.nranks; p++) {
         mm_am_peer_t *pe = &mm_am.peer[p];
         uint64_t n = atomic_load_explicit(&pe->req_next, memory_order_relaxed);
@@ -428,20 +417,20 @@ static void mm_am_post_remote(int rank, char *slot, uint64_t n, const mm_am_out_
 static void mm_am_post(int rank, char *slot, uint64_t n, const mm_am_out_t *o, bool reply)
 {
     bool inl = o->kind == MM_AM_MEDIUM || (o->kind == MM_AM_LONG && o->nbytes <= mm_am.max_medium);
-    if (MM_UNLIKELY(!mm_team_local_rank(rank))) {
+    char *to = mm_tp_line(rank, slot);
+    if (MM_UNLIKELY(to == NULL)) {
         mm_am_post_remote(rank, slot, n, o, reply, inl);
         return;
     }
-    slot = mm_seg_xlate(slot, rank);
     if (o->kind == MM_AM_LONG && !inl) {
         /* too large for the slot: written straight into the destination (the peer is mapped) */
         char *local = (o->region ? (char *)mm_g.data_base : (char *)mm_g.heap_base) + o->offset;
-        memcpy(mm_xlate(local, rank), o->buf, o->nbytes);
+        memcpy(mm_tp_ptr(local, rank), o->buf, o->nbytes);
     }
-    mm_am_fill(slot, o, reply, inl);
+    mm_am_fill(to, o, reply, inl);
     if (o->nbytes >= MM_AM_NT_THRESHOLD)
         atomic_thread_fence(memory_order_seq_cst);
-    atomic_store(mm_am_seq(slot), n + 1); /* seq_cst: see the top */
+    atomic_store(mm_am_seq(to), n + 1); /* seq_cst: see the top */
     mm_am_wake(rank);
 }
 
@@ -532,7 +521,7 @@ static void mm_am_lock_send(mm_am_peer_t *pe)
 static void mm_am_send_request(int rank, const mm_am_out_t *o)
 {
     mm_am_peer_t *pe = &mm_am.peer[rank];
-    _Atomic uint64_t *done = &mm_am_ctrl(mm_g.rank, rank)->req_done;
+    _Atomic uint64_t *done = &mm_am_ctrl(rank)->req_done;
     uint64_t S = mm_am.slots;
     mm_am_lock_send(pe);
     uint64_t n = atomic_load_explicit(&pe->req_sent, memory_order_relaxed);
@@ -542,7 +531,7 @@ static void mm_am_send_request(int rank, const mm_am_out_t *o)
         MM_AM_WAIT_UNTIL(n - (pe->done_seen = atomic_load_explicit(done, memory_order_acquire)) <
                          S);
     MM_AM_WAIT_UNTIL(n - atomic_load_explicit(&pe->rep_next, memory_order_acquire) < S);
-    mm_am_post(rank, mm_am_slot(mm_g.rank, mm_g.rank, 0, n), n, o, false);
+    mm_am_post(rank, mm_am_slot(mm_g.rank, 0, n), n, o, false);
     atomic_store_explicit(&pe->req_sent, n + 1, memory_order_release);
     atomic_flag_clear_explicit(&pe->send_lock, memory_order_release);
 }
@@ -583,7 +572,7 @@ static meshmem_status_t mm_am_reply(const char *call, meshmem_am_token_t token, 
         return st;
     token->replied = true;
     /* never waits: the request reserved slot n % S of our rep ring at the requester */
-    mm_am_post(token->src, mm_am_slot(mm_g.rank, mm_g.rank, 1, token->n), token->n, o, true);
+    mm_am_post(token->src, mm_am_slot(mm_g.rank, 1, token->n), token->n, o, true);
     return MESHMEM_OK;
 }
 
@@ -708,7 +697,7 @@ meshmem_status_t meshmem_am_register(const meshmem_am_entry_t *entries, int coun
         return MESHMEM_ERR_STATE;
     }
     int me = mm_g.rank;
-    mm_am_reg_t *mine = mm_am_reg(me);
+    mm_am_reg_t *mine = mm_am_reg();
     memcpy(mine->kinds, mm_am.kinds, MM_AM_USER_HANDLERS);
     memcpy(mine->flags, mm_am.flags, MM_AM_USER_HANDLERS);
     memcpy(mine->nargs, mm_am.nargs, MM_AM_USER_HANDLERS);
@@ -741,10 +730,7 @@ meshmem_status_t meshmem_am_register(const meshmem_am_entry_t *entries, int coun
     mm_am_reg_t remote;
     for (int p = 0; p < mm_g.nranks && ok; p++) {
         const mm_am_reg_t *r = &remote;
-        if (mm_team_local_rank(p))
-            r = mm_am_reg(p);
-        else /* another host: its proposal comes by get */
-            mm_tp_get(&remote, mine, sizeof(remote), p);
+        mm_tp_get_line(p, &remote, mine, sizeof(remote)); /* a load, or a get from another host */
         if (!r->ok) {
             if (me == 0 && p != 0)
                 mm_error("meshmem_am_register: rank %d passed an invalid entry (index %d)", p,
@@ -830,7 +816,7 @@ static void mm_am_h_get(meshmem_am_token_t t, void *buf, size_t n, const meshmem
                      t->src);
     }
     t->replied = true;
-    mm_am_post(t->src, mm_am_slot(mm_g.rank, mm_g.rank, 1, t->n), t->n, &o, true);
+    mm_am_post(t->src, mm_am_slot(mm_g.rank, 1, t->n), t->n, &o, true);
 }
 
 static void mm_am_h_get_long(meshmem_am_token_t t, void *buf, size_t n,
@@ -946,7 +932,7 @@ static void mm_am_h_get_packed(meshmem_am_token_t t, void *buf, size_t n,
                      .args = &a[MM_GETP_MODE], .buf = base, .nbytes = wire, .pkts = pk,
                      .npkts = k};
     t->replied = true;
-    mm_am_post(t->src, mm_am_slot(mm_g.rank, mm_g.rank, 1, t->n), t->n, &o, true);
+    mm_am_post(t->src, mm_am_slot(mm_g.rank, 1, t->n), t->n, &o, true);
 }
 
 /* GET data packets: args (mode, dest region or pointer, dest offset, counter) */
@@ -1190,7 +1176,7 @@ void mm_am_fini(void)
         return;
     if (mm_am.thread_on) {
         atomic_store(&mm_am.stop, true);
-        mm_wake_slow(&mm_seg_hdr(mm_g.rank)->waiter);
+        mm_wake_slow(&mm_own_hdr()->waiter);
         pthread_join(mm_am.thread, NULL);
         mm_am.thread_on = false;
     }

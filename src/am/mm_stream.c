@@ -82,8 +82,8 @@ meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem
     s->consumer = consumer;
     s->role = mm_g.rank == producer ? 0 : mm_g.rank == consumer ? 1 : -1;
     if (s->role == 0) {
-        s->remote = mm_xlate(buf, consumer);
-        s->remote_signal = mm_xlate(signal, consumer);
+        s->remote = mm_tp_ptr(buf, consumer);
+        s->remote_signal = mm_tp_ptr(signal, consumer);
         if (s->remote == NULL) {
             /* a consumer on another host: elements gather here, each batch goes by put */
             s->stage = malloc(capacity * elem_size);
@@ -136,13 +136,13 @@ static void mm_stream_publish(meshmem_stream_t *s, size_t off, uint64_t count, b
         /* a consumer asleep in a wait is woken once per MM_STREAM_WAKE_BYTES, not per batch:
          * a futex wake is a system call, which per small batch would cost more than the
          * batch (it then sees the count at the next wake, its futex timeout, or the close);
-         * mm_wake itself is one load of the consumer's sleeper count, a system call only
+         * mm_tp_wake itself is one load of the consumer's sleeper count, a system call only
          * when it sleeps */
         if (off - s->woken_off < MM_STREAM_WAKE_BYTES)
             return;
     }
     s->woken_off = off;
-    mm_wake(s->consumer);
+    mm_tp_wake(s->consumer);
 }
 
 static meshmem_status_t mm_stream_producer(const char *call, const meshmem_stream_t *s)

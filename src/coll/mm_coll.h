@@ -67,6 +67,33 @@ static inline size_t mm_coll_bytes(const mm_coll_args_t *a, size_t count)
     return len;
 }
 
+/** @return the collectives of the transport that reaches every member of @p a's team, when
+ * it has its own (mm_tp_coll.h) and the hint lets it (AUTO or ONESTEP: an algorithm named
+ * otherwise runs as the runtime has it); else NULL. On shared memory and UCX: one load and a
+ * branch not taken. */
+static inline const mm_tp_coll_ops_t *mm_coll_offload(const mm_coll_args_t *a)
+{
+    const mm_tp_coll_ops_t *off = a->t->offload;
+    if (MM_LIKELY(off == NULL))
+        return NULL;
+    return a->algo == MESHMEM_ALGO_AUTO || a->algo == MESHMEM_ALGO_ONESTEP ? off : NULL;
+}
+
+/**
+ * @brief Hand @p a's call to the transport's collective @p fn (mm_coll_offload) when there is
+ * one and it takes the call: then this returns the entry's status from the calling function.
+ * The arguments after @p fn are the entry's, after the team.
+ */
+#define MM_COLL_TRY_OFFLOAD(a, fn, ...)                                                            \
+    do {                                                                                           \
+        const mm_tp_coll_ops_t *off_ = mm_coll_offload(a);                                         \
+        if (MM_UNLIKELY(off_ != NULL) && off_->fn != NULL) {                                       \
+            meshmem_status_t off_st_ = off_->fn(&(a)->t->group, __VA_ARGS__);                      \
+            if (off_st_ != MESHMEM_ERR_UNSUPPORTED)                                                \
+                return off_st_;                                                                    \
+        }                                                                                          \
+    } while (0)
+
 /** @brief Log that @p algo is not one of @p a->call's algorithms. @return the error. */
 meshmem_status_t mm_coll_no_algo(const mm_coll_args_t *a);
 

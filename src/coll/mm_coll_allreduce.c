@@ -352,6 +352,7 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
         return st;
     size_t len = mm_coll_bytes(&a, count);
     const void *src = sendbuf == MESHMEM_IN_PLACE ? recvbuf : sendbuf;
+    MM_COLL_TRY_OFFLOAD(&a, allreduce, src, recvbuf, count, dtype, op);
     if (mm_leader_for(&a, len)) { /* across hosts, the smallest (mm_coll_leader.c) */
         mm_leader_allreduce(&a, src, recvbuf, count, dtype, op);
         return MESHMEM_OK;

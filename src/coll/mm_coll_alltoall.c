@@ -185,6 +185,7 @@ meshmem_status_t meshmem_coll_alltoall(meshmem_team_t team, const void *sendbuf,
     size_t len = mm_coll_bytes(&a, count);
     bool in_place = sendbuf == MESHMEM_IN_PLACE;
     const char *sbuf = in_place ? recvbuf : sendbuf;
+    MM_COLL_TRY_OFFLOAD(&a, alltoall, sbuf, recvbuf, len);
     if (mm_leader_for(&a, len)) { /* across hosts, the smallest (mm_coll_leader.c) */
         mm_leader_alltoall(&a, sbuf, recvbuf, len);
         return MESHMEM_OK;
@@ -281,11 +282,18 @@ meshmem_status_t meshmem_coll_alltoallv(meshmem_team_t team, const void *sendbuf
             rcap[j] = mm_coll_bytes(&a, end - rdispls[j]);
         }
     }
-    if (mm_ghc_for(&a))
-        mm_ghc_alltoallv(&a, sendbuf, soff, slen, recvbuf, roff, rcap, rlen);
-    else
-        fn(&a, sendbuf, soff, slen, recvbuf, roff, rcap, rlen, false);
-    for (int j = 0; j < n; j++) {
+    const mm_tp_coll_ops_t *off = mm_coll_offload(&a);
+    st = MM_UNLIKELY(off != NULL) && off->alltoallv != NULL
+             ? off->alltoallv(&a.t->group, sendbuf, soff, slen, recvbuf, roff, rcap, rlen)
+             : MESHMEM_ERR_UNSUPPORTED;
+    if (st == MESHMEM_ERR_UNSUPPORTED) {
+        if (mm_ghc_for(&a))
+            mm_ghc_alltoallv(&a, sendbuf, soff, slen, recvbuf, roff, rcap, rlen);
+        else
+            fn(&a, sendbuf, soff, slen, recvbuf, roff, rcap, rlen, false);
+        st = MESHMEM_OK;
+    }
+    for (int j = 0; j < n && st == MESHMEM_OK; j++) {
         if (rlen[j] % a.esize)
             mm_fatal("%s: %zu bytes from rank %d are not whole elements", a.call, rlen[j], j);
         if (recvcounts && rlen[j] != rcap[j])
@@ -295,5 +303,5 @@ meshmem_status_t meshmem_coll_alltoallv(meshmem_team_t team, const void *sendbuf
             recvcounts_out[j] = rlen[j] / a.esize;
     }
     free(v);
-    return MESHMEM_OK;
+    return st;
 }

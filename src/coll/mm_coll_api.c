@@ -113,7 +113,8 @@ meshmem_status_t meshmem_coll_barrier(meshmem_team_t team)
     return st;
 }
 
-void mm_coll_barrier(struct meshmem_team *t)
+/* the runtime's barrier on @p t's topology (node leaders, GHC or full mesh) */
+static inline void mm_coll_barrier_runtime(struct meshmem_team *t)
 {
     if (mm_leader_barrier_for(t))
         mm_leader_barrier(t);
@@ -121,4 +122,21 @@ void mm_coll_barrier(struct meshmem_team *t)
         mm_ghc_barrier(t);
     else
         mm_fullmesh_barrier(t);
+}
+
+/* the barrier of the transport that reaches every member of @p t (mm_tp_coll.h), or the
+ * runtime's when it has none or declines (out of line: the runtime's barriers stay tail calls,
+ * with no stack frame) */
+static __attribute__((noinline, cold)) void mm_coll_barrier_offload(struct meshmem_team *t)
+{
+    if (t->offload->barrier == NULL || t->offload->barrier(&t->group) == MESHMEM_ERR_UNSUPPORTED)
+        mm_coll_barrier_runtime(t);
+}
+
+void mm_coll_barrier(struct meshmem_team *t)
+{
+    if (MM_UNLIKELY(t->offload != NULL))
+        mm_coll_barrier_offload(t);
+    else
+        mm_coll_barrier_runtime(t);
 }

@@ -72,6 +72,7 @@ meshmem_status_t meshmem_coll_bcast(meshmem_team_t team, void *buf, size_t count
     if (st != MESHMEM_OK)
         return st;
     size_t len = mm_coll_bytes(&a, count);
+    MM_COLL_TRY_OFFLOAD(&a, bcast, buf, len, root);
     if (mm_leader_for(&a, len)) { /* across hosts, the smallest (mm_coll_leader.c) */
         mm_leader_bcast(&a, buf, len, root);
         return MESHMEM_OK;
@@ -107,6 +108,7 @@ meshmem_status_t meshmem_coll_scatter(meshmem_team_t team, const void *sendbuf, 
     if (st != MESHMEM_OK)
         return st;
     size_t len = mm_coll_bytes(&a, count);
+    MM_COLL_TRY_OFFLOAD(&a, scatter, sendbuf, recvbuf, len, root);
     if (mm_ghc_for(&a))
         return mm_ghc_scatter(&a, sendbuf, recvbuf, len, root);
     if (mm_line_fits(&a, len)) {

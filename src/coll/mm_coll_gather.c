@@ -40,6 +40,9 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
     struct meshmem_team *t = a.t;
     int n = t->size, me = t->my_rank;
     size_t len = mm_coll_bytes(&a, count);
+    MM_COLL_TRY_OFFLOAD(&a, gather,
+                        sendbuf == MESHMEM_IN_PLACE ? (char *)recvbuf + (size_t)me * len : sendbuf,
+                        recvbuf, len, root);
     if (mm_ghc_for(&a))
         return mm_ghc_gather(&a, sendbuf, recvbuf, len, root);
     if (mm_line_fits(&a, len)) {
@@ -191,6 +194,10 @@ meshmem_status_t meshmem_coll_allgather(meshmem_team_t team, const void *sendbuf
         return st;
     int n = a.t->size;
     size_t len = mm_coll_bytes(&a, count);
+    MM_COLL_TRY_OFFLOAD(&a, allgather,
+                        sendbuf == MESHMEM_IN_PLACE ? (char *)recvbuf + (size_t)a.t->my_rank * len
+                                                    : sendbuf,
+                        recvbuf, len);
     if (mm_leader_for(&a, len)) { /* across hosts, the smallest (mm_coll_leader.c) */
         char *rbuf = recvbuf;
         mm_leader_allgather(&a, sendbuf == MESHMEM_IN_PLACE ? rbuf + (size_t)a.t->my_rank * len

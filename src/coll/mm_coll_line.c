@@ -41,12 +41,11 @@ static inline void mm_line_post(struct meshmem_team *t, int dst, uint64_t seq, c
 {
     mm_coll_room(t, dst, seq);
     int w = mm_team_world(t, dst);
-    char *seg = mm_g.peer[w].seg; /* one load for the reach test and the line's address */
-    if (MM_UNLIKELY(seg == NULL)) {
+    mm_flag_t *f = mm_tp_line(w, mm_team_flag(t, seq, MM_FLAG_DATA, t->my_rank));
+    if (MM_UNLIKELY(f == NULL)) {
         mm_line_post_remote(t, w, seq, buf, n);
         return;
     }
-    mm_flag_t *f = mm_team_flag_at(t, seg, seq, MM_FLAG_DATA, t->my_rank);
     f->payload[0] = MM_MSG_HDR(MM_MSG_INLINED, n);
     mm_line_copy(&f->payload[1], buf, n);
     atomic_store_explicit(&f->seq, seq, memory_order_release);

@@ -24,7 +24,7 @@ static void mm_ref_write(const char *call, void *dest, size_t len, size_t off, c
 {
     if (len == 0) /* zero-size collectives may pass any pointer */
         return;
-    char *d = mm_xlate_checked(call, "dest", dest, len, world_rank);
+    char *d = mm_tp_xlate(call, "dest", dest, len, world_rank);
     if (n == 0)
         return;
     if (d)

@@ -73,7 +73,7 @@ static_assert(sizeof(size_t) == sizeof(uint64_t), "collect exchanges sizes as ui
 static void mm_symmetric_dest(const char *call, const void *dest, size_t len)
 {
     if (len)
-        mm_xlate_checked(call, "dest", dest, len, mm_g.rank);
+        mm_tp_xlate(call, "dest", dest, len, mm_g.rank);
 }
 
 /*

@@ -32,7 +32,7 @@ static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t
                                uint64_t seq, double *since)
 {
     int w = mm_team_world(t, src);
-    int st = mm_peer_state(w);
+    int st = mm_tp_peer_state(w);
     if (st != MM_RANK_FINALIZED && (st != MM_RANK_FINALIZING || mm_g.finalizing)) {
         *since = 0;
         return;
@@ -72,13 +72,14 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
     if (mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq))
         return; /* posted already: the common case of a peer that came first */
     uint32_t polls = 0;
-    const mm_net_ops_t *net = mm_net;
+    void (*const net_poll)(void) = mm_wait_net_poll;
     while (!mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq)) {
         if (++polls > mm_wait_inline_polls)
             break;
         if (polls > MM_WAIT_TIGHT_POLLS)
             mm_cpu_relax();
-        mm_tp_poll_with(net);
+        if (MM_UNLIKELY(net_poll != NULL))
+            net_poll();
     }
     if (polls <= mm_wait_inline_polls)
         return;
@@ -101,13 +102,13 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
 static void mm_coll_wait_room_remote(struct meshmem_team *t, int dst, uint64_t seq)
 {
     int w = mm_team_world(t, dst);
-    _Atomic uint64_t *sym = &mm_team_completed(t, mm_g.rank)->seq;
+    _Atomic uint64_t *sym = &mm_team_completed(t)->seq;
     uint64_t done;
     mm_wait_t wt;
     double since = 0;
     mm_wait_init_runtime(&wt);
     for (;;) {
-        mm_tp_get(&done, (const void *)sym, sizeof(done), w);
+        mm_tp_get_line(w, &done, (const void *)sym, sizeof(done));
         if (mm_seq_reached(done, seq))
             break;
         mm_wait_step(&wt);
@@ -123,18 +124,19 @@ static void mm_coll_wait_room_remote(struct meshmem_team *t, int dst, uint64_t s
 void mm_coll_wait_room(struct meshmem_team *t, int dst, uint64_t seq)
 {
     int w = mm_team_world(t, dst);
-    if (!mm_team_local(w)) {
+    mm_flag_t *done = mm_tp_line(w, mm_team_completed(t));
+    if (done == NULL) {
         mm_coll_wait_room_remote(t, dst, seq - 2);
         return;
     }
-    mm_coll_wait_seq(t, dst, &mm_team_completed(t, w)->seq, seq - 2, false);
+    mm_coll_wait_seq(t, dst, &done->seq, seq - 2, false);
 }
 
 void mm_coll_post_remote(struct meshmem_team *t, int w, int kind, uint64_t seq,
                          const uint64_t *payload, int nwords, void *extra_dest,
                          const void *extra, size_t extra_len)
 {
-    mm_flag_t *sym = mm_team_flag(t, mm_g.rank, seq, kind, t->my_rank);
+    mm_flag_t *sym = mm_team_flag(t, seq, kind, t->my_rank);
     mm_tp_post(w, sym, payload, (size_t)nwords * sizeof(uint64_t), seq, extra_dest, extra,
                extra_len);
 }
@@ -144,12 +146,11 @@ void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
 {
     mm_coll_room(t, dst, seq);
     int w = mm_team_world(t, dst);
-    char *seg = mm_g.peer[w].seg; /* one load for the reach test and the flag's address */
-    if (MM_UNLIKELY(seg == NULL)) {
+    mm_flag_t *f = mm_tp_line(w, mm_team_flag(t, seq, kind, t->my_rank));
+    if (MM_UNLIKELY(f == NULL)) {
         mm_coll_post_remote(t, w, kind, seq, payload, n, NULL, NULL, 0);
         return;
     }
-    mm_flag_t *f = mm_team_flag_at(t, seg, seq, kind, t->my_rank);
     for (int i = 0; i < n; i++)
         f->payload[i] = payload[i];
     /* release: the payload (same line) and every earlier store become visible with the seq */
@@ -167,19 +168,19 @@ void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
  */
 void mm_coll_wake(struct meshmem_team *t, int dst)
 {
-    mm_wake_runtime(mm_team_world(t, dst));
+    mm_tp_wake_runtime(mm_team_world(t, dst));
 }
 
 void mm_coll_wake_all(struct meshmem_team *t)
 {
     for (int r = 0; r < t->size; r++)
         if (r != t->my_rank)
-            mm_wake_runtime(mm_team_world(t, r));
+            mm_tp_wake_runtime(mm_team_world(t, r));
 }
 
 const mm_flag_t *mm_coll_wait(struct meshmem_team *t, int src, int kind, uint64_t seq)
 {
-    mm_flag_t *f = mm_team_flag(t, mm_g.rank, seq, kind, src);
+    mm_flag_t *f = mm_team_flag(t, seq, kind, src);
     mm_coll_wait_seq(t, src, &f->seq, seq, true);
     if (mm_seq_reached(seq, t->heard[src]))
         t->heard[src] = seq;

@@ -59,13 +59,16 @@ void *mm_desc_sym(const mm_desc_t *d, size_t len, int owner)
 void *mm_desc_resolve(const mm_desc_t *d, size_t len, int owner)
 {
     char *sym = mm_desc_sym(d, len, owner);
-    if (d->kind == MM_DESC_DATA)
-        return mm_xlate(sym, owner);
-    return mm_seg_xlate(sym, owner);
+    return d->kind == MM_DESC_DATA ? mm_tp_ptr(sym, owner) : mm_tp_line(owner, sym);
 }
+
+static void mm_msg_on_push(int src, unsigned id, const void *hdr, size_t hdr_len,
+                           const void *data, size_t len, void *rx);
+static void mm_msg_push_fini(void);
 
 int mm_msg_init(void *base, size_t bytes)
 {
+    mm_tp_am_register(MM_TP_AM_MSG, mm_msg_on_push);
     mm_stage_base = base;
     mm_stage_bytes = bytes;
     memset(mm_stage_of, 0, sizeof(mm_stage_of));
@@ -77,6 +80,7 @@ int mm_msg_init(void *base, size_t bytes)
 
 void mm_msg_fini(void)
 {
+    mm_msg_push_fini();
     mm_heap_delete(mm_stage_arena);
     mm_stage_arena = NULL;
     memset(mm_stage_of, 0, sizeof(mm_stage_of));
@@ -105,7 +109,7 @@ static void mm_msg_stage_reclaim(const struct meshmem_team *keep)
         typeof(mm_stage_of[0]) *o = &mm_stage_of[i];
         if (o->buf == NULL || o->team == keep)
             continue;
-        uint64_t done = atomic_load_explicit(&mm_team_completed(o->team, mm_g.rank)->seq,
+        uint64_t done = atomic_load_explicit(&mm_team_completed(o->team)->seq,
                                              memory_order_acquire);
         if (!mm_seq_reached(done, o->until))
             continue;
@@ -136,7 +140,7 @@ void *mm_msg_stage(struct meshmem_team *t, size_t bytes)
     }
     /* in use until the collective running now completes; staged before it began (the team
      * has completed all it began): until the next one does */
-    uint64_t done = atomic_load_explicit(&mm_team_completed(t, mm_g.rank)->seq,
+    uint64_t done = atomic_load_explicit(&mm_team_completed(t)->seq,
                                          memory_order_relaxed);
     s->until = t->seq == done ? t->seq + 1 : t->seq;
     void *buf = s->buf;
@@ -206,6 +210,41 @@ const void *mm_msg_expose(const void *buf, size_t len, void *stage, mm_desc_t *d
     return stage;
 }
 
+/*
+ * Pushed messages (MM_MSG_PUSH, mm_msg.h): one active message of the network (MM_TP_AM_MSG),
+ * its header the tag it is matched by and its length, matched here, so that a network provides
+ * only an active-message send with a handler. When the receive is posted already, the handler
+ * takes the data straight into the receiver's buffer (by rendezvous when the network chose
+ * one); otherwise it keeps the message (the network holds its data) until the receive is
+ * posted and names its buffer. A receive posted early lets the data flow while the receiver
+ * does other work (the pipelined two-level collectives, mm_coll_ghc.c). The sender pushes: no
+ * descriptor for the receiver to fetch from, no request, no acknowledgement of its own (the
+ * network completes the send when the data has left its buffer). The handler runs on whatever
+ * thread progresses the network, hence the lock.
+ */
+
+/* what a pushed message carries ahead of its data */
+typedef struct {
+    uint64_t tag;
+    uint64_t len;
+} mm_msg_push_t;
+
+/* a pushed message that arrived before its receive, or a receive waiting for its message */
+typedef struct mm_msg_match {
+    struct mm_msg_match *next;
+    int               src;     /* world rank */
+    uint64_t          tag;
+    size_t            len;
+    void             *kept;    /* arrived: the network's handle of the message */
+    _Atomic uint64_t *pending; /* waiting: counted down once the data is in its buffer */
+    void             *buf;
+} mm_msg_match_t;
+
+static struct {
+    pthread_mutex_t lock;
+    mm_msg_match_t *arrived, *waiting;
+} mm_msg_matches = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
 /* the tag of team @p t's messages in collective @p seq (a team's slot is the same on every
  * member; a member sends another at most one message per collective) */
 static uint64_t mm_msg_tag(const struct meshmem_team *t, uint64_t seq)
@@ -213,17 +252,119 @@ static uint64_t mm_msg_tag(const struct meshmem_team *t, uint64_t seq)
     return (uint64_t)t->slot << 56 | (seq & ((UINT64_C(1) << 56) - 1));
 }
 
+/* take the entry for (@p src, @p tag) off @p list (under the lock); NULL when there is none
+ * (a sender sends at most one message per tag: the lists' order does not matter) */
+static mm_msg_match_t *mm_msg_match_take(mm_msg_match_t **list, int src, uint64_t tag)
+{
+    for (mm_msg_match_t **p = list; *p; p = &(*p)->next)
+        if ((*p)->src == src && (*p)->tag == tag) {
+            mm_msg_match_t *m = *p;
+            *p = m->next;
+            return m;
+        }
+    return NULL;
+}
+
+static void mm_msg_push_sizes_differ(int src, size_t got, size_t want)
+{
+    mm_fatal("collective: rank %d sent a message of %zu bytes where %zu were announced", src,
+             got, want);
+}
+
+/* the data of a receive is in its buffer: count it down, free the entry, wake this rank */
+static void mm_msg_push_landed(void *arg)
+{
+    mm_msg_match_t *m = arg;
+    atomic_fetch_sub_explicit(m->pending, 1, memory_order_release);
+    free(m);
+    mm_wake_self();
+}
+
+/* a pushed message arrives: into its waiting receive's buffer, or kept until it is asked for */
+static void mm_msg_on_push(int src, unsigned id, const void *hdr, size_t hdr_len,
+                           const void *data, size_t len, void *rx)
+{
+    (void)id, (void)data;
+    mm_msg_push_t h;
+    if (hdr_len != sizeof(h))
+        mm_fatal("collective: a malformed message (%zu header bytes) arrived from rank %d",
+                 hdr_len, src);
+    memcpy(&h, hdr, sizeof(h));
+    if (h.len != len)
+        mm_msg_push_sizes_differ(src, len, (size_t)h.len);
+    pthread_mutex_lock(&mm_msg_matches.lock);
+    mm_msg_match_t *w = mm_msg_match_take(&mm_msg_matches.waiting, src, h.tag);
+    if (w != NULL) {
+        pthread_mutex_unlock(&mm_msg_matches.lock);
+        if (w->len != len)
+            mm_msg_push_sizes_differ(src, len, w->len);
+        mm_tp_am_recv(src, rx, w->buf, len, mm_msg_push_landed, w);
+        return;
+    }
+    mm_msg_match_t *k = calloc(1, sizeof(*k));
+    if (k == NULL)
+        mm_fatal("collective: out of memory for a message from rank %d", src);
+    *k = (mm_msg_match_t){.src = src, .tag = h.tag, .len = len, .kept = mm_tp_am_keep(src, rx),
+                          .next = mm_msg_matches.arrived};
+    mm_msg_matches.arrived = k;
+    pthread_mutex_unlock(&mm_msg_matches.lock);
+    mm_wake_self();
+}
+
 void mm_msg_post_pushed(struct meshmem_team *t, uint64_t seq, int src, void *buf, size_t n,
                         _Atomic uint64_t *pending)
 {
-    mm_net->msg_post(mm_team_world(t, src), mm_msg_tag(t, seq), buf, n, pending);
+    int w = mm_team_world(t, src);
+    uint64_t tag = mm_msg_tag(t, seq);
+    atomic_fetch_add_explicit(pending, 1, memory_order_relaxed);
+    pthread_mutex_lock(&mm_msg_matches.lock);
+    mm_msg_match_t *k = mm_msg_match_take(&mm_msg_matches.arrived, w, tag);
+    if (k != NULL) {
+        pthread_mutex_unlock(&mm_msg_matches.lock);
+        if (k->len != n)
+            mm_msg_push_sizes_differ(w, k->len, n);
+        k->pending = pending;
+        mm_tp_am_recv(w, k->kept, buf, n, mm_msg_push_landed, k);
+        return;
+    }
+    mm_msg_match_t *m = calloc(1, sizeof(*m));
+    if (m == NULL)
+        mm_fatal("collective: out of memory for a receive from rank %d", w);
+    *m = (mm_msg_match_t){.src = w, .tag = tag, .len = n, .pending = pending, .buf = buf,
+                          .next = mm_msg_matches.waiting};
+    mm_msg_matches.waiting = m;
+    pthread_mutex_unlock(&mm_msg_matches.lock);
+}
+
+/* finalize: messages nobody asked for (none in a correct program) go back to the network */
+static void mm_msg_push_fini(void)
+{
+    pthread_mutex_lock(&mm_msg_matches.lock);
+    while (mm_msg_matches.arrived) {
+        mm_msg_match_t *k = mm_msg_matches.arrived;
+        mm_msg_matches.arrived = k->next;
+        mm_tp_am_drop(k->src, k->kept);
+        free(k);
+    }
+    while (mm_msg_matches.waiting) {
+        mm_msg_match_t *w = mm_msg_matches.waiting;
+        mm_msg_matches.waiting = w->next;
+        free(w);
+    }
+    pthread_mutex_unlock(&mm_msg_matches.lock);
+}
+
+/* progress the networks until *@p pending, counted down as pushed messages are sent or land,
+ * is zero (a landing wakes this rank, so the wait may sleep) */
+static void mm_msg_net_wait(_Atomic uint64_t *pending)
+{
+    MM_WAIT_RUNTIME_UNTIL(atomic_load_explicit(pending, memory_order_acquire) == 0);
 }
 
 void mm_msg_posted_wait(_Atomic uint64_t *pending)
 {
     /* nothing posted (no peer on another host: no network transport), or all landed */
-    if (atomic_load_explicit(pending, memory_order_acquire) != 0)
-        mm_net->msg_wait(pending);
+    mm_msg_net_wait(pending);
 }
 
 /* the pushed message of @p bytes from team member @p src into @p buf, now */
@@ -247,7 +388,7 @@ void mm_msg_take_posted(const char *call, struct meshmem_team *t, uint64_t seq, 
 
 bool mm_msg_pushed_to(struct meshmem_team *t, int dst)
 {
-    return mm_config.net_push && !mm_team_local(mm_team_world(t, dst));
+    return mm_config.net_push && !mm_tp_load_store(mm_team_world(t, dst));
 }
 
 bool mm_msg_send(struct meshmem_team *t, uint64_t seq, int dst, const void *buf, size_t n,
@@ -263,17 +404,18 @@ bool mm_msg_send(struct meshmem_team *t, uint64_t seq, int dst, const void *buf,
         words = 1 + (int)((n + 7) / 8);
     } else if (n <= mm_g.eager_bytes) {
         int w = mm_team_world(t, dst);
+        char *sym = mm_team_eager(t, seq, t->my_rank), *channel = mm_tp_line(w, sym);
         line[0] = MM_MSG_HDR(MM_MSG_EAGER, n);
-        if (MM_UNLIKELY(!mm_team_local(w))) { /* the channel and the line in one message */
-            mm_coll_post_remote(t, w, MM_FLAG_DATA, seq, line, 1,
-                                mm_team_eager(t, mm_g.rank, seq, t->my_rank), buf, n);
+        if (MM_UNLIKELY(channel == NULL)) { /* the channel and the line in one message */
+            mm_coll_post_remote(t, w, MM_FLAG_DATA, seq, line, 1, sym, buf, n);
             return false;
         }
-        memcpy(mm_team_eager(t, w, seq, t->my_rank), buf, n);
+        memcpy(channel, buf, n);
         words = 1;
     } else if (mm_msg_pushed_to(t, dst)) {
         int w = mm_team_world(t, dst);
-        mm_net->msg_send(w, mm_msg_tag(t, seq), buf, n, &t->pushes);
+        mm_msg_push_t h = {mm_msg_tag(t, seq), n};
+        mm_tp_am_send(w, MM_TP_AM_MSG, &h, sizeof(h), buf, n, 0, &t->pushes);
         line[0] = MM_MSG_HDR(MM_MSG_PUSH, n);
         words = 1;
         by_desc = true; /* in use until sent: mm_msg_sent_wait */
@@ -302,13 +444,13 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
         m.data = &f->payload[1];
         break;
     case MM_MSG_EAGER:
-        m.data = mm_team_eager(t, mm_g.rank, seq, src);
+        m.data = mm_team_eager(t, seq, src);
         break;
     case MM_MSG_RNDV: {
         mm_desc_t d = {f->payload[1], f->payload[2]};
         int w = mm_team_world(t, src);
         m.by_desc = true;
-        if (MM_LIKELY(mm_team_local(w))) {
+        if (MM_LIKELY(mm_tp_load_store(w))) {
             m.data = mm_desc_resolve(&d, m.bytes, w);
             break;
         }
@@ -321,7 +463,7 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
     }
     case MM_MSG_PUSH: {
         int w = mm_team_world(t, src);
-        if (MM_UNLIKELY(mm_team_local(w)))
+        if (MM_UNLIKELY(mm_tp_load_store(w)))
             mm_fatal("collective: team rank %d of this host sent a network message header %#llx",
                      src, (unsigned long long)h);
         m.owned = mm_msg_rx_take(t, m.bytes, src, &m.owned_bytes);
@@ -349,7 +491,7 @@ size_t mm_msg_recv(const char *call, struct meshmem_team *t, uint64_t seq, int s
                    size_t cap)
 {
     int w = mm_team_world(t, src);
-    if (MM_UNLIKELY(!mm_team_local(w))) {
+    if (MM_UNLIKELY(!mm_tp_load_store(w))) {
         /* a rendezvous from another host: get straight into the destination */
         const mm_flag_t *f = mm_coll_wait(t, src, MM_FLAG_DATA, seq);
         if (MM_MSG_PROTO(f->payload[0]) == MM_MSG_PUSH) {
@@ -413,6 +555,6 @@ void mm_msg_sent_wait(struct meshmem_team *t, uint64_t seq, int dst)
 {
     if (!mm_msg_pushed_to(t, dst))
         mm_coll_wait(t, dst, MM_FLAG_DONE, seq);
-    else if (atomic_load_explicit(&t->pushes, memory_order_acquire) != 0)
-        mm_net->msg_wait(&t->pushes); /* every push of the team: they complete in any order */
+    else
+        mm_msg_net_wait(&t->pushes); /* every push of the team: they complete in any order */
 }

@@ -13,10 +13,11 @@
  *           buffer until every such DONE arrived (mm_msg_send_complete).
  * Between hosts (mm_tp.h) the same protocol runs over the network transport: an inline message
  * is one post of its line, an eager one one post of the channel's bytes and the line together,
- * and a larger one is pushed (MM_MSG_PUSH): the sender hands its buffer to the network transport
- * as one tagged message (mm_net.h msg_send) and posts the DATA line with the size; the receiver
- * takes the message straight into its destination (msg_post) and posts nothing back; the sender
- * completes when the transport has sent it (mm_msg_send_complete). With MESHMEM_NET_PUSH=0 a
+ * and a larger one is pushed (MM_MSG_PUSH): the sender hands its buffer to the network as one
+ * active message tagged with the team and the collective (mm_msg.c matches them) and posts the
+ * DATA line with the size; the receiver takes the message straight into its destination
+ * (mm_msg_post_pushed) and posts nothing back; the sender completes when the network has sent
+ * it (mm_msg_send_complete). With MESHMEM_NET_PUSH=0 a
  * larger message between hosts is a rendezvous as on a node: the receiver gets the sender's
  * buffer (straight into its destination in mm_msg_recv) before it posts DONE.
  * Posting follows the room check of mm_team.h, so channels and lines are never overwritten
@@ -56,7 +57,7 @@ typedef struct {
 /** @return true when DATA header @p h names a protocol and a size it can carry: an inline
  * message fits the line (MM_MSG_INLINE), an eager one the channel (@p eager_bytes). A
  * rendezvous size is checked with its descriptor (mm_desc_valid), a pushed one against the
- * message that arrives (the transport's msg_post). */
+ * message that arrives (mm_msg_post_pushed). */
 static inline bool mm_msg_hdr_valid(uint64_t h, size_t eager_bytes)
 {
     switch (MM_MSG_PROTO(h)) {
@@ -91,7 +92,7 @@ bool mm_desc_of(const void *buf, size_t len, mm_desc_t *desc);
  * this node); ends the job when the descriptor does not lie in the rank's memory. */
 void *mm_desc_resolve(const mm_desc_t *desc, size_t len, int owner);
 
-/** @return the symmetric address (mm_net.h) of @p desc (@p len bytes) from world rank
+/** @return the symmetric address (mm_tp.h) of @p desc (@p len bytes) from world rank
  * @p owner: where a transport finds it at the owner; checked as mm_desc_resolve. */
 void *mm_desc_sym(const mm_desc_t *desc, size_t len, int owner);
 

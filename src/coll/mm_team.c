@@ -26,7 +26,7 @@ static void mm_team_shared_init(struct meshmem_team *t)
 {
     int first = -1, second = -1, count = 0, me = -1;
     for (int r = 0; r < mm_g.nranks; r++) {
-        if (mm_g.peer[r].node != mm_g.node)
+        if (mm_g.node_of[r] != mm_g.node)
             continue;
         if (r == mm_g.rank)
             me = count;
@@ -39,7 +39,7 @@ static void mm_team_shared_init(struct meshmem_team *t)
     int stride = second < 0 ? 1 : second - first;
     bool strided = true;
     for (int i = 0, r = first; i < count; i++, r += stride)
-        strided = strided && r < mm_g.nranks && mm_g.peer[r].node == mm_g.node;
+        strided = strided && r < mm_g.nranks && mm_g.node_of[r] == mm_g.node;
     if (!strided) {
         first = mm_g.rank, stride = 1, count = 1, me = 0;
         mm_debug("SHMEM_TEAM_SHARED: this host's ranks are not a strided set: the team is this "
@@ -51,6 +51,28 @@ static void mm_team_shared_init(struct meshmem_team *t)
     t->my_rank = me;
 }
 
+/* @p t offloads its collectives when one transport reaches every member and runs them itself
+ * (mm_tp_coll.h); a member asks, with the others (team_init may be collective) */
+static void mm_team_offload_init(struct meshmem_team *t)
+{
+    t->offload = NULL;
+    const mm_tp_coll_ops_t *c =
+        t->my_rank < 0 ? NULL : mm_tp_coll_for(t->start, t->stride, t->size);
+    if (c == NULL)
+        return;
+    t->group = (mm_tp_group_t){.start = t->start, .stride = t->stride, .size = t->size,
+                               .my_rank = t->my_rank, .slot = t->slot};
+    if (c->team_init == NULL || c->team_init(&t->group) == 0)
+        t->offload = c;
+}
+
+static void mm_team_offload_fini(struct meshmem_team *t)
+{
+    if (t->offload != NULL && t->offload->team_fini != NULL)
+        t->offload->team_fini(&t->group);
+    t->offload = NULL;
+}
+
 int mm_team_init(void)
 {
     mm_slots_free = ~UINT64_C(0) & ~UINT64_C(3);
@@ -60,12 +82,16 @@ int mm_team_init(void)
     mm_team_shared_obj = mm_team_world_obj;
     mm_team_shared_obj.slot = 1;
     mm_team_shared_init(&mm_team_shared_obj);
+    mm_team_offload_init(&mm_team_world_obj);
+    mm_team_offload_init(&mm_team_shared_obj);
     return mm_topo_world_init(&mm_team_world_obj);
 }
 
 void mm_team_fini(void)
 {
     mm_topo_fini(&mm_team_world_obj);
+    mm_team_offload_fini(&mm_team_world_obj);
+    mm_team_offload_fini(&mm_team_shared_obj);
     mm_msg_rx_release(&mm_team_world_obj);
     mm_msg_rx_release(&mm_team_shared_obj);
     /* past finalize's barrier: no member uses them any more, so no collective release */
@@ -164,6 +190,7 @@ static struct meshmem_team *mm_team_new(int start, int stride, int size, int slo
     if (d % stride == 0 && d / stride >= 0 && d / stride < size)
         t->my_rank = d / stride;
     mm_topo_team_init(t);
+    mm_team_offload_init(t);
     pthread_mutex_lock(&mm_team_lock);
     mm_slots_free &= ~(UINT64_C(1) << slot);
     mm_team_live[slot] = t;
@@ -173,6 +200,7 @@ static struct meshmem_team *mm_team_new(int start, int stride, int size, int slo
 
 void mm_team_free(struct meshmem_team *t)
 {
+    mm_team_offload_fini(t);
     pthread_mutex_lock(&mm_team_lock);
     if (t->slot >= 0 && t->slot < MM_TEAM_SLOTS && mm_team_live[t->slot] == t)
         mm_team_live[t->slot] = NULL;
@@ -253,8 +281,7 @@ void meshmem_team_destroy(meshmem_team_t team)
     mm_topo_release(team);
     mm_fullmesh_barrier(team);
     /* nobody writes into our copy of the slot any more (mm_team.h): zero it and free it */
-    memset(mm_g.seg + mm_g.sync_offset + (size_t)team->slot * mm_g.slot_bytes, 0,
-           mm_g.slot_bytes);
+    memset(mm_team_slot(team), 0, mm_g.slot_bytes);
     pthread_mutex_lock(&mm_team_lock);
     mm_slots_free |= UINT64_C(1) << team->slot;
     pthread_mutex_unlock(&mm_team_lock);

@@ -27,6 +27,8 @@
 #define MM_TEAM_H
 
 #include "mm_core.h"
+#include "mm_tp.h"
+#include "mm_tp_coll.h"
 
 #include <assert.h>
 
@@ -49,6 +51,9 @@ struct meshmem_team {
     int      slot;                /* sync slot index, the same on every member */
     uint64_t seq;                 /* number of the last collective started */
     uint64_t *heard;              /* [size] last collective each member was heard from */
+    const mm_tp_coll_ops_t *offload; /* the collectives of the transport that reaches every
+                                      * member, when it has its own (mm_tp_coll.h); NULL: the
+                                      * runtime's (every call tests it: beside seq and heard) */
     int      num_contexts;        /* from the team config */
     bool     predefined;          /* world / shared: never destroyed by the user */
     int      ghc_kx, ghc_ky;      /* GHC grid, kx * ky == size; 0 x 0: full mesh (mm_topo.c) */
@@ -57,6 +62,7 @@ struct meshmem_team {
     _Atomic uint64_t pushes;      /* messages pushed to other hosts, not yet sent (mm_msg.h) */
     void    *rx_spare;            /* a buffer a message from another host came in, kept for */
     size_t   rx_spare_bytes;      /*   the next (mm_msg.c), and its size */
+    mm_tp_group_t group;          /* the team as the offloaded collectives see it */
 };
 
 /*
@@ -72,40 +78,25 @@ static inline size_t mm_team_slot_bytes(int nranks, size_t eager_bytes)
            (size_t)2 * (size_t)nranks * eager_bytes;
 }
 
-/** @return the start of team @p t's slot in the segment mapped here at @p seg (any rank's:
- * mm_g.peer[mm_g.rank].seg is this rank's own segment, mm_peers_join). */
-static inline char *mm_team_slot_at(const struct meshmem_team *t, char *seg)
+/** @return the start of team @p t's slot in this rank's own segment: also the slot's symmetric
+ * address, by which a member's copy is reached (every segment has the slot at the same place;
+ * mm_tp_line, mm_tp_post). */
+static inline char *mm_team_slot(const struct meshmem_team *t)
 {
-    return seg + mm_g.sync_offset + (size_t)t->slot * mm_g.slot_bytes;
+    return mm_g.seg + mm_g.sync_offset + (size_t)t->slot * mm_g.slot_bytes;
 }
 
-/**
- * @return the start of team @p t's slot in world rank @p owner's segment, as mapped here. For
- * @p owner == mm_g.rank this is also the slot's symmetric address (mm_net.h), by which a member
- * on another host is posted to: every segment has the slot at the same place. Callers pass a
- * remote @p owner only after checking that it is in reach of load/store.
- */
-static inline char *mm_team_slot(const struct meshmem_team *t, int owner)
+/** @return team @p t's "completed" line, this rank's own (its copy at a member: mm_tp_line). */
+static inline mm_flag_t *mm_team_completed(const struct meshmem_team *t)
 {
-    return mm_team_slot_at(t, mm_seg_of(owner));
+    return (mm_flag_t *)mm_team_slot(t) + (size_t)2 * MM_FLAG_KINDS * (size_t)mm_g.nranks;
 }
 
-/** @return true when world rank @p w is in reach of load/store (its segment is mapped here). */
-static inline bool mm_team_local(int w)
+/** @return the eager channel written by member @p src for collective @p seq, this rank's own
+ * copy (the one a member writes into at the receiver: mm_tp_line). */
+static inline char *mm_team_eager(const struct meshmem_team *t, uint64_t seq, int src)
 {
-    return mm_g.peer[w].seg != NULL;
-}
-
-/** @return the "completed" line of world rank @p owner for team @p t. */
-static inline mm_flag_t *mm_team_completed(const struct meshmem_team *t, int owner)
-{
-    return (mm_flag_t *)mm_team_slot(t, owner) + (size_t)2 * MM_FLAG_KINDS * (size_t)mm_g.nranks;
-}
-
-/** @return the eager channel written by member @p src for collective @p seq, at @p owner. */
-static inline char *mm_team_eager(const struct meshmem_team *t, int owner, uint64_t seq, int src)
-{
-    return (char *)(mm_team_completed(t, owner) + 1) +
+    return (char *)(mm_team_completed(t) + 1) +
            ((size_t)(seq & 1) * (size_t)mm_g.nranks + (size_t)src) * mm_g.eager_bytes;
 }
 
@@ -121,25 +112,18 @@ static inline bool mm_team_spans_hosts(const struct meshmem_team *t)
     if (mm_g.all_local)
         return false;
     for (int r = 0; r < t->size; r++)
-        if (!mm_team_local(mm_team_world(t, r)))
+        if (!mm_tp_load_store(mm_team_world(t, r)))
             return true;
     return false;
 }
 
 /** @return the flag line written by team member @p src for collective @p seq of kind @p kind,
- * in the team's slot of the segment mapped here at @p seg. */
-static inline mm_flag_t *mm_team_flag_at(const struct meshmem_team *t, char *seg, uint64_t seq,
-                                         int kind, int src)
+ * in this rank's own copy of the team's slot (a member's copy: mm_tp_line). */
+static inline mm_flag_t *mm_team_flag(const struct meshmem_team *t, uint64_t seq, int kind,
+                                      int src)
 {
-    return (mm_flag_t *)mm_team_slot_at(t, seg) +
+    return (mm_flag_t *)mm_team_slot(t) +
            ((size_t)((seq & 1) * MM_FLAG_KINDS + (uint64_t)kind) * (size_t)mm_g.nranks + (size_t)src);
-}
-
-/** @return mm_team_flag_at() in world rank @p owner's segment (as mapped here). */
-static inline mm_flag_t *mm_team_flag(const struct meshmem_team *t, int owner, uint64_t seq,
-                                      int kind, int src)
-{
-    return mm_team_flag_at(t, mm_seg_of(owner), seq, kind, src);
 }
 
 /** @brief Create world and shared teams (init). @return 0 or -1. */
@@ -189,7 +173,7 @@ static inline uint64_t mm_coll_begin(struct meshmem_team *t)
 /** @brief End collective @p seq on @p t: this member has read everything peers sent in it. */
 static inline void mm_coll_end(struct meshmem_team *t, uint64_t seq)
 {
-    atomic_store_explicit(&mm_team_completed(t, mm_g.rank)->seq, seq, memory_order_release);
+    atomic_store_explicit(&mm_team_completed(t)->seq, seq, memory_order_release);
 }
 
 /** @brief The room check's slow path: wait until member @p dst has completed @p seq - 2. */

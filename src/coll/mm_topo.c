@@ -51,7 +51,7 @@ static int mm_topo_set_shape(struct meshmem_team *t, const char *who, int kx, in
 /* host (node) of team member @p r */
 static int mm_topo_node(const struct meshmem_team *t, int r)
 {
-    return mm_g.peer[mm_team_world(t, r)].node;
+    return mm_g.node_of[mm_team_world(t, r)];
 }
 
 /* true when every block of @p L consecutive members (step @p in, blocks @p out apart) is on

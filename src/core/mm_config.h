@@ -14,7 +14,8 @@
 
 #include "mm_size.h" /* mm_parse_size, mm_format_size: the SIZE kind's syntax */
 
-/* kinds: SIZE (bytes, K/M/G suffixes), INT, BOOL (0/1/yes/no), TOPO (see mm_parse_topology) */
+/* kinds: SIZE (bytes, K/M/G suffixes), INT, BOOL (0/1/yes/no), TOPO (see mm_parse_topology),
+ * NETS (see mm_parse_nets) */
 #define MM_CONFIG_TABLE(X)                                                                         \
     X(HEAP_SIZE, heap_size, SIZE, "256M",                                                          \
       "Symmetric heap bytes per rank (SHMEM_SYMMETRIC_SIZE is read too and wins).")                \
@@ -56,6 +57,11 @@
     X(SHM, shm, BOOL, "1",                                                                         \
       "Ranks of one host reach each other by load/store through shared memory; 0: every peer "     \
       "through the network transport (UCX), as if each rank had a host of its own.")               \
+    X(NET, net, NETS, "ucx",                                                                       \
+      "Networks for the peers that shared memory does not reach (other hosts, or every peer "     \
+      "with MESHMEM_SHM=0), as a comma list in order of preference: each peer is reached by the " \
+      "first that can reach it (ucx: UCX; rtl: the simulated engine). A network that is not "     \
+      "built into this meshmem is an error when named here.")                                     \
     X(HOST_RANKS, host_ranks, INT, "0",                                                            \
       "For tests: when N > 0, every N consecutive ranks of a host form a host of their own "       \
       "(they share memory; the others are reached through the network transport); when N < 0, "   \
@@ -90,9 +96,17 @@ extern mm_config_t mm_config;
 
 /**
  * @brief Read every MESHMEM_* variable (and SHMEM_SYMMETRIC_SIZE) into mm_config.
- * @return 0, or -1 after logging the variable whose value cannot be parsed.
+ * @return 0, or -1 with the variable whose value cannot be parsed, and why, in @p why
+ * (@p cap bytes): the caller reports it once for the job.
  */
-int mm_config_load(void);
+int mm_config_load(char *why, size_t cap);
+
+/**
+ * @brief Warn, one line each, of the MESHMEM_* variables of the environment that meshmem does
+ * not read (a misspelt tunable is otherwise silently ignored), naming the nearest tunable.
+ * Called on one rank of a job, so that the job warns once.
+ */
+void mm_config_check_names(void);
 
 /** Topology values of MESHMEM_TOPOLOGY, as mm_parse_topology stores them. */
 #define MM_TOPO_FULLMESH 0
@@ -108,6 +122,24 @@ int mm_config_load(void);
  * @return 0 and *out, or -1 when @p text is none of these.
  */
 int mm_parse_topology(const char *text, int64_t *out);
+
+/** The networks MESHMEM_NET can name, in the order of their codes (mm_parse_nets). */
+#define MM_NET_NAMES "ucx", "rtl"
+
+/**
+ * @brief Parse a network list: names of MM_NET_NAMES separated by commas, each at most once
+ * (case-insensitive). *out holds them in order, 4 bits each from the lowest (1 + the name's
+ * index in MM_NET_NAMES; 0 ends the list): mm_config_net_at reads them.
+ * @return 0 and *out, or -1 when @p text is not such a list.
+ */
+int mm_parse_nets(const char *text, int64_t *out);
+
+/** @return the code of network @p i of list @p nets (1 + its index in MM_NET_NAMES), or 0
+ * past the last. */
+static inline int mm_config_net_at(int64_t nets, int i)
+{
+    return i < 16 ? (int)(((uint64_t)nets >> (4 * i)) & 15) : 0;
+}
 
 /** @brief Print the table (name, value, default, doc) to @p out. */
 void mm_config_print(FILE *out);

@@ -1,15 +1,16 @@
 /**
  * @file mm_core.h
- * @brief Internal state of a meshmem rank and the inline helpers of the hot paths.
+ * @brief Internal state of a meshmem rank: who it is, the layout of its memory, and the few
+ * inline helpers every layer uses.
  *
- * Memory of a job on one node (the full mesh of direct access):
- *   - rank r owns one heap segment: [mm_seg_hdr_t | team sync slots | active-message
- *     channels | symmetric heap | staging];
- *     every rank maps every peer's heap segment at some address of its own;
- *   - rank r owns one data segment: a shared copy of its executable's data+bss, remapped in
- *     place at init (so globals are symmetric), also mapped by every peer.
- * A symmetric address is translated for peer p by adding a per-peer delta: one compare and one
- * add, no table walk.
+ * A rank's memory, the same layout on every rank:
+ *   - one heap segment: [mm_seg_hdr_t | team sync slots | active-message channels | symmetric
+ *     heap | staging];
+ *   - its static data: the executable's data+bss (remapped into shared memory at init where
+ *     peers map it, so that globals are symmetric).
+ * An address inside this rank's own segment or static data is *symmetric*: it names the same
+ * place in every rank's. How a peer's copy is reached (mapped here, one add away, or through a
+ * network) is the transport's business (src/transport/mm_tp.h); core knows only its own.
  */
 #ifndef MM_CORE_H
 #define MM_CORE_H
@@ -87,20 +88,6 @@ typedef struct {
     MM_ALIGNED _Atomic int32_t state;
 } mm_seg_hdr_t;
 
-/**
- * How this rank reaches a peer. For a peer of the node (load/store) @c seg is its segment as
- * mapped here and the deltas translate a symmetric address by one add; for a peer on another
- * host @c seg is NULL and every access goes through the network transport (mm_net.h). The
- * hot paths read one entry: the deltas and @c seg share a cache line.
- */
-typedef struct {
-    intptr_t    heap_delta; /* peer heap address - own heap address */
-    intptr_t    data_delta; /* peer static data address - own */
-    char       *seg;        /* peer's heap segment as mapped here; NULL: not load/store */
-    int32_t     node;       /* index of the peer's node (ranks sharing memory) */
-    int32_t     local_rank; /* its number among the ranks of its node */
-} mm_peer_t;
-
 /** What every piece of the runtime reads; written only during init/finalize. */
 typedef struct {
     int         rank;
@@ -123,15 +110,15 @@ typedef struct {
     size_t      stage_size;
     char       *seg;            /* this rank's heap segment */
     uintptr_t   heap_base;      /* this rank's heap */
-    mm_peer_t  *peer;           /* [nranks] */
 
     /* static data */
     uintptr_t   data_base;
     size_t      data_size;
 
-    /* nodes: ranks that share memory */
+    /* nodes: ranks that share memory (found by the shared-memory transport, mm_shm_node.c) */
     int         nnodes;
     int         node;           /* this rank's node */
+    int        *node_of;        /* [nranks] every rank's node */
     int         local_rank, local_size; /* among the ranks of this node */
     bool        all_local;      /* every rank is in reach of load/store */
     int         machine_size;   /* ranks on this machine (its CPUs), virtual hosts included */
@@ -151,44 +138,10 @@ MM_INLINE_HOT void *mm_nonnull(void *p)
     return p;
 }
 
-/** @return @p rank's segment as mapped here (this rank's own included), NULL for a peer on
- * another host. The own one by mm_g.seg, which the compiler knows at a caller that passes
- * mm_g.rank (the polls of this rank's own lines). */
-static inline char *mm_seg_of(int rank)
+/** @return this rank's own segment header (its waiting word and lifecycle state). */
+static inline mm_seg_hdr_t *mm_own_hdr(void)
 {
-    return rank == mm_g.rank ? mm_g.seg : mm_g.peer[rank].seg;
-}
-
-/** @return the segment header of @p rank as mapped here, NULL for a peer on another host. */
-static inline mm_seg_hdr_t *mm_seg_hdr(int rank)
-{
-    return (mm_seg_hdr_t *)mm_g.peer[rank].seg;
-}
-
-/**
- * @brief Translate symmetric @p addr to its copy on @p rank, for load and store.
- * @return the mapped address, or NULL when @p addr is not symmetric or @p rank is not in reach
- * of load/store (another host).
- */
-static inline void *mm_xlate(const void *addr, int rank)
-{
-    uintptr_t a = (uintptr_t)addr;
-    const mm_peer_t *p = &mm_g.peer[rank];
-    if (MM_UNLIKELY(p->seg == NULL))
-        return NULL;
-    if (MM_LIKELY(a - mm_g.heap_base < mm_g.heap_size))
-        return mm_nonnull((void *)(a + p->heap_delta));
-    if (a - mm_g.data_base < mm_g.data_size)
-        return mm_nonnull((void *)(a + p->data_delta));
-    return NULL;
-}
-
-/** @return the place in @p rank's segment of @p addr, an address in this rank's own segment
- * (runtime structures: flag lines, channels, rings), or NULL for a peer on another host. */
-static inline void *mm_seg_xlate(const void *addr, int rank)
-{
-    char *seg = mm_g.peer[rank].seg;
-    return seg ? seg + ((const char *)addr - mm_g.seg) : NULL;
+    return (mm_seg_hdr_t *)mm_g.seg;
 }
 
 /** @return true when [addr, addr+len) lies inside one symmetric region. */
@@ -217,60 +170,8 @@ static inline bool mm_is_symmetric(const void *addr, size_t len)
                      mm_g.nranks - 1);                                                             \
     } while (0)
 
-/**
- * @brief Check a symmetric argument of an API call: end the job with a clear message when
- * @p rank is invalid or @p addr (of @p len bytes, named @p what) is not symmetric.
- * @return its load/store translation on @p rank, NULL for a peer on another host.
- */
-void *mm_xlate_checked(const char *call, const char *what, const void *addr, size_t len,
-                       int rank);
-
-/* wake a peer that may sleep waiting for our stores (see mm_waiter_t) */
-void mm_wake_slow(mm_waiter_t *w);
-
-/** @brief After storing into @p rank's memory (put, AMO, signal): wake it if it sleeps in a
- * wait on user memory. Cheap when it does not; nothing for a peer on another host, whose
- * transport wakes it.
- * The load is seq_cst so that after a seq_cst store or RMW (signals, AMOs) it completes the
- * Dekker pair with the waiter's registration (argument in mm_rma.h, mm_signal_post); on x86 a
- * seq_cst load is a plain mov, as a relaxed one. */
-static inline void mm_wake(int rank)
-{
-    mm_seg_hdr_t *h = mm_seg_hdr(rank);
-    if (MM_UNLIKELY(h != NULL &&
-                    atomic_load_explicit(&h->waiter.sleepers[MM_WAIT_USER],
-                                         memory_order_seq_cst) != 0))
-        mm_wake_slow(&h->waiter);
-}
-
-/** @brief mm_wake for a @p rank known to be of this node (its segment mapped here). */
-static inline void mm_wake_local(int rank)
-{
-    mm_seg_hdr_t *h = mm_seg_hdr(rank);
-    if (MM_UNLIKELY(atomic_load_explicit(&h->waiter.sleepers[MM_WAIT_USER],
-                                         memory_order_seq_cst) != 0))
-        mm_wake_slow(&h->waiter);
-}
-
-/** @brief After posting a runtime flag to @p rank: wake it if it sleeps in a runtime wait. */
-static inline void mm_wake_runtime(int rank)
-{
-    mm_seg_hdr_t *h = mm_seg_hdr(rank);
-    if (MM_UNLIKELY(h != NULL &&
-                    atomic_load_explicit(&h->waiter.sleepers[MM_WAIT_RUNTIME],
-                                         memory_order_relaxed) != 0))
-        mm_wake_slow(&h->waiter);
-}
-
-/** @brief Wake this rank's own sleepers of both classes (after a network transport wrote into
- * this rank's memory on behalf of a peer). */
-void mm_wake_self(void);
-
 /** @brief Record this rank's lifecycle state (MM_RANK_*) for its peers and its launcher. */
 void mm_set_state(int state);
-
-/** @return the lifecycle state (MM_RANK_*) of world rank @p rank, as it published it. */
-int mm_peer_state(int rank);
 
 /** Wrap-safe sequence comparison: a is at or after b (sequence numbers never reset). */
 static inline bool mm_seq_reached(uint64_t a, uint64_t b)

@@ -1,6 +1,6 @@
 /* Loading meshmem's plugins (mm_plugin.h). */
 #include "mm_plugin.h"
-#include "mm_tp.h"
+#include "mm_wait.h"
 
 #include <dlfcn.h>
 #include <libgen.h>
@@ -16,7 +16,6 @@ const mm_plugin_host_t *mm_plugin_host(void)
     mm_host = (mm_plugin_host_t){.abi = MM_PLUGIN_ABI,
                                  .g = &mm_g,
                                  .config = &mm_config,
-                                 .cards = mm_host.cards,
                                  .allgather = mm_boot ? mm_boot->allgather : NULL,
                                  .set_job = mm_boot_set_job,
                                  .log = mm_log,
@@ -66,26 +65,4 @@ void *mm_plugin_open(const char *file, const char *entry, const char *why)
     if (fn == NULL)
         mm_error("meshmem_init: %s is not a meshmem plugin (no %s)", file, entry);
     return fn;
-}
-
-int mm_net_open(const mm_boot_card_t *cards, const bool *remote)
-{
-    /* meshmem reports failures in one line of its own: UCX's handlers for SIGSEGV and its
-     * kin (installed when its library loads) would print a backtrace over it, unless the user
-     * asked for them */
-    setenv("UCX_ERROR_SIGNALS", "", 0);
-    char why[96];
-    snprintf(why, sizeof(why), "the job spans %d hosts", mm_g.nnodes);
-    mm_net_plugin_fn entry = (mm_net_plugin_fn)mm_plugin_open(MM_NET_PLUGIN_FILE,
-                                                              MM_NET_PLUGIN_ENTRY, why);
-    if (entry == NULL)
-        return -1;
-    mm_host.cards = cards;
-    const mm_net_ops_t *ops = entry(mm_plugin_host());
-    if (ops == NULL)
-        return -1;
-    mm_net = ops;
-    int rc = ops->init(cards, remote);
-    mm_host.cards = NULL;
-    return rc;
 }

@@ -1,8 +1,9 @@
 /**
  * @file mm_plugin.h
- * @brief The two parts of meshmem that are loaded only when a job needs them: the PMIx
- * bootstrap (libmeshmem_pmix.so, for ranks started by a PMIx launcher) and the UCX network
- * transport (libmeshmem_ucx.so, for jobs that span hosts).
+ * @brief The parts of meshmem that are loaded only when a job needs them: the PMIx bootstrap
+ * (libmeshmem_pmix.so, for ranks started by a PMIx launcher) and the network transports
+ * (libmeshmem_NAME.so, for peers that shared memory does not reach: UCX across hosts;
+ * their entry is in mm_tp_ops.h).
  *
  * Why plugins: linking UCX and PMIx into every meshmem program would load them into single-host
  * jobs too, where UCX installs signal handlers (a crash would print its backtrace over meshmem's
@@ -16,11 +17,10 @@
 #include "mm_boot.h"
 #include "mm_config.h"
 #include "mm_core.h"
-#include "mm_net.h"
 
-/** Bumped whenever mm_plugin_host_t, mm_net_ops_t, mm_boot_ops_t or mm_state_t change: the
+/** Bumped whenever mm_plugin_host_t, mm_tp_ops_t, mm_boot_ops_t or mm_state_t change: the
  * library and its plugins must come from one build. (mm_config_t too: plugins read it.) */
-#define MM_PLUGIN_ABI 5
+#define MM_PLUGIN_ABI 7
 
 /** What the runtime lends a plugin. */
 typedef struct {
@@ -28,19 +28,12 @@ typedef struct {
     mm_state_t         *g;         /* the rank's state: a boot plugin fills rank, nranks and
                                       local_size; the others only read it */
     const mm_config_t  *config;
-    const mm_boot_card_t *cards;   /* every rank's card (host names), while a transport inits */
     int  (*allgather)(const void *mine, void *all, size_t len); /* the bootstrap's */
     void (*set_job)(const char *job);
     void (*log)(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
     void (*fatal)(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
     void (*wake_self)(void);       /* wake this rank's sleepers after writing its memory */
 } mm_plugin_host_t;
-
-/** The network transport plugin's entry (symbol MM_NET_PLUGIN_ENTRY): its operations, or NULL
- * (logged) when the ABI differs. */
-typedef const mm_net_ops_t *(*mm_net_plugin_fn)(const mm_plugin_host_t *host);
-#define MM_NET_PLUGIN_ENTRY "meshmem_net_plugin"
-#define MM_NET_PLUGIN_FILE  "libmeshmem_ucx.so"
 
 /** The bootstrap plugin's entry (symbol MM_BOOT_PLUGIN_ENTRY), likewise. */
 typedef const mm_boot_ops_t *(*mm_boot_plugin_fn)(const mm_plugin_host_t *host);

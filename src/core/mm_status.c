@@ -1,6 +1,5 @@
 /* Status strings and the logging / fatal-error path. */
 #include "mm_core.h"
-#include "mm_tp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,14 +83,10 @@ void mm_fatal_collective(const char *fmt, ...)
     mm_fatal_va(fmt, ap);
 }
 
-void *mm_xlate_checked(const char *call, const char *what, const void *addr, size_t len,
-                       int rank)
+void mm_set_state(int state)
 {
-    MM_CHECK_INIT(call);
-    MM_CHECK_RANK(call, rank);
-    if (MM_UNLIKELY(!mm_is_symmetric(addr, len)))
-        mm_fatal("%s: %s argument (%p, %zu bytes) is not in symmetric memory (heap or "
-                 "global/static data)",
-                 call, what, addr, len);
-    return mm_xlate(addr, rank);
+    if (mm_g.seg)
+        atomic_store(&mm_own_hdr()->state, state);
+    if (mm_boot)
+        mm_boot->set_state(state);
 }

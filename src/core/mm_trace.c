@@ -4,7 +4,6 @@
  * meshmem_model_transfer.
  */
 #include "mm_trace.h"
-#include "mm_team.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -134,21 +133,21 @@ mm_trace_scope_t *mm_trace_coll(const char *op, meshmem_team_t team, uint64_t nb
     mm_trace_scope_t *s = mm_trace_begin(MM_TR_COLL, op, nbytes);
     if (s == &mm_trace_nested)
         return s;
-    if (team == MESHMEM_TEAM_INVALID || team->my_rank < 0) {
+    /* the team through the API, as a program sees it: core reads no layer above it */
+    if (meshmem_team_rank(team) < 0) {
         s->size = 0; /* not written: the call fails its own checks */
         return s;
     }
-    s->start = team->start;
-    s->stride = team->stride;
-    s->size = team->size;
+    s->size = meshmem_team_size(team);
+    s->start = meshmem_team_world_rank(team, 0);
+    s->stride = s->size > 1 ? meshmem_team_world_rank(team, 1) - s->start : 1;
     return s;
 }
 
 uint64_t mm_trace_team_bytes(meshmem_team_t team, uint64_t block)
 {
-    if (team == MESHMEM_TEAM_INVALID || team->size < 1)
-        return 0;
-    return block * (uint64_t)team->size;
+    int size = meshmem_team_size(team);
+    return size < 1 ? 0 : block * (uint64_t)size;
 }
 
 uint64_t mm_trace_sum_bytes(meshmem_team_t team, const size_t *counts, size_t esize)
@@ -156,7 +155,7 @@ uint64_t mm_trace_sum_bytes(meshmem_team_t team, const size_t *counts, size_t es
     if (counts == NULL || team == MESHMEM_TEAM_INVALID)
         return 0;
     uint64_t sum = 0;
-    for (int i = 0; i < team->size; i++)
+    for (int i = 0, n = meshmem_team_size(team); i < n; i++)
         sum += counts[i];
     return sum * esize;
 }

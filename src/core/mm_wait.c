@@ -1,7 +1,6 @@
 /* Waiting: spin, yield, then sleep on the rank's futex doorbell (see mm_wait.h). */
 #include "mm_wait.h"
 #include "mm_core.h"
-#include "mm_tp.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -12,6 +11,8 @@
 #include <unistd.h>
 
 void (*mm_progress_hook)(void);
+void (*mm_wait_net_poll)(void);
+void (*mm_wait_net_idle)(void);
 uint32_t mm_wait_inline_polls;
 
 /* inline polls at most: keeps the progress hook's first call within a few microseconds */
@@ -50,7 +51,7 @@ void mm_wait_setup(void)
      * (UCX over TCP has no hardware RMA): asleep, it serves them through the progress thread,
      * a wake-up of that thread and one of its own per message. So it yields on for a second,
      * as MPI and OSHMEM poll for good (docs/results-across.md, "Waits that stay awake"). */
-    int64_t yield_default = over ? 10000 : mm_net != NULL ? 1000000 : 20000;
+    int64_t yield_default = over ? 10000 : mm_wait_net_poll != NULL ? 1000000 : 20000;
     int64_t yield_us = mm_config.yield_us >= 0 ? mm_config.yield_us : yield_default;
     mm_spin_ns = (uint64_t)spin_us * 1000u;
     mm_yield_ns = (uint64_t)yield_us * 1000u;
@@ -68,7 +69,8 @@ static void mm_check_job_alive(void)
 
 void mm_wait_step(mm_wait_t *w)
 {
-    mm_tp_poll();
+    if (mm_wait_net_poll)
+        mm_wait_net_poll();
     if (mm_progress_hook)
         mm_progress_hook();
     uint32_t n = w->polls++;
@@ -100,7 +102,7 @@ void mm_wait_step(mm_wait_t *w)
         }
         return;
     }
-    mm_waiter_t *me = &((mm_seg_hdr_t *)mm_g.seg)->waiter;
+    mm_waiter_t *me = &mm_own_hdr()->waiter;
     if (!w->registered) {
         /* register, then let the caller re-check its condition before we sleep */
         w->doorbell = atomic_load(&me->doorbell);
@@ -115,8 +117,8 @@ void mm_wait_step(mm_wait_t *w)
                           .tv_nsec = (mm_config.sleep_us % 1000000) * 1000};
     /* peers on other hosts reach this memory only through the network's progress: hand it
      * over before each sleep (every safety-net wake-up progressed here, too) */
-    if (mm_net != NULL && mm_net->idle != NULL)
-        mm_net->idle();
+    if (mm_wait_net_idle != NULL)
+        mm_wait_net_idle();
     mm_futex(&me->doorbell, FUTEX_WAIT, w->doorbell, &ts);
     w->doorbell = atomic_load(&me->doorbell);
     mm_check_job_alive();
@@ -132,7 +134,7 @@ void mm_wait_rewind(mm_wait_t *w)
 void mm_wait_done(mm_wait_t *w)
 {
     if (w->registered) {
-        atomic_fetch_sub(&((mm_seg_hdr_t *)mm_g.seg)->waiter.sleepers[w->cls], 1);
+        atomic_fetch_sub(&mm_own_hdr()->waiter.sleepers[w->cls], 1);
         w->registered = false;
     }
 }
@@ -141,4 +143,11 @@ void mm_wake_slow(mm_waiter_t *w)
 {
     atomic_fetch_add(&w->doorbell, 1);
     mm_futex(&w->doorbell, FUTEX_WAKE, INT32_MAX, NULL);
+}
+
+void mm_wake_self(void)
+{
+    mm_waiter_t *w = &mm_own_hdr()->waiter;
+    if ((atomic_load(&w->sleepers[MM_WAIT_USER]) | atomic_load(&w->sleepers[MM_WAIT_RUNTIME])) != 0)
+        mm_wake_slow(w);
 }

@@ -30,7 +30,7 @@
 #ifndef MM_WAIT_H
 #define MM_WAIT_H
 
-#include "mm_tp.h"
+#include "mm_core.h"
 #include "mm_trace.h"
 
 #include <stdbool.h>
@@ -50,6 +50,20 @@ typedef struct {
 
 /** Hook run on every wait step (active-message progress); NULL when none. */
 extern void (*mm_progress_hook)(void);
+
+/**
+ * Progress of the networks (the transport sets it at init when some peer is reached through
+ * one, mm_tp.c; NULL when every peer is in reach of load/store): every poll of a wait calls
+ * it, since over TCP the peers' puts, gets and AMOs on this rank's memory are carried out by
+ * this rank's progress. A poll loop reads it once before the loop: a global read after each
+ * poll's acquire load cannot be hoisted by the compiler, and on one host the loop would pay a
+ * load and a branch per poll for nothing.
+ */
+extern void (*mm_wait_net_poll)(void);
+
+/** Called before a wait sleeps, when set (a network that serves its peers from a thread wakes
+ * it: this rank stops polling). */
+extern void (*mm_wait_net_idle)(void);
 
 /** Polls a wait makes inline before its first mm_wait_step (set by mm_wait_setup: at most the
  * spin budget, so oversubscribed ranks still yield as early as before). */
@@ -85,8 +99,16 @@ void mm_wait_done(mm_wait_t *w);
  * wakes sleepers (they yield on, they must not sleep). */
 void mm_wait_rewind(mm_wait_t *w);
 
-/** @brief Pick the spin and yield budgets for this machine (at init). */
+/** @brief Pick the spin and yield budgets for this machine (at init, once the transports are
+ * up: a rank with peers on other hosts yields for longer). */
 void mm_wait_setup(void);
+
+/** @brief Wake every sleeper of waiting word @p w (a peer's, or this rank's own). */
+void mm_wake_slow(mm_waiter_t *w);
+
+/** @brief Wake this rank's own sleepers of both classes, if any (after a network transport
+ * wrote into this rank's memory on behalf of a peer; lent to plugins, mm_plugin.h). */
+void mm_wake_self(void);
 
 /** @brief Pause instruction for spin loops. */
 static inline void mm_cpu_relax(void)
@@ -111,10 +133,11 @@ static inline void mm_cpu_relax(void)
         if (!(cond)) {                                                                             \
             uint32_t mm_n_ = 0;                                                                    \
             const uint32_t mm_lim_ = mm_wait_inline_polls;                                         \
-            const mm_net_ops_t *mm_net_ = mm_net;                                                  \
+            void (*const mm_poll_)(void) = mm_wait_net_poll;                                       \
             do {                                                                                   \
                 mm_cpu_relax();                                                                    \
-                mm_tp_poll_with(mm_net_);                                                          \
+                if (MM_UNLIKELY(mm_poll_ != NULL))                                                 \
+                    mm_poll_();                                                                    \
             } while (!(cond) && ++mm_n_ < mm_lim_);                                                \
             if (mm_n_ >= mm_lim_) {                                                                \
                 mm_wait_t mm_w_;                                                                   \

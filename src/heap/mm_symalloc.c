@@ -70,19 +70,14 @@ static void mm_symalloc_agree(const char *call, uint64_t kind, uint64_t size, ui
  * nowhere. When memory runs out the lowest failing rank says so, once for the job, and the call
  * returns NULL, as when the heap itself has no room. Then each rank fills its page tables for
  * the copies of its host's peers, so that first accesses are not measured as faults. With
- * MESHMEM_PREFAULT=0 pages come at first touch instead (mm_fault.c explains a failure then).
+ * MESHMEM_PREFAULT=0 pages come at first touch instead (mm_shm_fault.c explains a failure then).
  */
 static bool mm_symalloc_commit(const char *call, char *p, size_t bytes)
 {
     if (!mm_config.prefault || bytes == 0)
         return true;
-    /* the ranks of this host commit their copies at the same time */
-    size_t avail = mm_shm_available();
-    int err = 0;
-    if (avail != SIZE_MAX && bytes > avail / (size_t)mm_g.local_size)
-        err = ENOMEM;
-    else if (mm_shm_commit(p, bytes, true) != 0)
-        err = errno ? errno : ENOMEM;
+    size_t avail;
+    int err = mm_shm_commit_block(p, bytes, &avail);
     struct meshmem_team *w = MESHMEM_TEAM_WORLD;
     uint64_t mine[2] = {(uint64_t)err, (uint64_t)avail};
     uint64_t *all = malloc(sizeof(mine) * (size_t)w->size);
@@ -105,11 +100,7 @@ static bool mm_symalloc_commit(const char *call, char *p, size_t bytes)
     }
     if (failed >= 0)
         return false;
-    for (int q = 0; q < mm_g.nranks; q++) {
-        void *copy = q == mm_g.rank ? NULL : mm_xlate(p, q);
-        if (copy)
-            (void)mm_shm_commit(copy, bytes, false); /* page tables only: best effort */
-    }
+    mm_shm_map_ahead(p, bytes);
     return true;
 }
 

@@ -37,7 +37,7 @@ static void shmem_coll_symmetric(const char *call, const char *what, const void 
                                  size_t len)
 {
     if (len)
-        mm_xlate_checked(call, what, addr, len, mm_g.rank);
+        mm_tp_xlate(call, what, addr, len, mm_g.rank);
 }
 
 /* @p addr must be a readable local buffer of @p len bytes */

@@ -155,7 +155,7 @@ shmem_team_t shmem_aset_team(const char *call, int PE_start, int logPE_stride, i
     shmem_team_t team = shmem_aset_find(PE_start, stride, PE_size);
     if (team != SHMEM_TEAM_INVALID)
         return team;
-    mm_xlate_checked(call, "pSync", pSync, SHMEM_ASET_PSYNC_WORDS * sizeof(long), mm_g.rank);
+    mm_tp_xlate(call, "pSync", pSync, SHMEM_ASET_PSYNC_WORDS * sizeof(long), mm_g.rank);
     int slot = shmem_aset_agree(call, PE_start, stride, PE_size, pSync);
     team = mm_team_create(PE_start, stride, PE_size, slot);
     if (team == SHMEM_TEAM_INVALID)
@@ -177,7 +177,7 @@ static void shmem_aset_broadcast(const char *call, void *dest, const void *sourc
     size_t bytes = nelems * esize;
     void *saved = NULL;
     if (team->my_rank == PE_root && bytes && nelems < PTRDIFF_MAX / esize) {
-        mm_xlate_checked(call, "dest", dest, bytes, mm_g.rank);
+        mm_tp_xlate(call, "dest", dest, bytes, mm_g.rank);
         saved = malloc(bytes);
         if (saved == NULL)
             mm_fatal("%s: out of memory saving the root's dest (%zu bytes)", call, bytes);

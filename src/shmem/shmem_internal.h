@@ -1,16 +1,13 @@
 /**
  * @file shmem_internal.h
  * @brief Internals of the OpenSHMEM point-to-point layer (RMA, AMOs, signals, waits, locks,
- * contexts): the context object and the inline checks every entry point runs before its one
- * load, store, copy or atomic.
+ * contexts): the context object, the checks of contexts and comparisons, and the macros that
+ * define a routine and its context form from one body.
  *
- * Hot path: a checked translation is three compares (PE in range, address inside the heap,
- * the last byte too), a test that the PE is in reach of load/store, and one add, for the heap
- * and for global/static data alike (the OSU and most classic programs keep their flags in
- * static data); only zero-byte transfers and errors go out of line, to shmemi_xlate_slow,
- * which is cold. Every access then goes through the transport interface (mm_tp.h), as the
- * native API's do. Messages name the API call and the
- * argument, as "shmem_int_put: PE argument (9) is invalid".
+ * The layer is a typed shell: RMA, AMOs and signals are one call each of the native
+ * operations (src/rma/mm_rma.h: one translation, one strided copy, one AMO switch), which
+ * check the call's arguments and name the routine in their messages, as "shmem_int_put: PE
+ * argument (9) is invalid".
  */
 #ifndef SHMEM_INTERNAL_H
 #define SHMEM_INTERNAL_H
@@ -44,57 +41,12 @@ void shmemi_ctx_fini(void);
 /* the hot paths: inlined into every typed routine even where GCC counts too many callers */
 #define SHMEMI_INLINE MM_INLINE_HOT
 
-/**
- * @brief The slow path of shmemi_xlate: zero-byte transfers come back translated (any non-NULL
- * address); anything else ends the job with a message naming @p call and @p what.
- */
-void *shmemi_xlate_slow(const char *call, const char *what, const void *addr, size_t len,
-                        int pe) SHMEMI_COLD;
-
 /** @brief End the job: @p call was given SHMEM_CTX_INVALID or a bad PE for its context. */
 void shmemi_ctx_fatal(const char *call, shmem_ctx_t ctx, int pe) __attribute__((noreturn))
 SHMEMI_COLD;
 
-/** @brief End the job: @p nelems elements of @p size bytes overflow a size_t. */
-void shmemi_size_fatal(const char *call, size_t nelems, size_t size) __attribute__((noreturn))
-SHMEMI_COLD;
-
 /** @brief End the job: @p cmp is not a SHMEM_CMP_* value. */
 void shmemi_cmp_fatal(const char *call, int cmp) __attribute__((noreturn)) SHMEMI_COLD;
-
-/** @return true when [a, a + len) lies in [base, base + size) and len != 0: two compares
- * (off < size, then len - 1 < size - off, where len == 0 wraps to SIZE_MAX and fails). */
-SHMEMI_INLINE bool shmemi_within(uintptr_t a, size_t len, uintptr_t base, size_t size)
-{
-    uintptr_t off = a - base;
-    return off < size && len - 1 < size - off;
-}
-
-/**
- * @brief Translate symmetric @p addr (@p len bytes, the argument named @p what of @p call) to
- * its copy on world PE @p pe, ending the job with a clear message when it is not symmetric or
- * @p pe is invalid.
- * @return the load/store address on @p pe, or NULL when @p pe is on another host (reached
- * through the transport: mm_tp.h's _at forms take both).
- *
- * Before init and after finalize nranks is 1 and heap_size = data_size = 0 (mm_init.c), so
- * every call lands in the slow path, which reports the call.
- */
-SHMEMI_INLINE void *shmemi_xlate(const char *call, const char *what, const void *addr, size_t len,
-                                 int pe)
-{
-    uintptr_t a = (uintptr_t)addr;
-    if (MM_LIKELY((unsigned)pe < (unsigned)mm_g.nranks)) {
-        const mm_peer_t *p = &mm_g.peer[pe];
-        if (MM_LIKELY(shmemi_within(a, len, mm_g.heap_base, mm_g.heap_size)))
-            return MM_LIKELY(p->seg != NULL) ? mm_nonnull((void *)(a + (uintptr_t)p->heap_delta))
-                                             : NULL;
-        if (shmemi_within(a, len, mm_g.data_base, mm_g.data_size))
-            return MM_LIKELY(p->seg != NULL) ? mm_nonnull((void *)(a + (uintptr_t)p->data_delta))
-                                             : NULL;
-    }
-    return shmemi_xlate_slow(call, what, addr, len, pe);
-}
 
 /** @return the world PE of @p ctx's team PE @p pe; ends the job on a bad context or PE. */
 SHMEMI_INLINE int shmemi_ctx_pe(const char *call, shmem_ctx_t ctx, int pe)
@@ -102,14 +54,6 @@ SHMEMI_INLINE int shmemi_ctx_pe(const char *call, shmem_ctx_t ctx, int pe)
     if (MM_UNLIKELY(ctx == SHMEM_CTX_INVALID || (unsigned)pe >= (unsigned)ctx->size))
         shmemi_ctx_fatal(call, ctx, pe);
     return ctx->start + pe * ctx->stride;
-}
-
-/** @return @p nelems * @p size, ending the job when it overflows (a negative count). */
-SHMEMI_INLINE size_t shmemi_bytes(const char *call, size_t nelems, size_t size)
-{
-    if (MM_UNLIKELY(nelems > SIZE_MAX / size))
-        shmemi_size_fatal(call, nelems, size);
-    return nelems * size;
 }
 
 /** @brief End the job when @p cmp is not one of SHMEM_CMP_EQ .. SHMEM_CMP_GE. */

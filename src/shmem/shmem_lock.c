@@ -34,7 +34,7 @@ _Static_assert(sizeof(shmemi_lock_t) == sizeof(long), "an MCS lock fits a symmet
 /* check the lock argument of @p call; @return this PE's copy */
 static shmemi_lock_t *shmemi_lock_mine(const char *call, long *lock)
 {
-    shmemi_lock_t *l = shmemi_xlate(call, "lock", lock, sizeof(long), mm_g.rank);
+    shmemi_lock_t *l = mm_tp_xlate(call, "lock", lock, sizeof(long), mm_g.rank);
     if (MM_UNLIKELY(((uintptr_t)lock & (sizeof(long) - 1)) != 0))
         mm_fatal("%s: lock argument (%p) is not aligned to a long", call, (void *)lock);
     return l;

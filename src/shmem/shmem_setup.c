@@ -7,22 +7,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-void *shmemi_xlate_slow(const char *call, const char *what, const void *addr, size_t len, int pe)
-{
-    MM_CHECK_INIT(call);
-    MM_CHECK_RANK(call, pe);
-    if (len == 0) {
-        /* nothing is accessed: any non-NULL address will do for a zero-byte memcpy */
-        static char nothing;
-        return addr ? (void *)addr : &nothing;
-    }
-    if (len > mm_g.heap_size && len > mm_g.data_size)
-        mm_fatal("%s: %zu bytes for %s is larger than any symmetric object (a negative or "
-                 "overflowing element count?)",
-                 call, len, what);
-    return mm_xlate_checked(call, what, addr, len, pe); /* the message (or a translation) */
-}
-
 void shmemi_ctx_fatal(const char *call, shmem_ctx_t ctx, int pe)
 {
     MM_CHECK_INIT(call);
@@ -30,12 +14,6 @@ void shmemi_ctx_fatal(const char *call, shmem_ctx_t ctx, int pe)
         mm_fatal("%s: ctx argument is SHMEM_CTX_INVALID", call);
     mm_fatal("%s: PE argument (%d) is invalid: the context's team has PEs 0..%d", call, pe,
              ctx->size - 1);
-}
-
-void shmemi_size_fatal(const char *call, size_t nelems, size_t size)
-{
-    mm_fatal("%s: nelems argument (%zu) of %zu-byte elements overflows (a negative count?)", call,
-             nelems, size);
 }
 
 void shmemi_cmp_fatal(const char *call, int cmp)

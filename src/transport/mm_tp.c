@@ -1,94 +1,101 @@
-/* The transport interface's out-of-line operations (mm_tp.h): AMOs, runtime posts, states. */
+/* The transport interface's out-of-line operations (mm_tp.h): checked translation's errors,
+ * AMOs by run-time type, runtime posts, peers' states, the networks' fence and quiet. */
 #include "mm_tp.h"
+#include "mm_shm.h"
+#include "mm_tp_coll.h"
 
 #include <string.h>
 
-const mm_net_ops_t *mm_net;
+mm_tp_peer_t *mm_tp_peers;
 
-/* integer AMO on an unsigned word of the type's size (two's complement makes add agree) */
-#define MM_AMO_INT(T)                                                                              \
-    static uint64_t mm_amo_##T(meshmem_amo_op_t op, T *p, T v, T c)                                \
-    {                                                                                              \
-        T old = 0;                                                                                 \
-        switch (op) {                                                                              \
-        case MESHMEM_AMO_FETCH: old = __atomic_load_n(p, __ATOMIC_SEQ_CST); break;                 \
-        case MESHMEM_AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); break;                     \
-        case MESHMEM_AMO_SWAP: old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); break;           \
-        case MESHMEM_AMO_CSWAP:                                                                    \
-            old = c;                                                                               \
-            __atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);        \
-            break;                                                                                 \
-        case MESHMEM_AMO_ADD: old = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); break;             \
-        case MESHMEM_AMO_AND: old = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); break;             \
-        case MESHMEM_AMO_OR: old = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); break;               \
-        case MESHMEM_AMO_XOR: old = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); break;             \
-        }                                                                                          \
-        return old;                                                                                \
+void *mm_tp_xlate_slow(const char *call, const char *what, const void *addr, size_t len, int pe)
+{
+    MM_CHECK_INIT(call);
+    MM_CHECK_RANK(call, pe);
+    if (len == 0) {
+        /* nothing is accessed: any non-NULL address will do for a zero-byte memcpy */
+        static char nothing;
+        return addr ? (void *)addr : &nothing;
     }
-MM_AMO_INT(uint8_t)
-MM_AMO_INT(uint16_t)
-MM_AMO_INT(uint32_t)
-MM_AMO_INT(uint64_t)
-#undef MM_AMO_INT
+    if (len > mm_g.heap_size && len > mm_g.data_size)
+        mm_fatal("%s: %zu bytes for %s is larger than any symmetric object (a negative or "
+                 "overflowing element count?)",
+                 call, len, what);
+    if (!mm_is_symmetric(addr, len))
+        mm_fatal("%s: %s argument (%p, %zu bytes) is not in symmetric memory (heap or "
+                 "global/static data)",
+                 call, what, addr, len);
+    return mm_tp_ptr(addr, pe);
+}
+
+uint64_t mm_tp_amo_net(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t value,
+                       uint64_t cond)
+{
+    uint64_t old = 0;
+    mm_tp_peers[pe].ops->amo(pe, dest, op, size, value, cond, &old);
+    return old;
+}
 
 void mm_tp_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t value,
                uint64_t cond, uint64_t *fetched)
 {
-    void *p = mm_xlate(dest, pe);
-    if (p == NULL) {
-        mm_net->amo(pe, dest, op, size, value, cond, fetched);
-        return;
-    }
-    uint64_t old = 0;
-    switch (size) {
-    case 1: old = mm_amo_uint8_t(op, p, (uint8_t)value, (uint8_t)cond); break;
-    case 2: old = mm_amo_uint16_t(op, p, (uint16_t)value, (uint16_t)cond); break;
-    case 4: old = mm_amo_uint32_t(op, p, (uint32_t)value, (uint32_t)cond); break;
-    default: old = mm_amo_uint64_t(op, p, value, cond); break;
-    }
+    uint64_t old = mm_tp_amo_at(mm_tp_ptr(dest, pe), dest, op, size, value, cond, pe);
     if (fetched)
         *fetched = old;
-    if (op != MESHMEM_AMO_FETCH)
-        mm_wake(pe);
 }
 
 void mm_tp_post(int pe, void *line, const void *body, size_t body_len, uint64_t seq,
                 void *extra_dest, const void *extra, size_t extra_len)
 {
-    char *l = mm_seg_xlate(line, pe);
+    char *l = mm_tp_line(pe, line);
     if (l == NULL) {
-        mm_net->post(pe, line, body, body_len, seq, extra_dest, extra, extra_len);
+        mm_tp_post_net(pe, line, body, body_len, seq, extra_dest, extra, extra_len);
         return;
     }
-    if (extra_len)
-        memcpy(mm_xlate(extra_dest, pe) ? mm_xlate(extra_dest, pe) : mm_seg_xlate(extra_dest, pe),
-               extra, extra_len);
+    if (extra_len) {
+        void *to = mm_tp_ptr(extra_dest, pe); /* symmetric memory, or a runtime area */
+        memcpy(to ? to : mm_tp_line(pe, extra_dest), extra, extra_len);
+    }
     memcpy(l + 8, body, body_len);
     atomic_store_explicit((_Atomic uint64_t *)l, seq, memory_order_release);
 }
 
-void mm_wake_self(void)
+void mm_tp_get_line(int pe, void *dest, const void *line, size_t n)
 {
-    mm_waiter_t *w = &((mm_seg_hdr_t *)mm_g.seg)->waiter;
-    if ((atomic_load(&w->sleepers[MM_WAIT_USER]) | atomic_load(&w->sleepers[MM_WAIT_RUNTIME])) != 0)
-        mm_wake_slow(w);
+    const void *l = mm_tp_line(pe, line);
+    if (l)
+        memcpy(dest, l, n);
+    else
+        mm_tp_peers[pe].ops->get(pe, dest, line, n);
 }
 
-void mm_set_state(int state)
+int mm_tp_peer_state(int pe)
 {
-    if (mm_g.seg)
-        atomic_store(&((mm_seg_hdr_t *)mm_g.seg)->state, state);
-    if (mm_boot)
-        mm_boot->set_state(state);
+    _Atomic int32_t *own = &mm_own_hdr()->state, *st = mm_tp_line(pe, (const void *)own);
+    if (st)
+        return atomic_load_explicit(st, memory_order_acquire);
+    int32_t v = 0;
+    mm_tp_peers[pe].ops->get(pe, &v, (const void *)own, sizeof(v));
+    return v;
 }
 
-int mm_peer_state(int rank)
+void mm_tp_nets_fence(void)
 {
-    mm_seg_hdr_t *own = (mm_seg_hdr_t *)mm_g.seg;
-    mm_seg_hdr_t *h = mm_seg_hdr(rank);
-    if (h)
-        return atomic_load_explicit(&h->state, memory_order_acquire);
-    int32_t st = 0;
-    mm_net->get(rank, &st, (void *)&own->state, sizeof(st));
-    return st;
+    for (int i = 0; i < mm_tp_nnets; i++)
+        mm_tp_nets[i]->fence();
+}
+
+void mm_tp_nets_quiet(void)
+{
+    for (int i = 0; i < mm_tp_nnets; i++)
+        mm_tp_nets[i]->quiet();
+}
+
+const mm_tp_coll_ops_t *mm_tp_coll_for(int start, int stride, int size)
+{
+    const mm_tp_ops_t *ops = mm_tp_peers[start].ops;
+    for (int i = 1; i < size; i++)
+        if (mm_tp_peers[start + i * stride].ops != ops)
+            return NULL;
+    return ops->coll;
 }

@@ -14,10 +14,16 @@ else()
                  "(scripts/install-deps.sh installs it)")
 endif()
 
-# meshrun --tag-output across hosts rewrites mpirun's marks (tools/meshrun_retag.c): a unit test
-add_executable(meshrun_retag_test ${CMAKE_CURRENT_LIST_DIR}/meshrun_retag_test.c
-               ${PROJECT_SOURCE_DIR}/tools/meshrun_retag.c)
-target_include_directories(meshrun_retag_test PRIVATE ${PROJECT_SOURCE_DIR}/tools)
-set_target_properties(meshrun_retag_test PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-add_test(NAME meshrun_retag_test COMMAND $<TARGET_FILE:meshrun_retag_test>)
-set_tests_properties(meshrun_retag_test PROPERTIES LABELS "sanitize;unit;launcher" TIMEOUT 60)
+# unit tests of meshrun's parts across hosts (tools/NAME.c, tested by NAME_test.c), under the
+# sanitizers too: it splits mpirun's tagged output by rank (meshrun_demux), and reads mpirun's
+# and the ranks' reports, keeping back what its own line replaces (meshrun_reports)
+function(mm_meshrun_unit_test name)
+  add_executable(${name}_test ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}_test.c
+                 ${PROJECT_SOURCE_DIR}/tools/${name}.c)
+  target_include_directories(${name}_test PRIVATE ${PROJECT_SOURCE_DIR}/tools)
+  set_target_properties(${name}_test PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  add_test(NAME ${name}_test COMMAND $<TARGET_FILE:${name}_test>)
+  set_tests_properties(${name}_test PROPERTIES LABELS "sanitize;unit;launcher" TIMEOUT 60)
+endfunction()
+mm_meshrun_unit_test(meshrun_demux)
+mm_meshrun_unit_test(meshrun_reports)

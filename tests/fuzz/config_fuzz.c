@@ -55,7 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t first = (unsigned char)s[0], i = 0;
     for (char *save = NULL, *v = strtok_r(s + 1, "\n", &save); v; v = strtok_r(NULL, "\n", &save))
         setenv(names[(first + i++) % NNAMES], v, 1);
-    (void)mm_config_load();
+    char why[256];
+    if (mm_config_load(why, sizeof(why)) != 0)
+        EXPECT(strstr(why, "is not a valid") != NULL);
     for (size_t k = 0; k < NNAMES; k++)
         unsetenv(names[k]);
     free(s);

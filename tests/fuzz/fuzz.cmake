@@ -10,9 +10,9 @@
 #   buffers is a report), built with clang (scripts/install-deps.sh installs it):
 #     am         the active-message header decoder (src/am/mm_am_wire.c)
 #     coll_msg   the collective message header and rendezvous descriptor (src/coll/mm_msg.h)
-#     ucx_post   a post between hosts, as the UCX transport checks it (mm_ucx_post.h)
-#     ucx_rma    a large put or get between hosts, as the UCX transport checks it (the same)
-#     ucx_putsig a put with signal between hosts, as the UCX transport checks it (the same)
+#     tp_post    a post to a network peer, as its handler checks it (src/transport/mm_tp_wire.h)
+#     tp_signal  a put with signal to a network peer, as its handler checks it (the same)
+#     ucx_rma    a large put or get between hosts, as the UCX transport checks it (mm_ucx_post.h)
 #     config     the environment: every MESHMEM_* variable, SHMEM_SYMMETRIC_SIZE, the size and
 #                topology parsers (src/core/mm_config.c)
 #   Python (mutation from the corpus, no coverage feedback):
@@ -57,9 +57,9 @@ if(MESHMEM_CLANG)
   mm_fuzz_target(coll_msg SOURCES tests/fuzz/coll_msg_fuzz.c
                  INCLUDES src/core src/heap src/transport src/transport/shm src/rma src/coll
                           src/shmem src/am src/util)
-  mm_fuzz_target(ucx_post SOURCES tests/fuzz/ucx_post_fuzz.c INCLUDES src/transport/ucx)
+  mm_fuzz_target(tp_post SOURCES tests/fuzz/tp_post_fuzz.c INCLUDES src/transport)
   mm_fuzz_target(ucx_rma SOURCES tests/fuzz/ucx_rma_fuzz.c INCLUDES src/transport/ucx)
-  mm_fuzz_target(ucx_putsig SOURCES tests/fuzz/ucx_putsig_fuzz.c INCLUDES src/transport/ucx)
+  mm_fuzz_target(tp_signal SOURCES tests/fuzz/tp_signal_fuzz.c INCLUDES src/transport)
   mm_fuzz_target(config SOURCES tests/fuzz/config_fuzz.c src/core/mm_config.c
                  INCLUDES src/core src/util DICT config.dict)
 else()

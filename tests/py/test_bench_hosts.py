@@ -62,8 +62,49 @@ def test_openmpi_side_on_real_hosts(in_build):
     cmd, _ = osu.command(osu.RUNTIMES["mpi"], Path("/x/prog"),
                          osu.LaunchOptions(ranks=2, hosts="a:1,b:1", bind="core"), [])
     assert cmd[0].endswith("mpirun") and "meshrun-vhosts" not in " ".join(cmd)
-    assert cmd[1:3] == ["--map-by", "slot"] and cmd[cmd.index("--bind-to") + 1] == "core"
+    assert cmd[cmd.index("--map-by") + 1] == "slot" and cmd[cmd.index("--bind-to") + 1] == "core"
     assert cmd[cmd.index("--host") + 1] == "a:1,b:1"
+    # other machines' cores are theirs: OpenMPI decides from its slots, and the JSON says so
+    assert "mpi_yield_when_idle" not in " ".join(cmd)
+    s = osu.twin_settings(osu.LaunchOptions(ranks=2, hosts="a:1,b:1"))
+    assert s.shares_cores is None and "from its slots" in s.line()
+    cmd, _ = osu.command(osu.RUNTIMES["mpi"], Path("/x/prog"),
+                         osu.LaunchOptions(ranks=2, hostfile="/h", bind="core"), [])
+    assert cmd[cmd.index("--hostfile") + 1] == "/h" and "--rankfile" not in cmd
+
+
+def mca_of(cmd: list) -> dict:
+    """The -mca NAME VALUE pairs of a command line."""
+    return {cmd[i + 1]: cmd[i + 2] for i, a in enumerate(cmd) if a == "-mca"}
+
+
+@pytest.mark.parametrize("opts, shares", [
+    (dict(ranks=4), True), (dict(ranks=4, bind="none"), True), (dict(ranks=2), False),
+    (dict(ranks=4, vhosts=2), True), (dict(ranks=2, vhosts=2), False),
+], ids=["one-host-4", "one-host-4-unbound", "one-host-2", "vhosts-2x2", "vhosts-2x1"])
+def test_twin_yields_exactly_when_its_ranks_share_cores(in_build, monkeypatch, opts, shares):
+    """Issue 34: OpenMPI's documented setting for oversubscribed nodes, on one host and on
+    virtual hosts (where mpirun's slots say each host has room), and not otherwise; its ranks
+    bound as meshrun binds; the settings the command line carries are those recorded."""
+    monkeypatch.setattr(osu, "cores", lambda: 2)
+    o = osu.LaunchOptions(**{"bind": "core", **opts})
+    for rt in ("mpi", "oshmem"):
+        cmd, env = osu.command(osu.RUNTIMES[rt], Path("/x/prog"), o, [])
+        assert (mca_of(cmd).get("mpi_yield_when_idle") == "1") == shares, cmd
+        settings = osu.twin_settings(o, rt)
+        assert settings.shares_cores == shares
+        assert mca_of(cmd) == settings.mca and settings.as_dict()["mca"] == settings.mca
+        assert ("mpi_yield_when_idle" in settings.line()) == shares
+        assert env["OMPI_MCA_opal_common_ucx_opal_mem_hooks"] == "0"
+        if o.bind == "core":
+            lines = Path(cmd[cmd.index("--rankfile") + 1]).read_text().splitlines()
+            cpus = sorted(os.sched_getaffinity(0))
+            assert [x.split("slot=")[1] for x in lines] == [str(cpus[r % len(cpus)])
+                                                             for r in range(o.ranks)]
+            assert "--bind-to" not in cmd and "--oversubscribe" not in cmd
+        else:
+            assert cmd[cmd.index("--bind-to") + 1] == "none"
+            assert ("--oversubscribe" in cmd) == (shares and not o.vhosts)
 
 
 def test_floor_commands():
@@ -138,3 +179,33 @@ def test_baselines_on_a_virtual_cluster(in_build, tmp_path, capsys):
     assert rows["put"]["baseline_vs_ucx_floor"] > 0
     assert doc["settings"]["vhosts"] == 2
     assert "# UCX floor (ucx_perftest between two hosts" in text
+
+
+def test_mpi4py_twin_is_built_by_the_same_function(in_build, monkeypatch):
+    """`meshmem bench --python`'s mpi4py side is an OpenMPI twin like the others."""
+    import shutil
+    from meshmem import pybench
+    if not shutil.which("mpirun"):
+        pytest.skip("OpenMPI is not installed")
+    monkeypatch.setattr(osu, "cores", lambda: 2)
+    seen = []
+    monkeypatch.setattr(pybench.subprocess, "run", lambda cmd, **kw: seen.append(cmd) or
+                        subprocess.CompletedProcess(cmd, 0, "", ""))
+    for ranks in (4, 2):
+        pybench.run_once("mpi4py", "python3", ranks, "core", 10, 5)
+        assert seen[-1] == osu.twin_command(shutil.which("mpirun"), "mpi",
+                                            osu.LaunchOptions(ranks=ranks, bind="core"),
+                                            seen[-1][seen[-1].index("python3"):], {})
+        assert (mca_of(seen[-1]).get("mpi_yield_when_idle") == "1") == (ranks > 2)
+
+
+def test_collective_twins_take_the_component_measured_best_across_hosts(in_build):
+    """coll/han where it beat tuned across hosts (barrier, bcast, reduce), tuned elsewhere and
+    on one host."""
+    for op, where, han in (("barrier", dict(vhosts=2), True), ("bcast", dict(vhosts=2), True),
+                           ("allreduce", dict(vhosts=2), False), ("barrier", {}, False),
+                           (None, dict(vhosts=2), False)):
+        o = osu.LaunchOptions(ranks=4, collective=op, **where)
+        cmd, _ = osu.command(osu.RUNTIMES["mpi_coll"], Path("/x/prog"), o, [])
+        assert (mca_of(cmd).get("coll_han_priority") == "100") == han, (op, where)
+        assert ("coll/han" in osu.twin_settings(o, "mpi_coll").line()) == han

@@ -4,6 +4,7 @@ rank_progs/api_check.py exercises every part of the API at each rank count; the 
 check that a Python rank that fails ends the job as a failing C rank does: the job's status,
 within seconds, nothing left in /dev/shm.
 """
+import re
 import subprocess
 from pathlib import Path
 
@@ -22,6 +23,14 @@ def job(installed, launch, n, prog, *args, guard=120.0, via_run=False):
         cmd = [str(installed / "meshrun"), "-n", str(n), "--heap", "32M", python,
                str(PROGS / prog), *args]
     return launch.run(cmd, guard=guard, direct=True)
+
+
+def run_code(installed, launch, tmp_path, n, code: str):
+    """@p code as a program, on @p n ranks with the installed meshrun and python."""
+    prog = tmp_path / "prog.py"
+    prog.write_text(code)
+    return launch.run([str(installed / "meshrun"), "-n", str(n), "--heap", "32M",
+                       str(installed / "python"), str(prog)], guard=60, direct=True)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8])
@@ -43,11 +52,76 @@ def test_meshmem_run_usage(installed):
     assert r.returncode == 2 and "usage: python3 -m meshmem.run" in r.stderr
 
 
+def test_meshmem_run_help_shows_its_own_forms(installed):
+    """--help: the .py, -m and -c forms first (it printed meshrun's help alone), then meshrun's
+    options."""
+    r = subprocess.run([str(installed / "python"), "-m", "meshmem.run", "--help"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(
+        "usage: python3 -m meshmem.run [meshrun options] [--] prog.py [args...]\n"
+        "       python3 -m meshmem.run [meshrun options] [--] -m module [args...]\n"
+        "       python3 -m meshmem.run [meshrun options] [--] -c \"code\" [args...]\n"), r.stdout
+    assert "\nmeshrun's options:\n  -n, --np, --ranks N  number of ranks to start\n" in r.stdout
+
+
+def test_meshmem_run_across_virtual_hosts_from_the_package(installed, launch):
+    """The installed package carries meshrun-vhosts beside its meshrun: `python3 -m meshmem.run
+    --vhosts 2` runs (it said "meshrun-vhosts is missing next to meshrun")."""
+    runtime = Path(subprocess.run([str(installed / "python"), "-c",
+                                   "import meshmem.tools as t; print(t.RUNTIME)"],
+                                  capture_output=True, text=True, timeout=30).stdout.strip())
+    script = runtime / "bin" / "meshrun-vhosts"
+    assert script.exists(), f"{script} is not installed"
+    why = subprocess.run([str(script), "check"], capture_output=True, text=True)
+    if why.returncode:
+        pytest.skip(f"no virtual cluster here: {why.stdout.strip()}")
+    r = launch.run([str(installed / "python"), "-m", "meshmem.run", "--vhosts", "2", "--heap",
+                    "32M", str(PROGS / "fail.py"), "clean"], guard=90, direct=True)
+    assert r.rc == 0, r.err
+    assert sorted(r.out.split("\n")) == ["", "fail.py: rank 0 started", "fail.py: rank 1 started"]
+
+
+def test_freed_array_is_refused(installed, launch, tmp_path):
+    """A put into an array meshmem.free released: an error naming the call and the array (it
+    wrote into the array allocated next: b was [7, 7, 7, 7])."""
+    r = run_code(installed, launch, tmp_path, 2, "import numpy as np, meshmem\n"
+                 "a = meshmem.zeros(4, np.int64)\n"
+                 "meshmem.free(a)\n"
+                 "b = meshmem.zeros(4, np.int64)\n"
+                 "try:\n"
+                 "    meshmem.put(a, np.full(4, 7, np.int64), 1 - meshmem.rank())\n"
+                 "except meshmem.Error as e:\n"
+                 "    print(e)\n"
+                 "meshmem.barrier()\n"
+                 "print('b', b.tolist())\n")
+    assert r.rc == 0, r.err
+    assert r.out.count("meshmem.put: dest: the symmetric array (int64, shape (4,)) was released "
+                       "by meshmem.free and may not be used any more\n") == 2, r.out
+    assert r.out.count("b [0, 0, 0, 0]\n") == 2, r.out
+
+
+def test_whole_lines_of_print(installed, launch, tmp_path):
+    """4 ranks printing 200 lines each with print(): every line whole (they were cut inside,
+    "rank 3 line 5rank 2 line 0")."""
+    r = run_code(installed, launch, tmp_path, 4, "import meshmem\n"
+                 "r = meshmem.rank()\n"
+                 "for i in range(200):\n"
+                 "    print(f'rank {r} line {i}')\n")
+    assert r.rc == 0, r.err
+    assert sorted(r.out.splitlines()) == sorted(f"rank {k} line {i}" for k in range(4)
+                                                for i in range(200)), r.out
+
+
 @pytest.mark.parametrize("n", [2, 3])
 def test_uncaught_exception_ends_the_job(installed, launch, n):
     r = job(installed, launch, n, "fail.py", "raise", str(n - 1), guard=30)
     assert r.rc == 1
     assert f"RuntimeError: rank {n - 1} fails" in r.err
+    # in the Python API's terms: the program never called shmem_init
+    assert re.search(rf"^meshrun: rank {n - 1} \(pid \d+\) exited with status 1 \(after "
+                     r"meshmem.init, without meshmem.finalize\): stopping the job$", r.err,
+                     re.M), r.err
     assert "passed the barrier" not in r.out
     assert r.wall < 20
 
@@ -104,3 +178,18 @@ def test_cli_of_installed_package(installed):
     r = subprocess.run([str(installed / "meshmem"), "model", "validate"], capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_readme_says_which_python(installed, launch, tmp_path):
+    """The README's command for a Python program runs: it names the python that has the
+    package (it said `meshrun -n 4 python3 prog.py`: ModuleNotFoundError with the system's)."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    m = re.search(r"^    make python && (build/venv/bin/meshrun -n 4 build/venv/bin/python "
+                  r"prog\.py)$", text, re.M)
+    assert m, "README.md does not show which python runs an `import meshmem` program"
+    prog = tmp_path / "prog.py"
+    prog.write_text("import meshmem\nprint('rank', meshmem.rank(), 'of', meshmem.size())\n")
+    cmd = m.group(1).replace("build/venv/bin/", f"{installed}/").replace("prog.py", str(prog))
+    r = launch.run(cmd.split(), guard=60, direct=True)
+    assert r.rc == 0, r.err
+    assert sorted(r.out.splitlines()) == [f"rank {k} of 4" for k in range(4)], r.out

@@ -221,3 +221,87 @@ def test_readme_configuration_table_matches_info_config(build_dir):
     assert res.returncode == 0, res.stderr
     printed = {line.split()[0]: line.split()[2] for line in res.stdout.splitlines()[1:]}
     assert documented == printed
+
+
+# ---- the tool alone, unknown options, counts, what was built --------------------------------
+
+
+def test_no_command_says_why(build_dir):
+    """`meshmem` alone: the help, then why it exits 2 (it exited 2 saying nothing)."""
+    res = meshmem(build_dir)
+    assert res.returncode == 2 and res.stdout == "", res
+    assert res.stderr.startswith("usage: meshmem"), res.stderr
+    assert res.stderr.endswith("\nmeshmem: no command given: name one of the commands above "
+                               "(meshmem COMMAND --help shows its options)\n"), res.stderr
+
+
+@pytest.mark.parametrize("args,says", [
+    (("bench", "put", "--frob"), "meshmem bench: unrecognized arguments: --frob (see meshmem "
+                                 "bench --help)"),
+    (("model", "validate", "--frob", "1"), "meshmem model validate: unrecognized arguments: "
+                                           "--frob 1 (see meshmem model validate --help)"),
+    (("--frob", "info"), "meshmem: unrecognized arguments: --frob (see meshmem --help)"),
+])
+def test_unknown_option_names_its_command(build_dir, args, says):
+    """An option a command does not know is named with the command (it said `meshmem:`)."""
+    res = meshmem(build_dir, *args)
+    assert res.returncode == 2 and res.stderr == says + "\n", res.stderr
+
+
+def test_one_round_is_singular(built):
+    res = meshmem(built, "sort", "--ranks", "2", "--records", "1000", "--rounds", "1", "--vs",
+                  "none")
+    assert res.returncode == 0, res.stderr
+    assert "  sort a1: 1 round done\n" in res.stderr, res.stderr  # "1 rounds done"
+
+
+PARTS = ["UCX", "PMIx", "OpenMPI twins", "FFTW 3", "OpenBLAS"]
+
+
+def info_parts(res) -> dict:
+    """name -> (state, what) of `meshmem info`'s optional parts."""
+    head = "optional parts (built when their libraries are found; scripts/install-deps.sh " \
+           "installs them, then make):\n"
+    assert res.returncode == 0 and head in res.stdout, res.stdout
+    rows = res.stdout.split(head, 1)[1].splitlines()
+    return {row[2:19].strip(): (row[19:28].strip(), row[29:]) for row in rows}
+
+
+def test_info_says_which_optional_parts_were_built(build_dir):
+    parts = info_parts(meshmem(build_dir, "info", env={"MESHMEM_BUILD": str(build_dir)}))
+    names = [n.split(" ")[0] if n.startswith(("UCX", "PMIx")) else n for n in parts]
+    assert names == PARTS, parts
+    artifacts = [build_dir / "lib" / "libmeshmem_ucx.so", build_dir / "lib" / "libmeshmem_pmix.so",
+                 build_dir / "apps" / "bin" / "sort_mpi", build_dir / "apps" / "bin" / "fft",
+                 build_dir / "apps" / "bin" / "gemm"]
+    for (name, (state, what)), path in zip(parts.items(), artifacts):
+        assert state == ("built" if path.exists() else "left out"), (name, state, what)
+
+
+def test_info_says_what_was_left_out(build_dir, tmp_path):
+    """A tree configured without the optional libraries: each part says what was missing."""
+    (tmp_path / "CMakeCache.txt").write_text(
+        "MESHMEM_APPS_MPICC:FILEPATH=MESHMEM_APPS_MPICC-NOTFOUND\n"
+        "MESHMEM_FFTW:FILEPATH=MESHMEM_FFTW-NOTFOUND\n"
+        "MESHMEM_OPENBLAS:FILEPATH=MESHMEM_OPENBLAS-NOTFOUND\n")
+    parts = info_parts(meshmem(build_dir, "info", env={"MESHMEM_BUILD": str(tmp_path)}))
+    assert parts == {
+        "UCX": ("left out", "UCX (libucx-dev) was not found: jobs run on one host only"),
+        "PMIx": ("left out", "PMIx (libpmix-dev) was not found: mpirun, prterun and srun cannot "
+                             "start programs"),
+        "OpenMPI twins": ("left out", "mpicc (libopenmpi-dev) was not found: no comparison with "
+                                      "OpenMPI"),
+        "FFTW 3": ("left out", "FFTW 3 (libfftw3-dev) was not found: meshmem fft is not built"),
+        "OpenBLAS": ("left out", "OpenBLAS (libopenblas-dev) was not found: meshmem gemm and "
+                                 "conv are not built")}, parts
+
+
+@pytest.mark.parametrize("args", [("sort", "--ranks", "5000"), ("bench", "put", "--ranks", "5000"),
+                                  ("demo", "--ranks", "4097")])
+def test_more_ranks_than_meshrun_starts_is_refused_first(build_dir, args):
+    """--ranks above meshrun's limit is one line before anything runs (the sort computed a heap
+    for 5000 ranks, then meshrun refused them)."""
+    res = meshmem(build_dir, *args)
+    assert res.returncode == 2 and res.stdout == "", res
+    assert res.stderr == (f"meshmem {args[0]}: --ranks {args[-1]}: more than the 4096 ranks "
+                          f"meshrun starts\n"), res.stderr

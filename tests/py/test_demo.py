@@ -49,13 +49,25 @@ def test_demo_quick(built, tmp_path, capsys):
     text = capsys.readouterr().out
     assert rc == 0, text
     doc = json.loads((tmp_path / "demo.json").read_text())
-    assert {r["variant"] for r in doc["sort"]} == set(sort_cli.VARIANTS)
+    assert {r["variant"] for r in doc["sort"] + doc["sort_ghc"]} == set(sort_cli.VARIANTS)
     assert (tmp_path / "sort.png").exists() and (tmp_path / "average.png").exists()
     assert doc["failed"] == {}
     found = sections(text)
+    # the runtime, not the scheduler: compute-bound sections on at most the cores; the GHC
+    # parts need a 2 x 2 grid, and their lines say what sharing the cores means
+    cores = apps_run.cores()
+    for key in ("fft", "shallow", "gemm", "conv"):
+        assert all(r["ranks"] <= max(2, cores) for r in doc.get(key) or []), key
+    ghc = [x for x in found[next(t for t in found if t.startswith(HEADINGS[1]))]
+           if ", GHC, " in x]
+    assert len(ghc) == 4 and all(("share" in x) == (4 > cores) for x in ghc), ghc
+    mpi = apps_run.openmpi_available()[0]
+    if mpi:  # the OpenMPI settings of every part are recorded and printed
+        assert (doc["openmpi"]["sort"]["mca"].get("mpi_yield_when_idle") == "1") == (2 > cores)
+        assert (doc["openmpi"]["sort_ghc"]["mca"].get("mpi_yield_when_idle") == "1") == (4 > cores)
+        assert re.search(r"^# OpenMPI twin: ", text, re.M)
     assert [next(i for i, h in enumerate(HEADINGS) if title.startswith(h))
             for title in found] == list(range(len(HEADINGS)))
-    mpi = apps_run.openmpi_available()[0]
     by_key = dict(zip(["fft", "amt", "shallow", "gemm", "conv", "vhosts"], list(found.values())[2:]))
     for key, lines in by_key.items():
         keys = ["sort_vhosts", "average_vhosts"] if key == "vhosts" else [key]

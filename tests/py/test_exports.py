@@ -1,4 +1,5 @@
-"""libmeshmem.so exports its API and nothing else; each plugin exports its one entry point.
+"""libmeshmem.so and libmeshmem.a export their API and nothing else; each plugin exports its one
+entry point.
 
 The API is what the installed headers declare (include/*.h, and pshmem.h generated from shmem.h),
 read by the C compiler itself: gcc's -aux-info lists every function a translation unit declares
@@ -51,6 +52,37 @@ def test_library_exports_exactly_the_headers(build_dir, tmp_path):
     assert len(api) > 1000, "the headers' declarations were not read"
     assert sorted(exported - api) == [], "exported but not declared in a public header"
     assert sorted(api - exported) == [], "declared in a public header but not exported"
+
+
+def archive_symbols(lib: Path) -> set[str]:
+    """The global symbols the members of an archive define."""
+    out = subprocess.run(["nm", "-g", "--defined-only", str(lib)], capture_output=True, text=True,
+                         check=True).stdout
+    return {f[2] for f in (line.split() for line in out.splitlines()) if len(f) == 3}
+
+
+def test_static_library_exports_exactly_the_headers(build_dir, tmp_path):
+    archive = build_dir / "lib" / "libmeshmem.a"
+    api = declared(build_dir, tmp_path)
+    defined = archive_symbols(archive)
+    assert sorted(defined - api) == [], "libmeshmem.a defines a global name no header declares"
+    assert sorted(api - defined) == [], "declared in a public header but not in libmeshmem.a"
+
+
+def test_static_library_leaves_internal_names_to_the_program(build_dir, tmp_path):
+    """A program may name its own things as the library names its internals: linked statically,
+    its mm_boot and mm_g are its own, and the library still runs (here as a single PE)."""
+    prog = tmp_path / "clash.c"
+    prog.write_text("#include <shmem.h>\n#include <stdio.h>\n"
+                    "int mm_g = 41;\n"
+                    "int mm_boot(void) { return mm_g + 1; }\n"
+                    "int main(void) { shmem_init(); printf(\"%d %d\\n\", mm_boot(), shmem_n_pes());\n"
+                    "  shmem_finalize(); return 0; }\n")
+    exe = tmp_path / "clash"
+    subprocess.run(["gcc", "-std=gnu11", "-I", str(build_dir / "include"), str(prog), "-o", str(exe),
+                    str(build_dir / "lib" / "libmeshmem.a"), "-lpthread", "-lm", "-ldl"], check=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out == "42 1\n"
 
 
 def test_every_routine_has_its_profiling_name(build_dir):

@@ -117,6 +117,61 @@ def test_tag_output_prefixes_whole_lines(launch, n):
     assert sorted(res.err.splitlines()) == ["[0] stderr from rank 0", "[1] stderr from rank 1"]
 
 
+@pytest.mark.parametrize("n", [2, 4])
+def test_whole_lines_by_default(launch, n):
+    """Without --tag-output too, lines arrive whole although each rank wrote them a character
+    at a time (they were cut inside: "ranrank 0 line 0"); a rank's last line without a newline
+    goes on as it is, on a line of its own when another rank's output follows it."""
+    lines = 30
+    res = launch.run(["-n", str(n), launch.fault_prog, "pieces", str(lines)])
+    check_ended(res, 0)
+    got = res.out.split("\n")
+    assert res.out.count("unfinished") == n and not res.out.endswith("\n"), res.out
+    want = [f"fault_prog: rank {r} pid {res.rank_pids[r]}" for r in range(n)]
+    want += [f"rank {r} line {k}: " + "x" * 300 for r in range(n) for k in range(lines)]
+    want += [f"rank {r} unfinished" for r in range(n)]
+    assert sorted(got) == sorted(want), res.out
+
+
+def test_reader_gone_is_the_ranks_sigpipe(launch):
+    """`meshrun ... | head -1`: the ranks get SIGPIPE as they would writing there themselves,
+    and meshrun says so (it died of SIGPIPE itself, without a word)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(["sh", "-c", f"{launch.meshrun} -n 2 yes | head -n 1; exit 0"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    launch.snap.track(p.pid)
+    out, err = p.communicate(timeout=30)
+    assert out == "y\n" and time.monotonic() - t0 < QUICK, (out, err)
+    assert re.fullmatch(r"meshrun: rank \d \(pid \d+\) was killed by signal 13 \(Broken pipe\) "
+                        r"\(before shmem_init\): stopping the job\n", err), err
+
+
+def test_rank_stdout_is_a_terminal_where_meshrun_writes_to_one(launch):
+    """On a terminal, a rank's stdout is a terminal too (a pseudo terminal meshrun reads): its
+    stdio stays line-buffered, so a line printed is seen at once, as without meshrun."""
+    pid, master = pty.fork()
+    if pid == 0:
+        os.execv(launch.meshrun, [launch.meshrun, "-n", "2", "python3", "-c",
+                                  "import os, sys, time\n"
+                                  "print('tty' if os.isatty(1) else 'pipe', os.environ['MESHMEM_RANK'])\n"
+                                  "time.sleep(3 if os.environ['MESHMEM_RANK'] == '0' else 0)"])
+    launch.snap.track(pid)
+    buf, t0 = b"", time.monotonic()
+    while buf.count(b"tty") < 2 and time.monotonic() - t0 < 20:
+        if select.select([master], [], [], 0.5)[0]:
+            try:
+                buf += os.read(master, 65536)
+            except OSError:
+                break
+    seen = time.monotonic() - t0
+    _, status = os.waitpid(pid, 0)
+    os.close(master)
+    assert sorted(buf.decode().split()) == ["0", "1", "tty", "tty"], buf
+    assert seen < 2.5, f"rank 0's line came {seen:.2f} s after the start: it was buffered"
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
 def test_options_take_values_after_equals(launch):
     res = launch.run(["--ranks=2", "--heap=48M", "--bind-to=none", launch.fault_prog, "heap"])
     check_ended(res, 0)
@@ -170,7 +225,9 @@ FAILURES = {
     # exit(3) runs atexit handlers: they must not wait in finalize for the others
     "exit3": (3, r"rank 1 \(pid \d+\) exited with status 3"),
     # exit(0) mid-job: peers waiting for rank 1 notice it finalized instead of hanging
-    "exit0-barrier": (1, r"waits for rank 1 in a collective, but rank 1 has finalized"),
+    "exit0-barrier": (1, r"waits for rank 1 in a collective, but rank 1 has finalized.*\n"
+                         r"meshrun: rank 1 \(pid \d+\) finalized and exited while its peers still "
+                         r"needed it: stopping the job\n"),
     # (its finalize's barrier may meet the first step of the all-reduce: then it has finalized)
     "exit0-coll": (1, r"waits for rank 1 in a collective, but rank 1 "
                       r"(is in shmem_finalize|has finalized)"),
@@ -310,6 +367,46 @@ def test_rank_with_a_child_of_its_own(launch):
     assert re.search(r"^child \d+$", res.out, re.M), res.out
 
 
+@pytest.mark.parametrize("n", [1, 3, 8])
+@pytest.mark.parametrize("var,value,says", [
+    ("SHMEM_SYMMETRIC_SIZE", "12Q", 'SHMEM_SYMMETRIC_SIZE="12Q" is not a valid size (such as 64M '
+                                    'or 1G)'),
+    ("MESHMEM_SPIN_US", "soon", 'MESHMEM_SPIN_US="soon" is not a valid integer'),
+])
+def test_invalid_environment_value_is_one_line_per_job(launch, n, var, value, says):
+    """Every rank reads the same environment: the job says so once (it said it twice a rank:
+    the value, then "meshmem_init failed (see above)")."""
+    res = launch.run(["-n", str(n), launch.fault_prog, "ok"], env={var: value})
+    check_ended(res, 1)
+    assert [re.sub(r"^meshmem\[\d+\]", "meshmem[R]", line) for line in error_lines(res.err)] == \
+        [f"meshmem[R] error: meshmem_init: {says}"], res.err
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_misspelt_variable_is_named_once_per_job(launch, n):
+    res = launch.run(["-n", str(n), "--heap", "16M", launch.fault_prog, "ok"],
+                     env={"MESHMEM_HEAP_SZIE": "1G", "MESHMEM_NOT_A_SETTING": "1",
+                          "MESHMEM_TEST_ANYTHING": "1"})
+    check_ended(res, 0)
+    assert sorted(res.err.splitlines()) == [
+        "meshmem[0] warning: MESHMEM_HEAP_SZIE is not a meshmem variable: ignored (did you mean "
+        "MESHMEM_HEAP_SIZE?)",
+        "meshmem[0] warning: MESHMEM_NOT_A_SETTING is not a meshmem variable: ignored (meshmem "
+        "info --config lists them)"], res.err
+
+
+def test_debug_level_2_prints_info(launch):
+    """MESHMEM_DEBUG=2 (info) says how each rank started (it printed nothing)."""
+    res = launch.run(["-n", "2", "--heap", "16M", launch.fault_prog, "ok"],
+                     env={"MESHMEM_DEBUG": "2"})
+    check_ended(res, 0)
+    got = sorted(re.sub(r"static data \d+[KMG]?", "static data D", line)
+                 for line in res.err.splitlines())
+    assert got == [f"meshmem[{r}] info: meshmem_init: rank {r} of 2 on 1 host (2 ranks here), "
+                   f"heap 16M, static data D, bootstrap meshrun, network none"
+                   for r in range(2)], res.err
+
+
 @pytest.mark.parametrize("heap,msg", [
     ("200T", "cannot reserve a symmetric heap of 200T"),  # more than an address space
     ("12Q", 'SHMEM_SYMMETRIC_SIZE="12Q" is not a valid size'),  # garbage
@@ -323,6 +420,18 @@ def test_impossible_heap(launch, heap, msg):
         res = launch.run(["-n", "3", "--heap", heap, launch.fault_prog, "ok"])
         check_ended(res, 1)
         assert msg in res.err, res.err
+
+
+@pytest.mark.parametrize("nets,msg", [
+    ("tcp", 'MESHMEM_NET="tcp" is not a valid list of networks (a comma list of ucx, rtl'),
+    ("ucx,ucx", 'MESHMEM_NET="ucx,ucx" is not a valid list of networks'),  # named twice
+    ("rtl", "MESHMEM_NET=rtl: network rtl is not built into this meshmem"),  # known, not built
+])
+def test_bad_network_list(launch, nets, msg):
+    """MESHMEM_NET names networks meshmem knows and has built, or the job ends with one line."""
+    res = launch.run(["-n", "2", launch.fault_prog, "ok"], env={"MESHMEM_NET": nets})
+    check_ended(res, 1)
+    assert msg in res.err, res.err
 
 
 # ------------------------------------------------------------------------------------------

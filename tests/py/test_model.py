@@ -153,22 +153,35 @@ def test_mpi_formulas_by_hand():
 
 
 def test_mpi_algorithm_choice_follows_fabric_rules():
+    """OpenMPI 4.1's own rules (coll_tuned_decision_fixed.c): the all-reduce on the vector per
+    rank, the all-to-all on the block a rank sends each peer (issue 34)."""
     f = fab("cpu-ib-100g")
-    assert cost(f, "allreduce", 1024).algorithm == "recursive_doubling"
-    assert cost(f, "allreduce", 1 << 30).algorithm == "recursive_doubling"
-    assert cost(f, "alltoall", 1 << 20).algorithm == "log_steps"
+    assert cost(f, "allreduce", 8191).algorithm == "recursive_doubling"
+    assert cost(f, "allreduce", 8192).algorithm == "rabenseifner"
+    assert cost(f, "alltoall", 8 * 262144 - 8).algorithm == "linear_sync"  # blocks under 256 KiB
+    assert cost(f, "alltoall", 8 * 262144).algorithm == "linear"
     assert cost(f, "allgather", 1024).algorithm == "recursive_doubling"
     assert cost(f, "allgather", 1 << 20).algorithm == "ring"
     assert cost(f, "allreduce", 1024, algorithm="ring").algorithm == "ring"
+    f8 = fab("cpu8-ib-100g")  # 64 ranks: the node's L over 8 ranks, then over 64 peers
+    for node_bytes, alg in ((8 * 64 * 1023, "bruck"), (8 * 64 * 1024, "linear"),
+                            (8 * 64 * 4095, "linear_sync"), (8 * 64 * 262143, "linear"),
+                            (8 * 64 * 262144, "pairwise")):
+        assert cost(f8, "alltoall", node_bytes).algorithm == alg, node_bytes
+    assert cost(f8, "allreduce", 8 * 262143).algorithm == "recursive_doubling"
+    assert cost(f8, "allreduce", 8 * 262144).algorithm == "rabenseifner"
+    # cpu8 changes only those two rules; the others are its base's, rule by rule
+    assert f8.mpi["algorithms"]["bcast"] == f.mpi["algorithms"]["bcast"]
 
 
 def test_cpu_alltoall_by_hand():
-    """OPTWEB (JOCN 2022) §4.B.1's account: log2 N steps, each moving the node's data."""
+    """OpenMPI's linear all-to-all of 8 ranks: 7 messages a rank, 7/8 of the node's data over its
+    link (no longer the paper's log2 N steps, which were drawn from the figures they predicted)."""
     f = fab("cpu-ib-100g")
-    alpha = 16.38e-6 + 0.6e-6 + 1.2e-6  # 2 GiB blocks are above the eager limit
+    alpha = 16.38e-6 + 0.6e-6 + 1.2e-6  # 256 MiB blocks are above the eager limit
     beta = 8 / 100e9
     n = 2 ** 31
-    assert cost(f, "alltoall", n).seconds == pytest.approx(3 * alpha + 3 * n * beta)  # no start-up
+    assert cost(f, "alltoall", n).seconds == pytest.approx(7 * alpha + 7 / 8 * n * beta)
     # the sort: 2^24 records on one core, then keys and values cross in two all-to-alls
     s = cost(f, "sort", 64 << 20, variant="kv")
     assert s.seconds == pytest.approx(2 ** 24 * 28.52e-9 + 2 * cost(f, "alltoall", 64 << 20).seconds)
@@ -177,21 +190,25 @@ def test_cpu_alltoall_by_hand():
 
 def test_cpu8_by_hand():
     """8 ranks per node: the steps count all 64 ranks, the bytes cross one HCA per node (3 of the
-    6 doubling steps), and the node's 8 cores reduce and sort together."""
+    6 doubling steps), and the node's 8 cores reduce (at 187.2 GB/s over 3 streams, an eighth
+    each) and sort together."""
     f = fab("cpu8-ib-100g")
     alpha = 16.38e-6 + 0.6e-6           # 128 B per rank: eager
     beta = 8 / 100e9
-    gamma = 1 / 10e9
+    gamma = 1 / 7.8e9
     c = cost(f, "allreduce", 1024)
     assert c.algorithm == "recursive_doubling" and c.terms["ranks"] == 64
     assert c.seconds == pytest.approx(6 * alpha + 3 * 1024 * beta + 6 * 1024 * gamma / 8)
-    n = 2 ** 32
+    n = 2 ** 31  # Rabenseifner: 2 lg q steps, twice 7/8 of the data over the link, 7/8 reduced
+    assert cost(f, "allreduce", n).seconds == pytest.approx(
+        12 * (alpha + 1.2e-6) + 2 * 7 / 8 * n * beta + 7 / 8 * n * gamma / 8)
+    n = 2 ** 32  # 8 MiB blocks: pairwise, 63 messages a rank
     a2a = cost(f, "alltoall", n)
-    assert a2a.seconds == pytest.approx(300e-6 + 6 * (alpha + 1.2e-6) + 3 * n * beta)
+    assert a2a.seconds == pytest.approx(300e-6 + 63 * (alpha + 1.2e-6) + 7 / 8 * n * beta)
     s = cost(f, "sort", 64 << 20)
     assert s.seconds == pytest.approx(2 ** 24 * 28.52e-9 / 8 + cost(f, "alltoall", 64 << 20).seconds)
     one = cost(f, "sort", 64 << 20, ranks=1)  # one node: its 8 ranks exchange inside it
-    assert one.terms["exchange_s"] == pytest.approx(300e-6 + 3 * (alpha + 1.2e-6))
+    assert one.terms["exchange_s"] == pytest.approx(300e-6 + 7 * (alpha + 1.2e-6))
 
 
 def test_cpu_model_moves_the_right_way():
@@ -359,17 +376,31 @@ def test_ghc_above_fc_at_equal_large_degree():
 
 # ------------------------------------------------------------------ validation table
 
+# Issue 34's audit: rows that were counted as reproductions and are not (circular, a duplicate,
+# passing only through one unsourced choice, in range for a reason that is not the paper's, or
+# reproduced only by a model that restates them)
+NOT_REPRODUCTIONS = ("sort-8fpga-time", "a2a-cpu-2g-time", "a2a-cpu-4g-time", "fshmem-conv-speedup",
+                     "a2a-cpu-2g-order", "average-cpu-2g-time", "fshmem-gemm-2node", "sort-cpu1-time",
+                     "average-aggressive-over-naive")
+
+
 def test_validation_table():
     rows = validate.run_validation()
     counts = validate.counts(rows)
-    # the issue's target: at least 30 measured figures within +-15 %
-    assert counts["measured"]["reproduced"] >= 30
+    m = counts["measured"]
+    assert m["independent"] == sum(r.cls == "measured" and r.reproduced for r in rows) == m["reproduced"]
+    assert m["strong"] + m["weak"] == m["independent"] and m["weak"] > 0
+    by = {r.id: r for r in rows}
+    for rid in NOT_REPRODUCTIONS:  # none of them counts now
+        assert not (by[rid].cls == "measured" and by[rid].reproduced), rid
+    assert all(r.cls == "measured" for r in rows if r.weak)
     assert all(r.reproduced for r in rows if r.cls == "calibration")
     assert validate.passed(rows)  # every figure outside tolerance carries its reason
     assert all(r.why for r in rows if not r.reproduced)
     text = validate.format_table(rows)
     assert "MEASURED" in text and "sort-195mhz-projection" in text
     assert f"{counts['measured']['rows']} rows, {counts['measured']['reproduced']} reproduced" in text
+    assert validate.score_line(counts) in text and f"independent reproductions: {m['independent']} of" in text
 
 
 def test_validation_moves_with_fabric():
@@ -412,7 +443,7 @@ def test_fabric_missing_file_and_bad_mpi_rule(tmp_path):
         load_fabric(tmp_path / "none.toml")
     cpu = Path(resolve_fabric_path("cpu-ib-100g")).read_text().replace('algorithm = "rabenseifner"',
                                                                          'algorithm = "telepathy"')
-    with pytest.raises(FabricError, match=r"\[mpi.algorithms\] reduce: entry 2: algorithm 'telepathy'"):
+    with pytest.raises(FabricError, match=r"\[mpi.algorithms\] allreduce: entry 2: algorithm 'telepathy'"):
         load_fabric(_write(tmp_path, cpu))
     with pytest.raises(FabricError, match="override"):
         load_fabric(resolve_fabric_path("optweb-fc8-45g"), ["bandwidth=3"])

@@ -247,14 +247,15 @@ FAILURES = {
 
 @pytest.mark.parametrize("mode", FAILURES)
 def test_rank_fails_on_remote_host(vtools, mode):
+    """One line, meshrun's, as on one machine: mpirun's blocks of text are kept back."""
     args, rc, pattern = FAILURES[mode]
     job = start_ready(vtools, ["--vhosts", "2", "-n", "4", vtools["probe"], *args])
     job.read_until(r"^pmix_probe: rank 3 failing at")
     t0 = float(re.search(r"^pmix_probe: rank 3 failing at ([0-9.]+)$", job.out, re.M).group(1))
     gone = wait_ranks_gone(job, t0)
     assert job.finish() == rc, f"stdout:\n{job.out}\nstderr:\n{job.err}"
-    assert re.search("meshrun: " + pattern + ": the job was stopped on every host", job.err), \
-        job.err
+    assert re.fullmatch("meshrun: " + pattern + ": the job was stopped on every host\n",
+                        job.err), job.err
     check_clean(job)
     print(f"\n{mode}: every rank ended {gone:.2f} s after the fault, meshrun {time.time() - t0:.2f} s")
 
@@ -333,6 +334,19 @@ def test_amos_between_hosts_on_another_ucx_release(build_dir):
                           rf"{re.escape(lib)}", p.stderr)) == 3, p.stderr
 
 
+def test_whole_lines_across_hosts(vtools, fault_prog):
+    """Without --tag-output too, a rank's lines arrive whole across hosts, although it wrote
+    them a character at a time (mpirun passes on pieces: they were cut by other ranks')."""
+    lines = 20
+    job = Job(vtools, ["--vhosts", "2", "-n", "4", "--heap", "16M", fault_prog, "pieces",
+                       str(lines)])
+    assert job.finish() == 0, job.err
+    # (fault_prog's "rank" is MESHMEM_RANK's, which a PMIx launch does not set: 0 for all)
+    got = [line for line in job.out.split("\n") if not line.startswith("fault_prog: rank ")]
+    want = [f"rank 0 line {k}: " + "x" * 300 for k in range(lines)] + ["rank 0 unfinished"]
+    assert sorted(got) == sorted(want * 4), job.out
+
+
 def test_tag_output_across_hosts(vtools, fault_prog):
     """--tag-output marks lines "[RANK] " across hosts as on one machine (mpirun's own marks,
     rewritten), on both streams; meshrun still reads the ranks' reports behind the marks."""
@@ -346,28 +360,63 @@ def test_tag_output_across_hosts(vtools, fault_prog):
     job = Job(vtools, ["--vhosts", "2", "-n", "4", "--tag-output", "--heap", "16M", fault_prog,
                        "global-exit"])
     assert job.finish() == 7, job.err
-    assert "[2] meshmem[2] info: shmem_global_exit(7)" in job.err, job.err
-    assert "meshrun: rank 2 on vhost1 called shmem_global_exit(7)" in job.err, job.err
+    assert job.err == "meshrun: rank 2 on vhost1 called shmem_global_exit(7): the job was " \
+                      "stopped on every host\n", job.err
 
 
-# mode of fault_prog, exit statuses accepted, meshrun's line
+# mode of fault_prog, the job's exit status, what it prints on stderr: as on one machine, the
+# rank, its host and what ended it in one line, whatever the peers or mpirun reported
 MESHMEM_FAULTS = {
-    "bad-pe": ((1,), r"rank 0 on vhost0 reported a fatal error"),
-    "global-exit": ((7,), r"rank 2 on vhost1 called shmem_global_exit\(7\)"),
-    # the killed rank's peers may lose their connection to it before mpirun reports the signal
-    "kill-self": ((137, 1), r"rank 1 on vhost0 (\(pid \d+\) was killed by signal 9 \(Killed\)|"
-                            r"ended unexpectedly \(its peers lost their connection to it\))"),
+    "bad-pe": (1, r"meshmem\[0\] error: meshmem_put: PE argument \(4\) is invalid: the job "
+                  r"has PEs 0\.\.3\nmeshrun: rank 0 on vhost0 reported a fatal error"),
+    "global-exit": (7, r"meshrun: rank 2 on vhost1 called shmem_global_exit\(7\)"),
+    # its peers on vhost1 lose their connection to it before mpirun hears of its end: their
+    # lines are kept back, and the job's end waits for mpirun's report (mm_boot_pmix.c)
+    "kill-self": (137, r"meshrun: rank 1 on vhost0 \(pid \d+\) was killed by signal 9 "
+                       r"\(Killed\)"),
+    "kill-self SIGSEGV": (139, r"meshrun: rank 1 on vhost0 \(pid \d+\) was killed by signal "
+                               r"11 \(Segmentation fault\)"),
+    "exit3": (3, r"meshrun: rank 1 on vhost0 exited with status 3"),
 }
+# UCX 1.13 may fail an assertion in a peer whose connection to the dead rank was still being
+# set up (wireup_ep.c:241, pending_count == 0; seen once, in a make test on a loaded machine):
+# when mpirun hears of that abort first, meshrun names the rank the peers lost, not its signal
+UCX_ABORT = (1, r"meshrun: rank 1 on vhost0 ended unexpectedly \(its peers lost their connection "
+                r"to it: [^;]+; rank \d then failed inside UCX\)")
 
 
 @pytest.mark.parametrize("mode", MESHMEM_FAULTS)
 def test_meshmem_job_fails_across_hosts(vtools, fault_prog, mode):
-    rcs, pattern = MESHMEM_FAULTS[mode]
-    job = Job(vtools, ["--vhosts", "2", "-n", "4", "--heap", "16M", fault_prog, mode])
-    assert job.finish() in rcs, f"stdout:\n{job.out}\nstderr:\n{job.err}"
-    assert re.search(f"meshrun: {pattern}: the job was stopped on every host", job.err), job.err
+    rc, pattern = MESHMEM_FAULTS[mode]
+    job = Job(vtools, ["--vhosts", "2", "-n", "4", "--heap", "16M", fault_prog, *mode.split()])
+    status = job.finish()
+    if mode.startswith("kill-self") and status == UCX_ABORT[0]:
+        rc, pattern = UCX_ABORT
+    assert status == rc, f"stdout:\n{job.out}\nstderr:\n{job.err}"
+    assert re.fullmatch(f"{pattern}: the job was stopped on every host\n", job.err), job.err
     assert not [p for p in fault_pids(job) if pid_alive(p)]
     assert not cluster_remains(job.p.pid)
+
+
+def test_error_every_rank_reports_is_said_once(vtools, fault_prog):
+    """Each rank finds the environment's bad value and says so under mpirun; the job says it
+    once, as on one machine."""
+    job = Job(vtools, ["--vhosts", "2", "-n", "4", fault_prog, "ok"],
+              env={"SHMEM_SYMMETRIC_SIZE": "12Q"})
+    assert job.finish() == 1, job.err
+    assert re.fullmatch(r'meshmem\[(\d)\] error: meshmem_init: SHMEM_SYMMETRIC_SIZE="12Q" is not '
+                        r'a valid size \(such as 64M or 1G\)\nmeshrun: rank \1 on vhost\d reported '
+                        r'a fatal error: the job was stopped on every host\n', job.err), job.err
+
+
+def test_mpirun_reports_shown_when_asked(vtools, fault_prog):
+    """MESHMEM_DEBUG=1 keeps nothing back: mpirun's own report and the peers' lines too."""
+    job = Job(vtools, ["--vhosts", "2", "-n", "4", "--heap", "16M", fault_prog, "exit3"],
+              env={"MESHMEM_DEBUG": "1"})
+    assert job.finish() == 3, job.err
+    assert "  Exit code:    3\n" in job.err, job.err
+    assert job.err.endswith("meshrun: rank 1 on vhost0 exited with status 3: the job was "
+                            "stopped on every host\n"), job.err
 
 
 # ------------------------------------------------------------------------------------------
@@ -524,8 +573,8 @@ def test_timeout_names_the_ranks_still_running(vtools):
     t0 = time.monotonic()
     assert job.finish() == 124, job.err
     assert time.monotonic() - t0 >= 2.0
-    assert ("meshrun: the job ran past --timeout 2 s: stopped it; still running then: "
-            "rank 0 on vhost0, rank 1 on vhost0, rank 2 on vhost1") in job.err, job.err
+    assert job.err == ("meshrun: the job ran past --timeout 2 s: stopped it; still running then: "
+                       "rank 0 on vhost0, rank 1 on vhost0, rank 2 on vhost1\n"), job.err
     check_clean(job)
 
 

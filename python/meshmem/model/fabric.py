@@ -6,7 +6,8 @@ gives the rates the virtual-clock replay charges annotated computation with; [re
 names the [[sort.variant]] whose rates the replay uses (``sort_variant``, see replay_design);
 [fft] and [gemm] (optional) describe how the papers' kernels run on the fabric (kernels.py).
 ``[fabric] base = "NAME"`` starts from another fabric file and replaces only the keys given
-(a section's keys one by one, an array of tables as a whole). The schema, key by key:
+(a section's keys one by one, a sub-table's such as [mpi.algorithms] too, an array of tables as
+a whole). The schema, key by key:
 docs/model.md, "Fabric files". Every error names the file and the key, e.g.
 ``fabrics/x.toml: [link] bandwidth_gbps: must be > 0 (got -1)``.
 """
@@ -495,13 +496,15 @@ def _read_toml(p: Path) -> dict:
 
 
 def _merge(base: dict, own: dict) -> dict:
-    """Sections of `own` replace those of `base` key by key (an array of tables as a whole)."""
+    """Tables of `own` replace those of `base` key by key, sub-tables too (`[mpi.algorithms]`
+    rule by rule: a file for 64 ranks changes only the operations whose rule differs); any
+    other value, an array of tables included, as a whole."""
     out = copy.deepcopy(base)
-    for section, table in own.items():
-        if isinstance(table, dict) and isinstance(out.get(section), dict):
-            out[section].update(copy.deepcopy(table))
+    for key, value in own.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
         else:
-            out[section] = copy.deepcopy(table)
+            out[key] = copy.deepcopy(value)
     return out
 
 

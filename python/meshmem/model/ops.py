@@ -115,7 +115,10 @@ def _mpi(fabric: Fabric, op: str, L: float, p: int, opts) -> tuple[float, str, d
     rules = m["algorithms"].get(op)
     if rules is None:
         raise ModelError(f"{fabric.path}: [mpi.algorithms] has no rule for {op!r}")
-    alg = opts.get("algorithm") or mpi.choose_algorithm(rules, L / rpn)  # OpenMPI decides per rank
+    # OpenMPI decides per rank: on the vector for the reductions, on the block a rank sends each
+    # peer for the all-to-all (coll_tuned_decision_fixed.c's total_dsize)
+    size = L / rpn / (p * rpn) if op == "alltoall" else L / rpn
+    alg = opts.get("algorithm") or mpi.choose_algorithm(rules, size)
     if alg not in mpi.ALGORITHMS[op]:
         raise ModelError(f"algorithm {alg!r} unknown for {op} (known: {', '.join(mpi.ALGORITHMS[op])})")
     ctx = mpi.Ctx(p, L, alpha, beta, gamma, p * rpn)

@@ -15,6 +15,10 @@ A figure printed as a verbal range ("several hundred microseconds") has `range =
 is reproduced when the prediction lies inside it; any other within +-TOLERANCE. A figure outside
 needs `why`, the reason found. `sensitivity` scales every float parameter of every fabric file by
 1 -+ 10 % and lists the rows whose verdict flips.
+
+The model's score is the count of independent reproductions: measured rows inside their
+tolerance. A measured row marked `weak` (its prediction is another published figure, or the
+paper's own closed form) counts, and is counted apart (issue 34's audit, docs/model.md).
 """
 from __future__ import annotations
 
@@ -53,6 +57,7 @@ class Row:
     predicted: float
     basis: str  # derived: what it is derived from; calibration, input: the parameters it sets
     why: str
+    weak: str = ""  # measured: why its reproduction is weak (another figure, a closed form)
 
     @property
     def is_range(self) -> bool:
@@ -76,6 +81,18 @@ class Row:
             return self.lo <= self.predicted <= self.hi
         return abs(self.error) <= TOLERANCE
 
+    @property
+    def verdict(self) -> str:
+        """'ok' or 'MISS', as the table prints it."""
+        return "ok" if self.reproduced else "MISS"
+
+    def error_text(self) -> str:
+        """The error column: the relative error, or for a range where the prediction lies (a
+        prediction just past a range's edge is a miss, however small the distance)."""
+        if not self.is_range:
+            return f"{self.error:+.1%}"
+        return "inside" if self.reproduced else "outside"
+
     def published_text(self) -> str:
         """The published figure as printed in the table."""
         if not self.is_range:
@@ -87,8 +104,14 @@ class Row:
         return {"id": self.id, "class": self.cls, "what": self.what, "source": self.source,
                 "quote": self.quote, "unit": self.unit, "published": self.published,
                 "range": None if not self.is_range else [self.lo, self.hi],
-                "predicted": self.predicted, "error": self.error, "reproduced": self.reproduced,
-                "basis": self.basis, "why": self.why}
+                "predicted": self.predicted,
+                # a range has no relative error: its distance to the nearer bound is apart, so
+                # that a small one is not read as a pass
+                "error": None if self.is_range else self.error,
+                "distance_to_range": self.error if self.is_range else None,
+                "reproduced": self.reproduced, "verdict": self.verdict,
+                "independent": self.cls == "measured" and self.reproduced,
+                "weak": self.weak or None, "basis": self.basis, "why": self.why}
 
 
 def load_published(path: Path = PUBLISHED) -> list[dict]:
@@ -103,6 +126,9 @@ def load_published(path: Path = PUBLISHED) -> list[dict]:
         need = NEEDS.get(cls)
         if need and not e.get(need):
             raise FabricError(f"published figure {e['id']}: class {cls} needs {need!r}")
+        if e.get("weak") and cls != "measured":
+            raise FabricError(f"published figure {e['id']}: only a measured row may be weak "
+                              f"(class {cls})")
     return entries
 
 
@@ -143,7 +169,8 @@ def evaluate(entry: dict, fabric_overrides: tuple[str, ...] = (), load: Loader |
     basis = entry.get("derived_from") or ", ".join(entry.get("calibrates", ()) or entry.get("inputs", ()))
     return Row(entry["id"], entry["what"], entry["source"], entry.get("quote", ""), entry["class"], unit,
                None if published is None else float(published), None if lo is None else float(lo),
-               None if hi is None else float(hi), from_si(value, unit), basis, entry.get("why", ""))
+               None if hi is None else float(hi), from_si(value, unit), basis, entry.get("why", ""),
+               entry.get("weak", ""))
 
 
 def run_validation(path: Path = PUBLISHED) -> list[Row]:
@@ -153,14 +180,26 @@ def run_validation(path: Path = PUBLISHED) -> list[Row]:
 
 
 def counts(rows: list[Row]) -> dict:
-    """Rows per class, and how many of each are reproduced."""
+    """Rows per class, and how many of each are reproduced; for the measured rows the
+    independent reproductions (the model's score), strong and weak."""
     out = {}
     for cls in CLASSES:
         mine = [r for r in rows if r.cls == cls]
         out[cls] = {"rows": len(mine), "reproduced": sum(r.reproduced for r in mine)}
     m = out["measured"]
     m["pass_rate"] = m["reproduced"] / m["rows"] if m["rows"] else 0.0
+    m["independent"] = m["reproduced"]
+    m["weak"] = sum(r.reproduced and bool(r.weak) for r in rows if r.cls == "measured")
+    m["strong"] = m["independent"] - m["weak"]
     return out
+
+
+def score_line(c: dict) -> str:
+    """The model's score in one line, as validate prints it and the README quotes it."""
+    m = c["measured"]
+    return (f"independent reproductions: {m['independent']} of {m['rows']} measured figures "
+            f"within ±{TOLERANCE:.0%} ({m['strong']} strong, {m['weak']} weak: the prediction "
+            f"is another published figure or the paper's own closed form)")
 
 
 def _fmt(v: float) -> str:
@@ -174,9 +213,8 @@ def _note(label: str, text: str) -> list[str]:
 
 
 def _line(r: Row) -> str:
-    verdict = "ok" if r.reproduced else "MISS"
     return (f"{r.id:30} {_fmt(r.predicted):>10} {r.published_text():>11} {shown(r.unit):>10} "
-            f"{r.error:>+8.1%}  {verdict:4}  {r.source}")
+            f"{r.error_text():>8}  {r.verdict:4}  {r.source}")
 
 
 HEADS = {
@@ -193,8 +231,8 @@ def format_table(rows: list[Row]) -> str:
     m = c["measured"]
     lines = [f"The model against the papers' published figures (tolerance ±{TOLERANCE:.0%}; a verbal range",
              "must contain the prediction):",
-             f"  measured     {m['rows']:3d} rows, {m['reproduced']} reproduced ({m['pass_rate']:.0%})"
-             "   <- the model's score",
+             f"  {score_line(c)}   <- the model's score",
+             f"  measured     {m['rows']:3d} rows, {m['reproduced']} reproduced ({m['pass_rate']:.0%})",
              f"  calibration  {c['calibration']['rows']:3d} rows (a fabric parameter fitted to each)",
              f"  input        {c['input']['rows']:3d} rows (a fabric parameter as the paper prints it)",
              f"  derived      {c['derived']['rows']:3d} rows (shown, not counted)"]
@@ -215,6 +253,8 @@ def format_table(rows: list[Row]) -> str:
                 lines += _note("why", r.why or "UNEXPLAINED")
             elif r.why:  # inside, but by a margin that says nothing: the reader is told
                 lines += _note("note", r.why)
+            if r.weak:
+                lines += _note("weak", r.weak)
     return "\n".join(lines)
 
 

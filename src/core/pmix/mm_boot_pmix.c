@@ -20,6 +20,8 @@ static pmix_proc_t mm_pmix_me;
 #undef mm_error /* the plugin logs through its host */
 #define mm_error(...) H->log(MM_LOG_ERROR, __VA_ARGS__)
 #define MM_PMIX_ABORT_GRACE_S 2 /* after PMIx_Abort: time for the launcher to stop the job */
+/* a fatal error waits this long before it ends the job (see mm_pmix_abort) */
+#define MM_PMIX_CAUSE_WAIT_NS 500000000L
 static unsigned mm_pmix_round; /* allgathers so far: each uses keys of its own */
 
 static int mm_pmix_check(pmix_status_t rc, const char *what)
@@ -126,6 +128,15 @@ static __attribute__((noreturn)) void mm_pmix_abort(int status, const char *why)
         fprintf(stderr, "meshmem[%d] info: %s: ending the job with status %d\n", H->g->rank, why,
                 status);
     fflush(NULL);
+    /* A fatal error is often the echo of a rank that died (its peers saw the connection drop):
+     * the launcher names the dead rank, its signal or status, only if it learns of that end
+     * before this abort, which it would otherwise report as the job's cause. Its daemon sees
+     * the death at once; this gives it time to stop the job first (meshrun waits as long on
+     * one host, MESHRUN_CAUSE_WAIT_S). A fatal error of its own ends the job as surely, later. */
+    if (mm_pmix_state == MM_RANK_FAILED) {
+        struct timespec wait = {0, MM_PMIX_CAUSE_WAIT_NS};
+        nanosleep(&wait, NULL);
+    }
     /* the launcher kills every rank of the job, on every host, and exits with status */
     PMIx_Abort(status, why ? why : "meshmem: the job was ended", NULL, 0);
     /* wait for it with this rank's connections open: exiting at once, peers on other hosts

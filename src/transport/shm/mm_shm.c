@@ -41,7 +41,7 @@ __attribute__((constructor)) static void mm_copy_detect(void)
  * The alternatives: MAP_NORESERVE changes nothing for shared memory (never accounted up front);
  * fallocate on the memfd commits too but leaves the page tables to fill at first touch, which
  * the prefault is there to avoid; a SIGBUS handler cannot undo a fault, only explain it
- * (mm_fault.c does, for the pages committed lazily, MESHMEM_PREFAULT=0).
+ * (mm_shm_fault.c does, for the pages committed lazily, MESHMEM_PREFAULT=0).
  */
 int mm_shm_commit(void *p, size_t bytes, bool own)
 {

@@ -1,8 +1,8 @@
 /**
  * @file mm_shm_ops.h
- * @brief The shared-memory transport's two primitives, from which every put, get and signal to
- * a peer of the node is built (mm_tp.h): the copy to or from a peer's mapping, and the signal
- * store after it.
+ * @brief The shared-memory transport's primitives, from which every put, get, signal and AMO to
+ * a peer of the node is built (mm_tp.h): the copy to or from a peer's mapping, the signal store
+ * after it, and the CPU atomics.
  */
 #ifndef MM_SHM_OPS_H
 #define MM_SHM_OPS_H
@@ -50,10 +50,12 @@ static inline void mm_copy(void *dest, const void *src, size_t n)
         memcpy(dest, &head_, sizeof(T));                                                           \
         memcpy((char *)dest + n - sizeof(T), &tail_, sizeof(T));                                   \
     } while (0)
-    if (n <= 16) {
-        if (n >= 8)
-            MM_COPY_ENDS(uint64_t);
-        else if (n >= 4)
+    if (MM_LIKELY(n - 8 <= 8)) { /* 8 to 16 bytes, a word and flags' size: one compare */
+        MM_COPY_ENDS(uint64_t);
+        return;
+    }
+    if (n < 8) {
+        if (n >= 4)
             MM_COPY_ENDS(uint32_t);
         else if (n >= 2)
             MM_COPY_ENDS(uint16_t);
@@ -73,7 +75,7 @@ static inline void mm_copy(void *dest, const void *src, size_t n)
 
 /**
  * @brief Post a signal (@p op: MESHMEM_SIGNAL_SET or _ADD, already validated) into the peer's
- * @p sig, after the data this rank copied before it; then mm_wake(peer) checks for a sleeper.
+ * @p sig, after the data this rank copied before it; then mm_tp_wake(peer) checks for a sleeper.
  *
  * Two orderings are needed, and one sequentially consistent read-modify-write gives both:
  *
@@ -82,7 +84,7 @@ static inline void mm_copy(void *dest, const void *src, size_t n)
  *    earlier store, rep movsb or non-temporal, can pass.
  *
  * 2. Signal before the sleeper check (no lost wake-up), a Dekker pair with mm_wait.c:
- *      waker (here):  RMW(sig) seq_cst;              load(sleepers) seq_cst (mm_wake)
+ *      waker (here):  RMW(sig) seq_cst;              load(sleepers) seq_cst (mm_shm_wake_user)
  *      waiter:        RMW(sleepers) seq_cst; fence seq_cst; load(sig) (its re-check)
  *    If the waker read sleepers == 0 and the waiter's re-check read the old signal, then in
  *    the single total order S of seq_cst operations and fences: RMW(sig) < load(sleepers)
@@ -103,6 +105,55 @@ static inline void mm_signal_post(uint64_t *sig, uint64_t value, int op)
         __atomic_exchange_n(sig, value, __ATOMIC_SEQ_CST);
     else
         __atomic_fetch_add(sig, value, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * The CPU atomics: one switch for every AMO on a word of the node (the native API's, the
+ * OpenSHMEM layer's typed ones, locks). Integer operations on an unsigned word of the type's
+ * size (two's complement makes add agree; floats travel as their bits: fetch, set, swap and
+ * compare-swap only). Sequentially consistent, which also orders them after this rank's earlier
+ * puts and makes them the waker's half of mm_wait.h's Dekker pair. Inline by force: where op and
+ * size are constants (every typed OpenSHMEM routine) the switch folds to one instruction.
+ */
+#define MM_SHM_AMO_INT(T)                                                                          \
+    MM_INLINE_HOT T mm_shm_amo_##T(T *p, meshmem_amo_op_t op, T v, T c)                            \
+    {                                                                                              \
+        T old = 0;                                                                                 \
+        switch (op) {                                                                              \
+        case MESHMEM_AMO_FETCH: old = __atomic_load_n(p, __ATOMIC_SEQ_CST); break;                 \
+        case MESHMEM_AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); break;                     \
+        case MESHMEM_AMO_SWAP: old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); break;           \
+        case MESHMEM_AMO_CSWAP:                                                                    \
+            old = c;                                                                               \
+            __atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);        \
+            break;                                                                                 \
+        case MESHMEM_AMO_ADD: old = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); break;             \
+        case MESHMEM_AMO_AND: old = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); break;             \
+        case MESHMEM_AMO_OR: old = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); break;               \
+        case MESHMEM_AMO_XOR: old = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); break;             \
+        }                                                                                          \
+        return old;                                                                                \
+    }
+MM_SHM_AMO_INT(uint8_t)
+MM_SHM_AMO_INT(uint16_t)
+MM_SHM_AMO_INT(uint32_t)
+MM_SHM_AMO_INT(uint64_t)
+#undef MM_SHM_AMO_INT
+
+/**
+ * @brief Atomic @p op on the @p size-byte word (1, 2, 4 or 8, naturally aligned) at @p p, a
+ * mapping of the node: @p v and @p c (CSWAP's condition) and the result are the word's bits in
+ * the low bytes of a uint64_t. @return the word's value before the operation (0 for SET).
+ */
+MM_INLINE_HOT uint64_t mm_shm_amo(void *p, meshmem_amo_op_t op, size_t size, uint64_t v,
+                                  uint64_t c)
+{
+    switch (size) {
+    case 1: return mm_shm_amo_uint8_t(p, op, (uint8_t)v, (uint8_t)c);
+    case 2: return mm_shm_amo_uint16_t(p, op, (uint16_t)v, (uint16_t)c);
+    case 4: return mm_shm_amo_uint32_t(p, op, (uint32_t)v, (uint32_t)c);
+    default: return mm_shm_amo_uint64_t(p, op, v, c);
+    }
 }
 
 #endif /* MM_SHM_OPS_H */

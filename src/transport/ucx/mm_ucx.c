@@ -1,5 +1,5 @@
 /*
- * The UCX network transport (mm_net.h), built as the plugin libmeshmem_ucx.so
+ * The UCX network transport (mm_tp_ops.h), built as the plugin libmeshmem_ucx.so
  * (mm_plugin.h): one ucp worker per rank, endpoints to the ranks on other hosts, this rank's
  * heap segment and static data registered (ucp_mem_map) and their keys exchanged at init.
  *
@@ -16,34 +16,21 @@
  * retry). fence is ucp_worker_fence, quiet a worker flush, each plus the completion of the puts
  * that travelled as messages (below).
  *
- * A put with signal is one active message too (MM_UCX_AM_PUT_SIGNAL): the handler places the
- * data, then sets or adds the signal word with a CPU atomic (the data first) and wakes this
- * rank's sleepers. As a put, an RMA put, a flush and an AMO, each emulated by the target over
- * TCP, it cost several round trips.
- *
  * Puts that travel as messages are not acknowledged one by one (an acknowledgement per put
  * with signal would double a ping-pong's messages, and its time). Each side counts them per
  * peer, the sender those it sent, the target those in place; quiet and fence ask every peer
  * with puts it has not confirmed (MM_UCX_AM_COMPLETE, the count sent so far) and wait for the
  * answer (MM_UCX_AM_DONE), which the target gives once that many are in place.
  *
- * A collective's large message to another host (msg_send, msg_post) is one active message too,
- * matched by its tag: when its receive is posted already, the handler places the data straight
- * into the receiver's buffer (by rendezvous when UCX chose one); otherwise it is kept (a
- * rendezvous not yet accepted, or UCX's eager data) until the receive is posted and names its
- * buffer. A receive posted early lets the data flow while the receiver does other work (the
- * pipelined two-level collectives, mm_coll_ghc.c). The sender pushes: no descriptor for the
- * receiver to fetch from, no request, no acknowledgement of its own (UCX completes the send
- * when the data has left its buffer).
- *
- * Runtime posts (flag lines, eager channels, active-message slots, credits) are one active
- * message each (ucp_am_send_nbx, eager only): a fixed header says where, the data part carries
- * the body and the extra bytes, and the target's handler writes the extra bytes, the body and
- * then the sequence word (release) into its own memory, as a local writer would, and wakes its
- * sleepers. One network message per post, and no ordering rule of UCX's is relied on: a
- * sequence word is only ever raised (a post that arrives late cannot lower it), and a line is
- * rewritten only after its reader has consumed the previous post (the protocols' room checks).
- * Extra data larger than MM_UCX_EAGER_MAX goes ahead by put, complete at the peer, then the post.
+ * The runtime's own active messages (mm_tp_ops.h: am_send, and the handler init is given:
+ * the posts of its flag lines and channels, puts with signal, collectives' large messages,
+ * src/transport/mm_tp_am.c and src/coll/mm_msg.c) travel as UCX active messages of one id,
+ * MM_UCX_AM_RUNTIME: a prefix naming the sender and the runtime's id (mm_ucx_rt_t), then the
+ * runtime's header; the data eagerly or by rendezvous, as UCX chooses unless the runtime asks
+ * for eager. The handler gets eager data in place; rendezvous data (or eager data it keeps)
+ * stays UCX's until the runtime names a buffer (am_recv) or drops it. Messages sent as puts
+ * (MM_TP_AM_PUT: a put with signal) are counted as the large puts are, landed once their
+ * handler returned with the data in place, so that quiet completes them.
  *
  * Progress. Over TCP UCX has no hardware RMA: a peer's put, get or AMO on this rank's memory is
  * carried out by this rank's ucp_worker_progress. Every wait of the runtime calls it while it
@@ -61,7 +48,7 @@
  * MM_UCX_KEEPALIVE unless UCX_KEEPALIVE_INTERVAL says otherwise): a peer that dies or becomes
  * unreachable ends the job from here with a message naming the rank and its host.
  */
-#include "mm_plugin.h"
+#include "mm_tp_ops.h"
 #include "mm_ucx_post.h"
 
 #include <dlfcn.h>
@@ -79,15 +66,13 @@
 #include <ucp/api/ucp.h>
 #include <unistd.h>
 
-#define MM_UCX_AM_POST      1
+#define MM_UCX_AM_RUNTIME   1 /* the runtime's (mm_ucx_rt_t, its header, then the data) */
 #define MM_UCX_AM_PUT       2 /* a large put (mm_ucx_rma_t, then the data) */
 #define MM_UCX_AM_DONE      3 /* answer to a completion request (mm_ucx_done_t) */
 #define MM_UCX_AM_GET       4 /* a large get's request (mm_ucx_rma_t) */
 #define MM_UCX_AM_GET_REPLY 5 /* its answer (mm_ucx_rma_t, then the data) */
-#define MM_UCX_AM_MSG       6 /* a collective's large message (mm_ucx_msg_t, then the data) */
-#define MM_UCX_AM_PUT_SIGNAL 7 /* a put with signal (mm_ucx_putsig_t, then the data) */
 #define MM_UCX_AM_COMPLETE  8 /* completion request: are my first n puts in place? (mm_ucx_done_t) */
-#define MM_UCX_EAGER_MAX   ((size_t)64 << 10)
+#define MM_UCX_EAGER_MAX   ((size_t)64 << 10) /* a post's extra bytes above it go by put */
 #define MM_UCX_KEEPALIVE   "5s"
 
 
@@ -124,29 +109,8 @@ static struct {
     atomic_bool    fenced;            /* a fence since the last flush: RMA may be in flight */
     int32_t        me;                /* this rank, the body of every acknowledgement */
     char         (*hosts)[64];        /* [nranks] host names, for messages */
+    mm_tp_am_fn    arrived;           /* the runtime's handler of its messages */
 } U = {.efd = -1, .kickfd = -1};
-
-/* a collective's large message (msg_send): arrived before its receive, or a receive waiting */
-typedef struct mm_ucx_match {
-    struct mm_ucx_match *next;
-    int      src;
-    uint64_t tag;
-    size_t   len;
-    void    *data;      /* arrived: UCX's descriptor (rendezvous) or data, or our copy */
-    int      kind;      /* arrived: MM_UCX_KEPT_* */
-    void    *buf;       /* waiting: where the data goes */
-    _Atomic uint64_t *pending; /* waiting: counted down once the data is there */
-} mm_ucx_match_t;
-
-enum { MM_UCX_KEPT_RNDV, MM_UCX_KEPT_UCX, MM_UCX_KEPT_COPY };
-
-/* the unmatched messages and the waiting receives (the handler runs on any thread that
- * progresses the worker) */
-static struct {
-    pthread_mutex_t lock;
-    mm_ucx_match_t *arrived, *waiting;
-} M = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
 
 #define G (H->g)
 
@@ -252,10 +216,9 @@ static void mm_ucx_drain(_Atomic uint64_t *out)
 /* a send whose header must outlive the call (UCX 1.13 keeps the pointer until completion) */
 typedef struct {
     union {
-        mm_ucx_rma_t    rma;
-        mm_ucx_msg_t    msg;
-        mm_ucx_done_t   done;
-        mm_ucx_putsig_t putsig;
+        mm_ucx_rma_t  rma;
+        mm_ucx_done_t done;
+        char          rt[sizeof(mm_ucx_rt_t) + MM_UCX_RT_HDR_MAX]; /* a runtime message's */
     } h;
     int               pe;
     const char       *what;
@@ -279,16 +242,18 @@ static void mm_ucx_sent(void *req, ucs_status_t st, void *user_data)
 }
 
 /* send active message @p id, header *@p s (@p hlen bytes, malloc'd; freed at completion) and
- * @p n bytes of @p data, to s->pe; returns at once */
+ * @p n bytes of @p data, to s->pe, with UCP_AM_SEND_FLAG_* @p send_flags; returns at once */
 static void mm_ucx_send_owned(mm_ucx_sending_t *s, unsigned id, size_t hlen, const void *data,
-                              size_t n)
+                              size_t n, uint32_t send_flags)
 {
     if (s->pending)
         atomic_fetch_add_explicit(s->pending, 1, memory_order_relaxed);
     ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                                               UCP_OP_ATTR_FIELD_USER_DATA,
+                                               UCP_OP_ATTR_FIELD_USER_DATA |
+                                               UCP_OP_ATTR_FIELD_FLAGS,
                                .cb.send = mm_ucx_sent,
-                               .user_data = s};
+                               .user_data = s,
+                               .flags = send_flags};
     ucs_status_ptr_t req = ucp_am_send_nbx(U.peer[s->pe].ep, id, &s->h, hlen, data, n, &prm);
     if (req == NULL) /* done at once: the callback is not called */
         mm_ucx_sending_done(s);
@@ -320,7 +285,7 @@ static void mm_ucx_send_am(int pe, unsigned id, const void *h, size_t hlen, cons
     }
     mm_ucx_sending_t *s = mm_ucx_sending_new(pe, what, NULL);
     memcpy(&s->h, h, hlen);
-    mm_ucx_send_owned(s, id, hlen, data, n);
+    mm_ucx_send_owned(s, id, hlen, data, n, 0);
 }
 
 /* complete every RMA operation and AMO issued so far (not the large transfers' messages) */
@@ -372,7 +337,7 @@ static void mm_ucx_send_done(int to, uint64_t n)
 {
     mm_ucx_sending_t *s = mm_ucx_sending_new(to, "completion answer", NULL);
     s->h.done = (mm_ucx_done_t){.count = n, .from = U.me};
-    mm_ucx_send_owned(s, MM_UCX_AM_DONE, sizeof(s->h.done), NULL, 0);
+    mm_ucx_send_owned(s, MM_UCX_AM_DONE, sizeof(s->h.done), NULL, 0, 0);
 }
 
 /* rank @p src's request for @p want: answered now, or by the landing that reaches it; the
@@ -617,264 +582,188 @@ static ucs_status_t mm_ucx_on_get_reply(void *arg, const void *header, size_t he
                         "receiving a get's data", h.src);
 }
 
-/* ---- put with signal (see the head of the file) ---- */
+/* ---- the runtime's active messages (see the head of the file) ---- */
 
-/* @p wait: return at local completion; else the send goes on after the call (a rendezvous
- * waits for the target to take the data, which a target busy computing does when its
- * progress thread runs) and completes by quiet or fence, as a large put_nbi */
-static void mm_ucx_put_signal_send(int pe, void *dest, const void *src, size_t n, uint64_t *sig,
-                                   int op, uint64_t value, bool wait)
+static void mm_ucx_am_send(int pe, unsigned id, const void *hdr, size_t hdr_len,
+                           const struct iovec *iov, int iovcnt, unsigned flags,
+                           _Atomic uint64_t *pending)
 {
-    mm_ucx_settle_fence();
-    mm_ucx_putsig_t h = {.put = {.len = n, .src = U.me},
-                         .value = value,
-                         .op = op == MESHMEM_SIGNAL_ADD ? MM_UCX_SIG_ADD : MM_UCX_SIG_SET};
-    if (n)
-        mm_ucx_locate(pe, dest, n, &h.put.region, &h.put.off);
-    mm_ucx_locate(pe, sig, sizeof(*sig), &h.sig_region, &h.sig_off);
-    mm_ucx_count_sent(pe);
-    mm_ucx_send_am(pe, MM_UCX_AM_PUT_SIGNAL, &h, sizeof(h), src, n, wait, "put with signal");
-}
-
-static void mm_ucx_put_signal(int pe, void *dest, const void *src, size_t n, uint64_t *sig,
-                              int op, uint64_t value)
-{
-    mm_ucx_put_signal_send(pe, dest, src, n, sig, op, value, true);
-}
-
-static void mm_ucx_put_signal_nbi(int pe, void *dest, const void *src, size_t n, uint64_t *sig,
-                                  int op, uint64_t value)
-{
-    mm_ucx_put_signal_send(pe, dest, src, n, sig, op, value, false);
-}
-
-/* a put with signal's signal, kept until its data is in place */
-typedef struct {
-    _Atomic uint64_t *sig;
-    uint64_t          value;
-    uint32_t          op;
-    int32_t           src;
-} mm_ucx_signal_t;
-
-/* the signal, then what a put's landing does */
-static void mm_ucx_signal_apply(const mm_ucx_signal_t *s)
-{
-    if (s->op == MM_UCX_SIG_ADD)
-        atomic_fetch_add_explicit(s->sig, s->value, memory_order_seq_cst);
-    else
-        atomic_store_explicit(s->sig, s->value, memory_order_seq_cst);
-    mm_ucx_put_landed((void *)(intptr_t)s->src);
-}
-
-/* the landing of a rendezvous, whose signal waited on the heap */
-static void mm_ucx_signal_landed(void *arg)
-{
-    mm_ucx_signal_apply(arg);
-    free(arg);
-}
-
-static void mm_ucx_signal_received(void *req, ucs_status_t st, size_t length, void *user_data)
-{
-    (void)length;
-    ucp_request_free(req);
-    if (st != UCS_OK) {
-        if (!atomic_load(&U.closing))
-            mm_ucx_failed("receiving a put with signal", ((mm_ucx_signal_t *)user_data)->src, st);
-        free(user_data);
+    if (hdr_len > MM_UCX_RT_HDR_MAX || (iovcnt > 1 && !(flags & MM_TP_AM_WAIT)))
+        H->fatal("transport: a message of %zu header bytes in %d pieces cannot be sent", hdr_len,
+                 iovcnt);
+    if (flags & MM_TP_AM_PUT) { /* ordered and completed as a put */
+        mm_ucx_settle_fence();
+        mm_ucx_count_sent(pe);
+    }
+    mm_ucx_rt_t rt = {.src = U.me, .id = (uint16_t)id, .flags = (uint16_t)flags};
+    size_t hlen = sizeof(rt) + hdr_len;
+    ucp_dt_iov_t pieces[2];
+    const void *data = iovcnt ? iov[0].iov_base : NULL;
+    size_t n = iovcnt ? iov[0].iov_len : 0;
+    if (iovcnt > 1) { /* (a blocking send: the pieces outlive it) */
+        for (int k = 0; k < iovcnt && k < 2; k++)
+            pieces[k] = (ucp_dt_iov_t){iov[k].iov_base, iov[k].iov_len};
+        data = pieces;
+        n = (size_t)(iovcnt < 2 ? iovcnt : 2);
+    }
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+                               .datatype = iovcnt > 1 ? ucp_dt_make_iov() : ucp_dt_make_contig(1)};
+    if (flags & MM_TP_AM_EAGER) {
+        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+        prm.flags = UCP_AM_SEND_FLAG_EAGER;
+    }
+    if (flags & MM_TP_AM_WAIT) {
+        char h[sizeof(mm_ucx_rt_t) + MM_UCX_RT_HDR_MAX];
+        memcpy(h, &rt, sizeof(rt));
+        memcpy(h + sizeof(rt), hdr, hdr_len);
+        if (pending)
+            atomic_fetch_add_explicit(pending, 1, memory_order_relaxed);
+        mm_ucx_wait(ucp_am_send_nbx(U.peer[pe].ep, MM_UCX_AM_RUNTIME, h, hlen, data, n, &prm),
+                    "message", pe);
+        if (pending)
+            atomic_fetch_sub_explicit(pending, 1, memory_order_release);
         return;
     }
-    mm_ucx_signal_landed(user_data);
-}
-
-static bool mm_ucx_putsig_header_valid(const void *h, size_t length)
-{
-    return mm_ucx_putsig_valid(h, length, G->seg_bytes, G->data_size, G->nranks);
-}
-
-static ucs_status_t mm_ucx_on_put_signal(void *arg, const void *header, size_t header_length,
-                                         void *data, size_t length,
-                                         const ucp_am_recv_param_t *param)
-{
-    (void)arg;
-    mm_ucx_putsig_t h;
-    mm_ucx_header(&h, sizeof(h), header, header_length, mm_ucx_putsig_header_valid, length,
-                  offsetof(mm_ucx_putsig_t, put.src), "put with signal");
-    mm_ucx_signal_t s = {(_Atomic uint64_t *)(mm_ucx_base(h.sig_region) + h.sig_off), h.value,
-                         h.op, h.put.src};
-    char *dest = mm_ucx_base(h.put.region) + h.put.off;
-    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) { /* eager: all here, no allocation */
-        if (h.put.len)
-            memcpy(dest, data, h.put.len);
-        mm_ucx_signal_apply(&s);
-        return UCS_OK;
-    }
-    /* a rendezvous: the signal waits on the heap for the data */
-    mm_ucx_signal_t *k = malloc(sizeof(*k));
-    if (k == NULL)
-        H->fatal("transport: out of memory for a put with signal from rank %d", h.put.src);
-    *k = s;
-    mm_ucx_recv_rndv(data, dest, h.put.len, mm_ucx_signal_received, k, mm_ucx_signal_landed,
-                     "receiving a put with signal", h.put.src);
-    return UCS_INPROGRESS;
-}
-
-/* ---- a collective's large messages (see the head of the file) ---- */
-
-static void mm_ucx_msg_send(int pe, uint64_t tag, const void *buf, size_t n,
-                            _Atomic uint64_t *pending)
-{
     mm_ucx_sending_t *s = mm_ucx_sending_new(pe, "message", pending);
-    s->h.msg = (mm_ucx_msg_t){.tag = tag, .len = n, .src = U.me};
-    mm_ucx_send_owned(s, MM_UCX_AM_MSG, sizeof(s->h.msg), buf, n);
+    memcpy(s->h.rt, &rt, sizeof(rt));
+    memcpy(s->h.rt + sizeof(rt), hdr, hdr_len);
+    mm_ucx_send_owned(s, MM_UCX_AM_RUNTIME, hlen, data, n,
+                      (flags & MM_TP_AM_EAGER) ? UCP_AM_SEND_FLAG_EAGER : 0);
 }
 
-/* the data of a posted receive @p w is in place: count it down, free it */
-static void mm_ucx_msg_landed(void *w)
+/* a runtime message as its handler sees it (mm_tp_am_fn's rx), and once kept (am_keep) */
+typedef struct {
+    void  *data;      /* UCX's: the eager bytes, or the rendezvous descriptor; a kept copy */
+    size_t len;
+    int    src;
+    bool   rndv;      /* data is a rendezvous descriptor */
+    bool   ucx_data;  /* UCX lets the eager bytes be kept (UCP_AM_RECV_ATTR_FLAG_DATA) */
+    bool   counted;   /* sent as a put: its landing is counted for the sender's quiet */
+    bool   kept;      /* on the heap (am_keep) */
+    bool   copied;    /* kept: data is this plugin's copy */
+    bool   settled;   /* taken or kept, during its handler */
+} mm_ucx_rx_t;
+
+/* the landing of a runtime message's data taken into place: the runtime's, then the count */
+typedef struct {
+    void (*landed)(void *arg);
+    void  *arg;
+    int    src;
+    bool   counted;
+} mm_ucx_landing_t;
+
+static void mm_ucx_rt_landed(void *arg)
 {
-    mm_ucx_match_t *m = w;
-    atomic_fetch_sub_explicit(m->pending, 1, memory_order_release);
-    free(m);
-    H->wake_self();
+    mm_ucx_landing_t *l = arg;
+    l->landed(l->arg);
+    if (l->counted)
+        mm_ucx_put_landed((void *)(intptr_t)l->src);
+    free(l);
 }
 
-static void mm_ucx_msg_received(void *req, ucs_status_t st, size_t length, void *user_data)
+static void mm_ucx_rt_received(void *req, ucs_status_t st, size_t length, void *user_data)
 {
     (void)length;
     ucp_request_free(req);
     if (st != UCS_OK && !atomic_load(&U.closing))
-        mm_ucx_failed("receiving a message", ((mm_ucx_match_t *)user_data)->src, st);
-    mm_ucx_msg_landed(user_data);
+        mm_ucx_failed("receiving a message", ((mm_ucx_landing_t *)user_data)->src, st);
+    mm_ucx_rt_landed(user_data);
 }
 
-/* take the entry for (@p src, @p tag) off @p list (under M.lock); NULL when there is none */
-static mm_ucx_match_t *mm_ucx_match_take(mm_ucx_match_t **list, int src, uint64_t tag)
+/* give back the data of kept message @p rx: UCX's, or this plugin's copy */
+static void mm_ucx_rx_release(mm_ucx_rx_t *rx)
 {
-    for (mm_ucx_match_t **p = list; *p; p = &(*p)->next)
-        if ((*p)->src == src && (*p)->tag == tag) {
-            mm_ucx_match_t *m = *p;
-            *p = m->next;
-            return m;
-        }
-    return NULL;
+    if (rx->copied)
+        free(rx->data);
+    else
+        ucp_am_data_release(U.worker, rx->data);
 }
 
-static void mm_ucx_msg_sizes_differ(int src, size_t got, size_t want)
+static void mm_ucx_am_recv(void *arg, void *buf, size_t len, void (*landed)(void *),
+                           void *landed_arg)
 {
-    H->fatal("transport: rank %d sent a message of %zu bytes where %zu were announced", src, got,
-             want);
+    mm_ucx_rx_t *rx = arg;
+    if (len != rx->len)
+        H->fatal("transport: rank %d sent a message of %zu bytes where %zu were announced",
+                 rx->src, rx->len, len);
+    mm_ucx_landing_t *l = malloc(sizeof(*l));
+    if (l == NULL)
+        H->fatal("transport: out of memory receiving a message from rank %d", rx->src);
+    *l = (mm_ucx_landing_t){landed, landed_arg, rx->src, rx->counted};
+    rx->settled = true;
+    if (rx->rndv) {
+        mm_ucx_recv_rndv(rx->data, buf, len, mm_ucx_rt_received, l, mm_ucx_rt_landed,
+                         "receiving a message", rx->src);
+    } else {
+        if (len)
+            memcpy(buf, rx->data, len);
+        if (rx->kept)
+            mm_ucx_rx_release(rx);
+        mm_ucx_rt_landed(l);
+    }
+    if (rx->kept)
+        free(rx);
 }
 
-static bool mm_ucx_msg_header_valid(const void *h, size_t length)
+static void *mm_ucx_am_keep(void *arg)
 {
-    return mm_ucx_msg_valid(h, length, G->nranks);
+    mm_ucx_rx_t *rx = arg, *k = malloc(sizeof(*k));
+    if (k == NULL)
+        H->fatal("transport: out of memory for a message from rank %d", rx->src);
+    *k = *rx;
+    k->kept = true;
+    if (!rx->rndv && !rx->ucx_data) { /* eager bytes UCX takes back: copied */
+        k->copied = true;
+        k->data = malloc(rx->len ? rx->len : 1);
+        if (k->data == NULL)
+            H->fatal("transport: out of memory for a message of %zu bytes from rank %d",
+                     rx->len, rx->src);
+        memcpy(k->data, rx->data, rx->len);
+    }
+    rx->settled = true;
+    rx->kept = true; /* (the handler's copy: tells the callback what it returns) */
+    rx->copied = k->copied;
+    return k;
 }
 
-/* a message arrives: into its waiting receive's buffer, or kept until it is asked for */
-static ucs_status_t mm_ucx_on_msg(void *arg, const void *header, size_t header_length,
-                                  void *data, size_t length, const ucp_am_recv_param_t *param)
+static void mm_ucx_am_drop(void *kept)
+{
+    mm_ucx_rx_release(kept);
+    free(kept);
+}
+
+static bool mm_ucx_rt_header_valid(const void *h, size_t length)
+{
+    (void)length;
+    return mm_ucx_rt_valid(h, G->nranks);
+}
+
+/* a runtime message arrives: its handler, then what UCX is to do with the data */
+static ucs_status_t mm_ucx_on_runtime(void *arg, const void *header, size_t header_length,
+                                      void *data, size_t length, const ucp_am_recv_param_t *param)
 {
     (void)arg;
-    mm_ucx_msg_t h;
-    mm_ucx_header(&h, sizeof(h), header, header_length, mm_ucx_msg_header_valid, length,
-                  offsetof(mm_ucx_msg_t, src), "message");
-    pthread_mutex_lock(&M.lock);
-    mm_ucx_match_t *w = mm_ucx_match_take(&M.waiting, h.src, h.tag);
-    if (w != NULL) {
-        pthread_mutex_unlock(&M.lock);
-        if (w->len != length)
-            mm_ucx_msg_sizes_differ(h.src, length, w->len);
-        return mm_ucx_place(data, w->buf, length, param, mm_ucx_msg_received, w,
-                            mm_ucx_msg_landed, "receiving a message", h.src);
-    }
-    mm_ucx_match_t *k = calloc(1, sizeof(*k));
-    if (k == NULL)
-        H->fatal("transport: out of memory for a message from rank %d", h.src);
-    *k = (mm_ucx_match_t){.src = h.src, .tag = h.tag, .len = length, .data = data};
-    ucs_status_t ret = UCS_INPROGRESS; /* UCX's descriptor or data stay ours until released */
-    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
-        k->kind = MM_UCX_KEPT_RNDV;
-    } else if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) {
-        k->kind = MM_UCX_KEPT_UCX;
-    } else {
-        k->kind = MM_UCX_KEPT_COPY;
-        k->data = malloc(length ? length : 1);
-        if (k->data == NULL)
-            H->fatal("transport: out of memory for a message of %zu bytes from rank %d", length,
-                     h.src);
-        memcpy(k->data, data, length);
-        ret = UCS_OK;
-    }
-    /* (a sender sends at most one message per tag: the list's order does not matter) */
-    k->next = M.arrived;
-    M.arrived = k;
-    pthread_mutex_unlock(&M.lock);
-    H->wake_self();
-    return ret;
-}
-
-/* give back the data of kept message @p k: UCX's, or our copy */
-static void mm_ucx_kept_release(mm_ucx_match_t *k)
-{
-    if (k->kind == MM_UCX_KEPT_COPY)
-        free(k->data);
-    else
-        ucp_am_data_release(U.worker, k->data);
-}
-
-/* the data of kept message @p k into @p buf, counted down from @p pending once there (now,
- * or when a rendezvous completes); frees @p k */
-static void mm_ucx_msg_unkeep(mm_ucx_match_t *k, void *buf, _Atomic uint64_t *pending)
-{
-    k->buf = buf;
-    k->pending = pending;
-    if (k->kind == MM_UCX_KEPT_RNDV) {
-        mm_ucx_recv_rndv(k->data, buf, k->len, mm_ucx_msg_received, k, mm_ucx_msg_landed,
-                         "receiving a message", k->src);
-        return;
-    }
-    if (k->len)
-        memcpy(buf, k->data, k->len);
-    mm_ucx_kept_release(k);
-    mm_ucx_msg_landed(k);
-}
-
-static void mm_ucx_msg_post(int pe, uint64_t tag, void *buf, size_t n, _Atomic uint64_t *pending)
-{
-    atomic_fetch_add_explicit(pending, 1, memory_order_relaxed);
-    pthread_mutex_lock(&M.lock);
-    mm_ucx_match_t *k = mm_ucx_match_take(&M.arrived, pe, tag);
-    if (k != NULL) {
-        pthread_mutex_unlock(&M.lock);
-        if (k->len != n)
-            mm_ucx_msg_sizes_differ(pe, k->len, n);
-        mm_ucx_msg_unkeep(k, buf, pending);
-        return;
-    }
-    mm_ucx_match_t *w = calloc(1, sizeof(*w));
-    if (w == NULL)
-        H->fatal("transport: out of memory for a receive from rank %d", pe);
-    *w = (mm_ucx_match_t){.src = pe, .tag = tag, .len = n, .buf = buf, .pending = pending,
-                          .next = M.waiting};
-    M.waiting = w;
-    pthread_mutex_unlock(&M.lock);
-}
-
-/* finalize: messages nobody asked for (none in a correct program) go back to UCX */
-static void mm_ucx_msg_drop_all(void)
-{
-    pthread_mutex_lock(&M.lock);
-    while (M.arrived) {
-        mm_ucx_match_t *k = M.arrived;
-        M.arrived = k->next;
-        mm_ucx_kept_release(k);
-        free(k);
-    }
-    while (M.waiting) {
-        mm_ucx_match_t *w = M.waiting;
-        M.waiting = w->next;
-        free(w);
-    }
-    pthread_mutex_unlock(&M.lock);
+    mm_ucx_rt_t rt;
+    if (header_length < sizeof(rt))
+        H->fatal("transport: a malformed message (%zu header bytes) arrived", header_length);
+    mm_ucx_header(&rt, sizeof(rt), header, sizeof(rt), mm_ucx_rt_header_valid, length,
+                  offsetof(mm_ucx_rt_t, src), "message");
+    bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+    mm_ucx_rx_t rx = {.data = data,
+                      .len = length,
+                      .src = rt.src,
+                      .rndv = rndv,
+                      .ucx_data = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) != 0,
+                      .counted = (rt.flags & MM_TP_AM_PUT) != 0};
+    U.arrived(rt.src, rt.id, (const char *)header + sizeof(rt), header_length - sizeof(rt),
+              rndv ? NULL : data, length, &rx);
+    if (!rx.settled && rndv)
+        H->fatal("transport: the handler of message %u from rank %d left its data behind",
+                 (unsigned)rt.id, rt.src);
+    if (!rx.settled && rx.counted) /* read in place: landed now */
+        mm_ucx_put_landed((void *)(intptr_t)rt.src);
+    /* UCX's descriptor or data stay this plugin's until taken or released */
+    return rndv || (rx.kept && !rx.copied) ? UCS_INPROGRESS : UCS_OK;
 }
 
 /* ---- operations ---- */
@@ -1031,78 +920,6 @@ static void mm_ucx_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uin
     }
     if (fetched)
         *fetched = old;
-}
-
-static void mm_ucx_post(int pe, void *line, const void *body, size_t body_len, uint64_t seq,
-                        void *extra_dest, const void *extra, size_t extra_len)
-{
-    mm_ucx_post_t h = {.line = (uint64_t)((char *)line - G->seg),
-                       .seq = seq,
-                       .body_len = (uint32_t)body_len};
-    if (extra_len > MM_UCX_EAGER_MAX) {
-        /* large: the bytes first, complete at the peer, then a post without them */
-        mm_ucx_put(pe, extra_dest, extra, extra_len);
-        ucp_request_param_t fp = {.op_attr_mask = 0};
-        mm_ucx_wait(ucp_ep_flush_nbx(U.peer[pe].ep, &fp), "flush", pe);
-        mm_ucx_complete_puts(pe); /* a put that went as a message */
-        extra_len = 0;
-    }
-    if (extra_len) {
-        uintptr_t a = (uintptr_t)extra_dest;
-        bool data = a - G->data_base < G->data_size;
-        h.extra_region = data ? MM_UCX_DATA : MM_UCX_SEG;
-        h.extra_off = data ? a - G->data_base : a - (uintptr_t)G->seg;
-        h.extra_len = extra_len;
-    }
-    ucp_dt_iov_t iov[2];
-    size_t niov = 0;
-    if (body_len)
-        iov[niov++] = (ucp_dt_iov_t){(void *)body, body_len};
-    if (extra_len)
-        iov[niov++] = (ucp_dt_iov_t){(void *)extra, extra_len};
-    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE |
-                                               UCP_OP_ATTR_FIELD_FLAGS,
-                               .datatype = niov ? ucp_dt_make_iov() : ucp_dt_make_contig(1),
-                               .flags = UCP_AM_SEND_FLAG_EAGER};
-    mm_ucx_wait(ucp_am_send_nbx(U.peer[pe].ep, MM_UCX_AM_POST, &h, sizeof(h), niov ? iov : NULL,
-                                niov, &prm),
-                "message", pe);
-}
-
-/* a post arrives: check it lies in this rank's memory, then apply it */
-static ucs_status_t mm_ucx_on_post(void *arg, const void *header, size_t header_length,
-                                   void *data, size_t length, const ucp_am_recv_param_t *param)
-{
-    (void)arg;
-    mm_ucx_post_t h;
-    if (header_length != sizeof(h) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
-        H->log(MM_LOG_ERROR, "transport: malformed message (%zu header bytes) dropped",
-               header_length);
-        return UCS_OK;
-    }
-    memcpy(&h, header, sizeof(h));
-    char *rbase = h.extra_region == MM_UCX_DATA ? (char *)G->data_base : G->seg;
-    if (!mm_ucx_post_valid(&h, length, G->seg_bytes, G->data_size)) {
-        H->log(MM_LOG_ERROR, "transport: message outside this rank's memory dropped (line %llu, "
-               "%u + %llu bytes)",
-               (unsigned long long)h.line, h.body_len, (unsigned long long)h.extra_len);
-        return UCS_OK;
-    }
-    const char *d = data;
-    if (h.extra_len)
-        memcpy(rbase + h.extra_off, d + h.body_len, h.extra_len);
-    char *line = G->seg + h.line;
-    if (h.body_len)
-        memcpy(line + 8, d, h.body_len);
-    /* raise the sequence word, never lower it: a late post of an older sequence is a no-op */
-    _Atomic uint64_t *w = (_Atomic uint64_t *)line;
-    uint64_t cur = atomic_load_explicit(w, memory_order_relaxed);
-    while ((int64_t)(h.seq - cur) > 0 &&
-           !atomic_compare_exchange_weak_explicit(w, &cur, h.seq, memory_order_seq_cst,
-                                                  memory_order_relaxed))
-        ;
-    H->wake_self();
-    return UCS_OK;
 }
 
 static void mm_ucx_fence(void)
@@ -1313,14 +1130,12 @@ static int mm_ucx_open(void)
     static const struct {
         unsigned               id;
         ucp_am_recv_callback_t cb;
-    } handlers[] = {{MM_UCX_AM_POST, mm_ucx_on_post},
+    } handlers[] = {{MM_UCX_AM_RUNTIME, mm_ucx_on_runtime},
                     {MM_UCX_AM_PUT, mm_ucx_on_put},
                     {MM_UCX_AM_DONE, mm_ucx_on_done},
                     {MM_UCX_AM_COMPLETE, mm_ucx_on_complete},
                     {MM_UCX_AM_GET, mm_ucx_on_get},
-                    {MM_UCX_AM_GET_REPLY, mm_ucx_on_get_reply},
-                    {MM_UCX_AM_MSG, mm_ucx_on_msg},
-                    {MM_UCX_AM_PUT_SIGNAL, mm_ucx_on_put_signal}};
+                    {MM_UCX_AM_GET_REPLY, mm_ucx_on_get_reply}};
     for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
         ucp_am_handler_param_t ah = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
                                                    UCP_AM_HANDLER_PARAM_FIELD_CB |
@@ -1387,10 +1202,11 @@ static int mm_ucx_connect(const bool *remote, const char *all, size_t len)
     return 0;
 }
 
-static int mm_ucx_init(const mm_boot_card_t *cards, const bool *remote)
+static int mm_ucx_init(const mm_boot_card_t *cards, const bool *remote, mm_tp_am_fn arrived)
 {
     int n = G->nranks;
     U.me = G->rank;
+    U.arrived = arrived;
     U.peer = calloc((size_t)n, sizeof(mm_ucx_peer_t));
     U.hosts = calloc((size_t)n, sizeof(*U.hosts));
     if (U.peer == NULL || U.hosts == NULL || mm_ucx_open() != 0)
@@ -1461,7 +1277,6 @@ static void mm_ucx_fini(void)
             ucp_worker_progress(U.worker);
         ucp_request_free(freq);
     }
-    mm_ucx_msg_drop_all();
     /* close while the worker is still progressed: over TCP a close that is not progressed
      * can hang at cleanup; FLUSH completes what is in flight first */
     int n = G->nranks;
@@ -1491,8 +1306,16 @@ static void mm_ucx_fini(void)
     U.efd = U.kickfd = -1;
 }
 
-static const mm_net_ops_t mm_ucx_ops = {
+/* UCX reaches any host: TCP (or a fabric) connects every pair of ranks */
+static bool mm_ucx_reaches(const mm_boot_card_t *cards, int a, int b)
+{
+    (void)cards, (void)a, (void)b;
+    return true;
+}
+
+static const mm_tp_ops_t mm_ucx_ops = {
     .name = "ucx",
+    .reaches = mm_ucx_reaches,
     .init = mm_ucx_init,
     .fini = mm_ucx_fini,
     .put = mm_ucx_put,
@@ -1500,20 +1323,19 @@ static const mm_net_ops_t mm_ucx_ops = {
     .get = mm_ucx_get,
     .get_nbi = mm_ucx_get_nbi,
     .amo = mm_ucx_amo,
-    .put_signal = mm_ucx_put_signal,
-    .put_signal_nbi = mm_ucx_put_signal_nbi,
-    .post = mm_ucx_post,
     .fence = mm_ucx_fence,
     .quiet = mm_ucx_quiet,
+    .am_eager_max = MM_UCX_EAGER_MAX,
+    .am_send = mm_ucx_am_send,
+    .am_recv = mm_ucx_am_recv,
+    .am_keep = mm_ucx_am_keep,
+    .am_drop = mm_ucx_am_drop,
     .progress = mm_ucx_progress,
     .idle = mm_ucx_idle,
-    .msg_send = mm_ucx_msg_send,
-    .msg_post = mm_ucx_msg_post,
-    .msg_wait = mm_ucx_drain,
     .host = mm_ucx_host,
 };
 
-__attribute__((visibility("default"))) const mm_net_ops_t *
+__attribute__((visibility("default"))) const mm_tp_ops_t *
 meshmem_net_plugin(const mm_plugin_host_t *host)
 {
     if (host->abi != MM_PLUGIN_ABI) {

@@ -1,5 +1,4 @@
-/* Remapping the executable's data and bss into shared memory (see mm_dataseg.h). */
-#include "mm_dataseg.h"
+/* Remapping the executable's data and bss into shared memory (mm_shm.h, "static data"). */
 #include "mm_log.h"
 #include "mm_shm.h"
 
@@ -15,12 +14,12 @@ typedef struct {
     uintptr_t start, end; /* writable PT_LOAD of the executable */
     uintptr_t relro_end;
     int       found;
-} mm_dataseg_scan_t;
+} mm_shm_data_scan_t;
 
-static int mm_dataseg_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
+static int mm_shm_data_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    mm_dataseg_scan_t *s = arg;
+    mm_shm_data_scan_t *s = arg;
     /* the first object reported is the executable itself */
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -38,10 +37,10 @@ static int mm_dataseg_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
     return 1; /* stop after the executable */
 }
 
-int mm_dataseg_find(void **start, size_t *size)
+int mm_shm_data_find(void **start, size_t *size)
 {
-    mm_dataseg_scan_t s = {0};
-    dl_iterate_phdr(mm_dataseg_phdr_cb, &s);
+    mm_shm_data_scan_t s = {0};
+    dl_iterate_phdr(mm_shm_data_phdr_cb, &s);
     if (!s.found)
         return -1;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -61,18 +60,18 @@ int mm_dataseg_find(void **start, size_t *size)
 /* Copy the whole range, redzones between globals included: a plain word loop, because a
  * sanitizer's memcpy would (rightly, for ordinary code) refuse to read across them. */
 __attribute__((no_sanitize("address", "thread", "undefined"), optimize("no-tree-loop-distribute-patterns"))) static void
-mm_dataseg_copy(uint64_t *dst, const uint64_t *src, size_t size)
+mm_shm_data_copy(uint64_t *dst, const uint64_t *src, size_t size)
 {
     for (size_t i = 0; i < size / sizeof(uint64_t); i++)
         dst[i] = src[i];
 }
 
-int mm_dataseg_remap(void *start, size_t size, int *fd)
+int mm_shm_data_remap(void *start, size_t size, int *fd)
 {
     void *copy = mm_shm_create("meshmem-data", size, false, 0, 0, 0, fd);
     if (copy == NULL)
         return -1;
-    mm_dataseg_copy(copy, start, size); /* size is a multiple of the page size */
+    mm_shm_data_copy(copy, start, size); /* size is a multiple of the page size */
     munmap(copy, size);
     /* from here until the mapping is replaced, no global may be written: only locals */
     void *p = mm_shm_map(*fd, size, start, 0);

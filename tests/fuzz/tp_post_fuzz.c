@@ -1,12 +1,12 @@
 /*
- * libFuzzer target: the validation of a post between hosts (mm_ucx_post.h, the check
- * mm_ucx_on_post makes before writing), followed by the writes the transport then makes, into a
+ * libFuzzer target: the validation of a post to a network peer (mm_tp_wire.h, the check
+ * mm_tp_on_post makes before writing), followed by the writes the handler then makes, into a
  * segment and static data of exactly the sizes given: an accepted post that writes outside them
  * is an AddressSanitizer report. Input: the header (40 bytes), then the data length, segment and
  * static data sizes (2 bytes each, small), then the data.
  */
 #include "fuzz_input.h"
-#include "mm_ucx_post.h"
+#include "mm_tp_wire.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    mm_ucx_post_t h;
+    mm_tp_post_t h;
     if (size < sizeof(h) + 6)
         return 0;
     memcpy(&h, data, sizeof(h));
@@ -24,10 +24,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *payload = data + sizeof(h) + 6;
     if (length > size - sizeof(h) - 6)
         length = size - sizeof(h) - 6; /* the message carries what the input has */
-    if (!mm_ucx_post_valid(&h, length, seg_bytes, data_size))
+    if (!mm_tp_post_valid(&h, length, seg_bytes, data_size))
         return 0;
     char *seg = malloc(seg_bytes ? seg_bytes : 1), *stat = malloc(data_size ? data_size : 1);
-    char *rbase = h.extra_region == MM_UCX_DATA ? stat : seg;
+    char *rbase = h.extra_region == MM_TP_DATA ? stat : seg;
     if (h.extra_len)
         memcpy(rbase + h.extra_off, payload + h.body_len, h.extra_len);
     if (h.body_len)
