@@ -196,13 +196,14 @@ def main() -> int:
                    "(e.g. nice -n 10)")
     p.add_argument("--table-only", action="store_true", help="print the tables of OUT/results.json, run nothing")
     args = p.parse_args()
+    raw = args.nodes
     try:
-        args.nodes = [int(x) for x in args.nodes.split(",") if x]
+        args.nodes = [int(x) for x in raw.split(",") if x]
     except ValueError:
-        print(f"synth.py: --nodes {args.nodes}: a list of node counts", file=sys.stderr)
+        print(f"synth.py: --nodes {raw}: a list of node counts", file=sys.stderr)
         return 2
-    if any(n < 2 or n > 16 for n in args.nodes):
-        print(f"synth.py: --nodes {args.nodes}: node counts 2..16", file=sys.stderr)
+    if not args.nodes or any(n < 2 or n > 16 for n in args.nodes):
+        print(f"synth.py: --nodes {raw}: node counts 2..16", file=sys.stderr)
         return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
