@@ -5,6 +5,9 @@
 #   make demo   install what is missing, build, run the main demonstration on this machine
 #   make lint   ruff on the Python code (pyproject.toml's [tool.ruff]): lint, not format
 #   make sanitize   the test suite built with ASan+UBSan (build-asan/) and TSan (build-tsan/)
+#   make rtl-synth  Yosys on the OPTWEB engine (rtl/synth/synth.py): each block and the node at
+#                   N = 2, 4, 8, 16 (RTL_SYNTH_NODES), the table into docs/rtl-synth.md; minutes
+#                   per run, hours at N = 16 (RTL_SYNTH_TIMEOUT seconds per run); not in make test
 #   make install [PREFIX=/usr/local] [DESTDIR=stage]   libraries, headers, meshrun, meshcc,
 #                   pkg-config file and CMake package under PREFIX (staged under DESTDIR)
 BUILD      ?= build
@@ -14,7 +17,7 @@ CMAKE_ARGS ?=
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: all build deps python test test-c test-py demo lint sanitize asan tsan clean install
+.PHONY: all build deps python test test-c test-py demo lint sanitize asan tsan clean install rtl-synth
 
 all: build
 
@@ -77,6 +80,12 @@ tsan:
 	$(SANITIZE_CTEST) build-tsan $(SANITIZE_ARGS)
 
 sanitize: deps asan tsan
+
+RTL_SYNTH_NODES   ?= 2,4,8,16
+RTL_SYNTH_TIMEOUT ?= 3600
+rtl-synth:
+	python3 rtl/synth/synth.py --blocks --intel --nodes $(RTL_SYNTH_NODES) \
+	  --timeout $(RTL_SYNTH_TIMEOUT) --out $(BUILD)/rtl-synth --doc docs/rtl-synth.md
 
 clean:
 	rm -rf build build-asan build-tsan

@@ -49,6 +49,12 @@ have munged || need_apt+=(munge)
 # OpenBLAS for the local multiplies of `meshmem gemm` (cblas.h under the multiarch directory)
 compgen -G "/usr/include/*/cblas.h" >/dev/null || [ -e /usr/include/cblas.h ] ||
   need_apt+=(libopenblas-dev)
+# rtl/ (docs/rtl.md): Verilator builds the simulated engine and lints it; Yosys lints and
+# synthesizes it (make rtl-synth) and, with z3, proves the sync IP's handshakes (yosys-smtbmc).
+# Without Verilator the rest builds and CMake says in one line that rtl/ was left out.
+have verilator || need_apt+=(verilator)
+have yosys  || need_apt+=(yosys)
+have z3     || need_apt+=(z3)
 have python3 || need_apt+=(python3)
 # the Python packages below are installed with pip: a python3 without pip needs Debian's
 if ! have python3 || ! python3 -m pip --version >/dev/null 2>&1; then

@@ -53,6 +53,8 @@ COMMANDS = {
     "demo": ("meshmem.cli.demo", "the OPTWEB case studies on this machine, verified, with plots"),
     "model": ("meshmem.cli.model", "the fabric model: validate it against the papers, predict, "
                                    "sweep designs, replay a traced run"),
+    "rtl": ("meshmem.cli.rtl", "the OPTWEB engine in SystemVerilog, simulated: validate its cycles "
+                           "against the papers, its simulation speed"),
 }
 
 

@@ -1,0 +1,146 @@
+// mm_system: N nodes and the links between them, one clock, one cycle counter (OPTWEB (JOCN
+// 2022) §2.D: a full mesh, or a 2-D generalized hypercube of kx x ky nodes linked only along rows
+// and columns, "formed ... by disabling some of the links in the fully connected network
+// topology", §4.B.2). The model is built for up to N nodes; `nodes`, the coordinates and the
+// topology are data, loaded from a configuration file by the simulator, so one model serves every
+// size up to N and both topologies.
+//
+// The cycle counter `now` times everything: the links' and memories' due times, the completion
+// entries' start and end. When nothing moves anywhere (`act` low) the simulator may set `now`
+// forward to the earliest due time (`wake`) instead of clocking idle cycles one by one
+// (`skip`): a run then takes the same cycles either way, and a test holds it to that.
+module mm_system #(
+  parameter int N = 4,
+  parameter int DW = 256,
+  parameter int RB = 256,
+  parameter int LD = 256
+) (
+  input  logic           clk,
+  input  logic           rst,
+  input  mm_pkg::cfg_t   cfg,         // the configuration: read while rst is high
+  input  logic [4:0]     nodes,
+  input  logic           ghc,
+  input  logic           gate,        // simulation: stop idle units' clocks (mm_cg); 0 runs all
+  input  logic [N*8-1:0] xy,          // node c's {y, x}
+  input  logic           skip,
+  input  logic [63:0]    skip_to,
+  output logic [63:0]    now,
+  // per node: AXI4-Lite
+  input  logic [N-1:0]    s_awvalid,
+  output logic [N-1:0]    s_awready,
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  logic [N*32-1:0] s_awaddr,    // a word per node (12 bits used): simple to drive
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  logic [N-1:0]    s_wvalid,
+  output logic [N-1:0]    s_wready,
+  input  logic [N*32-1:0] s_wdata,
+  output logic [N-1:0]    s_bvalid,
+  input  logic [N-1:0]    s_bready,
+  input  logic [N-1:0]    s_arvalid,
+  output logic [N-1:0]    s_arready,
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  logic [N*32-1:0] s_araddr,
+  /* verilator lint_on UNUSEDSIGNAL */
+  output logic [N-1:0]    s_rvalid,
+  input  logic [N-1:0]    s_rready,
+  output logic [N*32-1:0] s_rdata,
+  // idle skipping and the watchdog
+  output logic            act,
+  output logic [63:0]     wake,
+  output logic [N-1:0]    irq,        // a node's completion queue is not empty
+  output logic [N*128-1:0] dbg
+);
+  localparam int BWB = $clog2(DW/8) + 1;
+
+  always_ff @(posedge clk) begin
+    if (rst) now <= '0;
+    else if (skip) now <= skip_to;
+    else now <= now + 64'd1;
+  end
+
+  // The configuration is held in registers, loaded while in reset: nothing downstream then
+  // depends combinationally on the model's inputs, which Verilator would otherwise evaluate
+  // again at every input change (twice a cycle).
+  logic           rst_q;               // the reset, registered: it enables the links' clocks
+  logic           gate_q;
+  always_ff @(posedge clk) rst_q <= rst;
+  always_ff @(posedge clk) if (rst) gate_q <= gate;
+  mm_pkg::cfg_t   c;
+  logic [4:0]     nodes_q;
+  logic [N*8-1:0] xy_q;
+  logic [N*N-1:0] link_on;           // which links exist: both ends present; on a GHC only
+                                     // along a row or a column
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      c <= cfg;
+      nodes_q <= nodes;
+      xy_q <= xy;
+      for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+          link_on[i*N + j] <= 5'(i) < nodes && 5'(j) < nodes &&
+            (i == j || !ghc || xy[i*8 +: 4] == xy[j*8 +: 4] || xy[i*8 + 4 +: 4] == xy[j*8 + 4 +: 4]);
+    end
+  end
+
+  // lane j of node i sends on link i*N+j, which arrives at lane i of node j
+  logic [N*N-1:0]    tv, tl, tu, rv, rl, ru, l_act;
+  logic [N*N*DW-1:0] td, rd;
+  logic [N*N*BWB-1:0] tb, rb;
+  logic [N*N*8-1:0]  ts, rs;
+  logic [N-1:0]      n_act;
+  logic [N*64-1:0]   n_wake;
+  logic [N*N*64-1:0] l_wake;
+
+  for (genvar i = 0; i < N; i++) begin : node
+    logic [N-1:0]       r_valid, r_last, r_user;
+    logic [N*DW-1:0]    r_data;
+    logic [N*BWB-1:0]   r_bytes;
+    logic [N*8-1:0]     r_sb;
+    for (genvar j = 0; j < N; j++) begin : from
+      assign r_valid[j] = rv[j*N + i];
+      assign r_last[j]  = rl[j*N + i];
+      assign r_user[j]  = ru[j*N + i];
+      assign r_data[j*DW +: DW]   = rd[(j*N + i)*DW +: DW];
+      assign r_bytes[j*BWB +: BWB] = rb[(j*N + i)*BWB +: BWB];
+      assign r_sb[j*8 +: 8]       = rs[(j*N + i)*8 +: 8];
+    end
+    mm_node #(.N(N), .DW(DW), .RB(RB)) n (
+      .clk, .rst, .skip, .skip_to, .gate_i(gate), .eager_thr_i(c.eager_thr), .rd_lat_i(c.rd_lat),
+      .wr_lat_i(c.wr_lat), .pc_sel_i(c.pc_sel[5:0]), .link_rate_i(c.link_rate),
+      .loop_rate_i(c.loop_rate), .me_i(4'(i)), .nodes_i(nodes_q), .xy_i(xy_q),
+      .lane_ok_i(link_on[i*N +: N]),
+      .s_awvalid(s_awvalid[i]), .s_awready(s_awready[i]), .s_awaddr(s_awaddr[i*32 +: 12]),
+      .s_wvalid(s_wvalid[i]), .s_wready(s_wready[i]), .s_wdata(s_wdata[i*32 +: 32]),
+      .s_bvalid(s_bvalid[i]), .s_bready(s_bready[i]), .s_bresp(),
+      .s_arvalid(s_arvalid[i]), .s_arready(s_arready[i]), .s_araddr(s_araddr[i*32 +: 12]),
+      .s_rvalid(s_rvalid[i]), .s_rready(s_rready[i]), .s_rdata(s_rdata[i*32 +: 32]), .s_rresp(),
+      .t_valid(tv[i*N +: N]), .t_data(td[i*N*DW +: N*DW]),
+      .t_last(tl[i*N +: N]), .t_bytes(tb[i*N*BWB +: N*BWB]), .t_user(tu[i*N +: N]),
+      .t_sb(ts[i*N*8 +: N*8]),
+      .r_valid_i(r_valid), .r_data_i(r_data), .r_last_i(r_last), .r_bytes_i(r_bytes),
+      .r_user_i(r_user), .r_sb_i(r_sb),
+      .act(n_act[i]), .wake(n_wake[i*64 +: 64]), .irq(irq[i]), .dbg(dbg[i*128 +: 128])
+    );
+    for (genvar j = 0; j < N; j++) begin : link
+      localparam int L = i*N + j;
+      logic lclk, lbusy;
+      mm_cg cg (.clk, .en(rst_q || !gate_q || lbusy), .gclk(lclk));
+      mm_link #(.DW(DW), .LD(LD)) l (
+        .clk(lclk), .rst, .now, .en(link_on[L]),
+        .lat(i == j ? c.loop_lat : c.link_lat),
+        .tx_valid(tv[L]), .tx_data(td[L*DW +: DW]), .tx_last(tl[L]),
+        .tx_bytes(tb[L*BWB +: BWB]), .tx_user(tu[L]), .tx_sb(ts[L*8 +: 8]),
+        .rx_valid(rv[L]), .rx_data(rd[L*DW +: DW]), .rx_last(rl[L]), .rx_bytes(rb[L*BWB +: BWB]),
+        .rx_user(ru[L]), .rx_sb(rs[L*8 +: 8]), .act(l_act[L]), .busy(lbusy),
+        .wake(l_wake[L*64 +: 64])
+      );
+    end
+  end
+
+  always_comb begin
+    act = |n_act || |l_act;
+    wake = '1;
+    for (int i = 0; i < N; i++) if (n_wake[i*64 +: 64] < wake) wake = n_wake[i*64 +: 64];
+    for (int l = 0; l < N*N; l++) if (l_wake[l*64 +: 64] < wake) wake = l_wake[l*64 +: 64];
+  end
+endmodule

@@ -1,0 +1,8 @@
+// One Verilated model's factory and per-cycle loop (build_model.sh compiles this file once per
+// model, with the model's class in MM_MODEL_CLASS). Only the factory is exported.
+#include "model.hpp"
+
+#define MM_EXPORT __attribute__((visibility("default")))
+extern "C" MM_EXPORT mmrtl::Model *MM_MODEL_FACTORY();
+
+#include "model_impl.hpp"
