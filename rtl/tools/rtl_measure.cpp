@@ -1,7 +1,7 @@
 // mm-rtl-measure: runs the scenarios behind `meshmem rtl validate` on the simulator and prints
 // one JSON line per scenario: the cycles it took on the RTL and the configuration's clock. Each
 // scenario is named by the published figure it reproduces (python/meshmem/model/published.toml)
-// or by an rtl-only row (python/meshmem/rtl.py). Times run from the first descriptor's doorbell to
+// or by an rtl-only row (python/meshmem/cli/rtl.py). Times run from the first descriptor's doorbell to
 // the last completion, as the papers time an operation from its command to its end.
 //   mm-rtl-measure CONFIG_DIR [SCENARIO...]    (no scenario: all; `list` lists them)
 //   mm-rtl-measure CONFIG_DIR --set KEY=VALUE;... SCENARIO...   (overrides, e.g. a latency)
