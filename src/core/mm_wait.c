@@ -13,6 +13,7 @@
 void (*mm_progress_hook)(void);
 void (*mm_wait_net_poll)(void);
 void (*mm_wait_net_idle)(void);
+bool mm_wait_net_paced;
 uint32_t mm_wait_inline_polls;
 
 /* inline polls at most: keeps the progress hook's first call within a few microseconds */
@@ -74,6 +75,11 @@ void mm_wait_step(mm_wait_t *w)
     if (mm_progress_hook)
         mm_progress_hook();
     uint32_t n = w->polls++;
+    if (mm_wait_net_paced) { /* the poll above waited for the simulator's next step */
+        if ((n & 63) == 0)
+            mm_check_job_alive();
+        return;
+    }
     if (w->phase == MM_WAIT_SPIN) {
         if (mm_spin_ns == 0) { /* no spin budget (oversubscribed): yield from the first step */
             w->phase = MM_WAIT_YIELD;
