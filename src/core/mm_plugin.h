@@ -20,7 +20,7 @@
 
 /** Bumped whenever mm_plugin_host_t, mm_tp_ops_t, mm_boot_ops_t or mm_state_t change: the
  * library and its plugins must come from one build. (mm_config_t too: plugins read it.) */
-#define MM_PLUGIN_ABI 8
+#define MM_PLUGIN_ABI 9
 
 /** What the runtime lends a plugin. */
 typedef struct {
@@ -37,6 +37,10 @@ typedef struct {
        maps them elsewhere (the rtl transport's simulator process); set for the networks
        only (mm_tp_net.c) */
     void (*seg_fds)(int fds[2]);
+    /* the runtime's progress hook (active messages: the rings of src/am), what every wait step
+       of the runtime runs: for a network whose own waits (an offloaded collective's) stand
+       where the runtime's would, or a peer waiting for a reply from this rank waits for ever */
+    void (*progress_hook)(void);
 } mm_plugin_host_t;
 
 /** The bootstrap plugin's entry (symbol MM_BOOT_PLUGIN_ENTRY), likewise. */

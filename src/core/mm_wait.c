@@ -58,6 +58,10 @@ void mm_wait_setup(void)
     mm_yield_ns = (uint64_t)yield_us * 1000u;
     /* oversubscribed, a few polls: a peer on this core cannot post while we poll */
     mm_wait_inline_polls = over || spin_us == 0 ? 4u : MM_WAIT_INLINE_MAX;
+    /* a paced network: each poll is the simulator's next step, and the progress hook (a
+     * request to this rank, its own included, waits for it) runs from the first stepped poll */
+    if (mm_wait_net_paced)
+        mm_wait_inline_polls = 1u;
 }
 
 static void mm_check_job_alive(void)

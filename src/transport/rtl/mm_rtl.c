@@ -197,8 +197,11 @@ static mm_rtl_cqe mm_rtl_wait(uint32_t id)
                      mm_rtl_op_name(e.op), e.id);
         }
         /* serve the peers meanwhile: one of them may need a message handled here before it
-         * joins this collective */
-        if (mm_rtl_serve() == 0)
+         * joins this collective (the transport's mailboxes, then the runtime's handlers: a
+         * request that landed in the rings of src/am is answered by its progress hook) */
+        int events = mm_rtl_serve();
+        H->progress_hook();
+        if (events == 0)
             mm_rtl_block();
     }
 }
