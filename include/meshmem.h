@@ -96,6 +96,11 @@ int meshmem_nranks(void);
 /** @return the thread level provided by meshmem_init. */
 int meshmem_query_thread(void);
 
+/** @return the job's clock in seconds from an arbitrary origin: CLOCK_MONOTONIC, or on the
+ * simulated engine (meshrun --rtl) the simulated time, the engine's cycles at its clock, the
+ * same on every run of a program (docs/rtl-transport.md). */
+double meshmem_wtime(void);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Symmetric memory                                                                            */
 /* ------------------------------------------------------------------------------------------ */

@@ -197,6 +197,11 @@ int meshmem_nranks(void)
     return mm_g.nranks;
 }
 
+double meshmem_wtime(void)
+{
+    return mm_tp_wtime();
+}
+
 int meshmem_query_thread(void)
 {
     return mm_g.thread_level;

@@ -29,6 +29,7 @@
 #include "meshrun_fabric.h"
 #include "meshrun_output.h"
 #include "meshrun_multi.h"
+#include "meshrun_rtl.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -89,6 +90,9 @@ static void usage(FILE *out)
             "  --heap SIZE          symmetric heap per rank (e.g. 64M, 1G); sets SHMEM_SYMMETRIC_SIZE\n"
             "  --bind-to core|none  pin rank r to the r-th allowed CPU (default none)\n"
             "  --timeout SEC        stop the job after SEC seconds (exit status 124)\n"
+            "  --rtl CONFIG         every peer through the simulated OPTWEB engine (rtl/): a file\n"
+            "                       or a name of rtl/configs (e.g. optweb-fc8-45g); meshmem_wtime\n"
+            "                       reads simulated time (docs/rtl-transport.md)\n"
             "  --tag-output         prefix every line a rank writes with \"[RANK] \"\n"
             "  --fabric FILE        also predict the run's time on a modelled fabric (a file or a\n"
             "                       name in fabrics/): every call is traced and replayed\n"
@@ -368,7 +372,7 @@ int main(int argc, char **argv)
     double timeout = 0;
     meshrun_fabric_t fabric = {0};
     meshrun_multi_t multi = {.nranks = -1};
-    const char *map_by = NULL;
+    const char *map_by = NULL, *rtl = NULL;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -472,6 +476,11 @@ int main(int argc, char **argv)
             }
         } else if (inline_value) {
             return usage_error("option %s takes no value", a);
+        } else if (!strcmp(a, "--rtl")) {
+            rtl = NEXT_VALUE();
+            if (rtl == NULL || !*rtl)
+                return usage_error("%s", "--rtl needs a configuration (a file, or a name such as "
+                                         "optweb-fc8-45g)");
         } else if (!strcmp(a, "--tag-output")) {
             tag_output = true;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -497,6 +506,9 @@ int main(int argc, char **argv)
         return usage_error("%s", "--map-by needs --hosts, --hostfile or --vhosts");
     if (fabric.fabric == NULL && (fabric.compute_scale || fabric.json || fabric.nsets))
         return usage_error("%s", "--compute-scale, --fabric-json and --fabric-set need --fabric");
+    if (rtl && (across || fabric.fabric))
+        return usage_error("%s", "--rtl runs the job on this machine's simulated engine: not with "
+                                 "--hosts, --hostfile, --vhosts or --fabric");
     if (across) {
         /* the ranks' traces and their shared store counters (mm_trace.h) are files of one
          * directory that every rank maps: virtual hosts share this machine's /tmp, real hosts
@@ -606,6 +618,11 @@ int main(int argc, char **argv)
     }
 
     job_t job = {.nranks = nranks, .leaver = -1};
+    if (rtl) { /* the simulator first: its process group is the job's */
+        job.pgid = meshrun_rtl_start(rtl, nranks);
+        if (job.pgid < 0)
+            return 1;
+    }
     job.pids = calloc((size_t)nranks, sizeof(pid_t));
     job.alive = calloc((size_t)nranks, sizeof(bool));
     if (!job.pids || !job.alive)
@@ -672,7 +689,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "meshrun: cannot run \"%s\": %s\n", prog[0], strerror(errno));
             _exit(127);
         }
-        if (r == 0)
+        if (job.pgid == 0)
             job.pgid = pid;
         setpgid(pid, job.pgid);
         meshrun_output_forked(&out, r);
@@ -722,6 +739,15 @@ int main(int argc, char **argv)
             if (errno == EINTR)
                 continue;
             break;
+        }
+        if (meshrun_rtl_is_sim(pid)) {
+            if (!job.stopping && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
+                fprintf(stderr, "meshrun: the simulator (pid %d) ended: stopping the job\n",
+                        (int)pid);
+                status = 1;
+                job_stop(&job);
+            }
+            continue;
         }
         int r = 0;
         while (r < nranks && job.pids[r] != pid)

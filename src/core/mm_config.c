@@ -161,7 +161,7 @@ int mm_config_load(char *why, size_t cap)
 /* the MESHMEM_* variables meshmem reads besides the table's: set by its launcher, read by its
  * tools and tests (a user setting one is no mistake) */
 static const char *const mm_config_other_names[] = {
-    "RANK", "NRANKS", "CTL_FD", "JOB", "JOB_CPUS", "TRACE_DIR", "PLUGIN_DIR", "BUILD", "CACHE",
+    "RANK", "NRANKS", "CTL_FD", "RTL_FD", "JOB", "JOB_CPUS", "TRACE_DIR", "PLUGIN_DIR", "BUILD", "CACHE",
     "NO_INSTALL",
 };
 

@@ -11,6 +11,12 @@
 
 static mm_plugin_host_t mm_host;
 
+static void mm_plugin_progress_hook(void)
+{
+    if (mm_progress_hook)
+        mm_progress_hook();
+}
+
 const mm_plugin_host_t *mm_plugin_host(void)
 {
     mm_host = (mm_plugin_host_t){.abi = MM_PLUGIN_ABI,
@@ -20,7 +26,8 @@ const mm_plugin_host_t *mm_plugin_host(void)
                                  .set_job = mm_boot_set_job,
                                  .log = mm_log,
                                  .fatal = mm_fatal,
-                                 .wake_self = mm_wake_self};
+                                 .wake_self = mm_wake_self,
+                                 .progress_hook = mm_plugin_progress_hook};
     return &mm_host;
 }
 

@@ -20,7 +20,7 @@
 
 /** Bumped whenever mm_plugin_host_t, mm_tp_ops_t, mm_boot_ops_t or mm_state_t change: the
  * library and its plugins must come from one build. (mm_config_t too: plugins read it.) */
-#define MM_PLUGIN_ABI 7
+#define MM_PLUGIN_ABI 9
 
 /** What the runtime lends a plugin. */
 typedef struct {
@@ -33,6 +33,14 @@ typedef struct {
     void (*log)(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
     void (*fatal)(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
     void (*wake_self)(void);       /* wake this rank's sleepers after writing its memory */
+    /* this rank's heap segment and static data as memfds (-1: none), for a network that
+       maps them elsewhere (the rtl transport's simulator process); set for the networks
+       only (mm_tp_net.c) */
+    void (*seg_fds)(int fds[2]);
+    /* the runtime's progress hook (active messages: the rings of src/am), what every wait step
+       of the runtime runs: for a network whose own waits (an offloaded collective's) stand
+       where the runtime's would, or a peer waiting for a reply from this rank waits for ever */
+    void (*progress_hook)(void);
 } mm_plugin_host_t;
 
 /** The bootstrap plugin's entry (symbol MM_BOOT_PLUGIN_ENTRY), likewise. */

@@ -13,6 +13,7 @@
 void (*mm_progress_hook)(void);
 void (*mm_wait_net_poll)(void);
 void (*mm_wait_net_idle)(void);
+bool mm_wait_net_paced;
 uint32_t mm_wait_inline_polls;
 
 /* inline polls at most: keeps the progress hook's first call within a few microseconds */
@@ -57,6 +58,10 @@ void mm_wait_setup(void)
     mm_yield_ns = (uint64_t)yield_us * 1000u;
     /* oversubscribed, a few polls: a peer on this core cannot post while we poll */
     mm_wait_inline_polls = over || spin_us == 0 ? 4u : MM_WAIT_INLINE_MAX;
+    /* a paced network: each poll is the simulator's next step, and the progress hook (a
+     * request to this rank, its own included, waits for it) runs from the first stepped poll */
+    if (mm_wait_net_paced)
+        mm_wait_inline_polls = 1u;
 }
 
 static void mm_check_job_alive(void)
@@ -74,6 +79,11 @@ void mm_wait_step(mm_wait_t *w)
     if (mm_progress_hook)
         mm_progress_hook();
     uint32_t n = w->polls++;
+    if (mm_wait_net_paced) { /* the poll above waited for the simulator's next step */
+        if ((n & 63) == 0)
+            mm_check_job_alive();
+        return;
+    }
     if (w->phase == MM_WAIT_SPIN) {
         if (mm_spin_ns == 0) { /* no spin budget (oversubscribed): yield from the first step */
             w->phase = MM_WAIT_YIELD;

@@ -62,6 +62,11 @@ extern void (*mm_progress_hook)(void);
  */
 extern void (*mm_wait_net_poll)(void);
 
+/** Set when a network's progress paces the waits (mm_tp_ops_t's paced: the rtl transport's
+ * simulator advances only while every rank waits on it): a wait then polls it step after step
+ * and never spins, yields or sleeps by wall time. */
+extern bool mm_wait_net_paced;
+
 /** Called before a wait sleeps, when set (a network that serves its peers from a thread wakes
  * it: this rank stops polling). */
 extern void (*mm_wait_net_idle)(void);

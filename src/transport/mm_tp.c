@@ -93,9 +93,16 @@ void mm_tp_nets_quiet(void)
 
 const mm_tp_coll_ops_t *mm_tp_coll_for(int start, int stride, int size)
 {
-    const mm_tp_ops_t *ops = mm_tp_peers[start].ops;
-    for (int i = 1; i < size; i++)
-        if (mm_tp_peers[start + i * stride].ops != ops)
+    /* this rank reaches itself through shared memory whatever reaches its peers: the others
+     * decide (a team of this rank alone has only its entry) */
+    const mm_tp_ops_t *ops = NULL;
+    for (int i = 0; i < size; i++) {
+        int r = start + i * stride;
+        if (r == mm_g.rank && size > 1)
+            continue;
+        if (ops != NULL && mm_tp_peers[r].ops != ops)
             return NULL;
-    return ops->coll;
+        ops = mm_tp_peers[r].ops;
+    }
+    return ops ? ops->coll : NULL;
 }

@@ -66,6 +66,9 @@ extern int mm_tp_nnets;
  * need. @return 0, or -1 after logging why. */
 int mm_tp_init(void);
 
+/** @brief The job's clock (meshmem_wtime): a simulating network's, else CLOCK_MONOTONIC. */
+double mm_tp_wtime(void);
+
 /** @brief Leave them (collective, after finalize's last barrier): close the networks, unmap the
  * node's segments. */
 void mm_tp_fini(void);

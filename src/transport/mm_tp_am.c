@@ -122,6 +122,11 @@ static void mm_tp_on_post(int src, unsigned id, const void *hdr, size_t hdr_len,
 void mm_tp_put_signal_net(int pe, void *dest, const void *src, size_t n, uint64_t *sig,
                           uint64_t signal, int op, bool nbi)
 {
+    const mm_tp_ops_t *net = mm_tp_peers[pe].ops;
+    if (net->put_signal != NULL) { /* the network's own: data, then the signal */
+        net->put_signal(pe, dest, src, n, sig, signal, op == MESHMEM_SIGNAL_ADD);
+        return;
+    }
     mm_tp_signal_t h = {.len = n, .value = signal, .op = op == MESHMEM_SIGNAL_ADD};
     if (n)
         mm_tp_locate(pe, dest, n, &h.region, &h.off);
@@ -130,7 +135,7 @@ void mm_tp_put_signal_net(int pe, void *dest, const void *src, size_t n, uint64_
     /* nbi: to another host the send goes on after the call (a rendezvous waits for the target
      * to take the data, which a target busy computing does when its progress thread runs) and
      * completes by quiet or fence, as a put_nbi */
-    mm_tp_peers[pe].ops->am_send(pe, MM_TP_AM_SIGNAL, &h, sizeof(h), &iov, 1,
+    net->am_send(pe, MM_TP_AM_SIGNAL, &h, sizeof(h), &iov, 1,
                                  MM_TP_AM_PUT | (nbi ? 0 : MM_TP_AM_WAIT), NULL);
 }
 

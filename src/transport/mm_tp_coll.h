@@ -6,7 +6,8 @@
  * N messages over its point-to-point operations (OpenMPI's coll/ucc with SHARP, ACCL's CCLO).
  *
  * When: a team offloads when every member is reached through one transport (every member's
- * entry in mm_tp_peers names the same table) and that table has coll (mm_tp_coll_for, when the
+ * entry in mm_tp_peers names the same table, this rank's own excepted: it reaches itself
+ * through shared memory) and that table has coll (mm_tp_coll_for, when the
  * team is created: src/coll/mm_team.c). Its meshmem_coll_* calls with the algorithm AUTO or
  * ONESTEP (and the OpenSHMEM team collectives, which run on them) then go to the entry below,
  * after the runtime's argument checks; another algorithm asked for by name runs as the runtime

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* the networks built with this library, a comma list (CMake: src/CMakeLists.txt) */
@@ -84,7 +85,11 @@ static const mm_tp_ops_t *mm_tp_net_load(const char *name)
     snprintf(file, sizeof(file), "libmeshmem_%s.so", name);
     snprintf(why, sizeof(why), "the job spans %d hosts", mm_g.nnodes);
     mm_net_plugin_fn entry = (mm_net_plugin_fn)mm_plugin_open(file, MM_NET_PLUGIN_ENTRY, why);
-    const mm_tp_ops_t *ops = entry ? entry(mm_plugin_host()) : NULL;
+    /* a network may map this rank's memfds elsewhere (rtl: in its simulator process) */
+    static mm_plugin_host_t net_host;
+    net_host = *mm_plugin_host();
+    net_host.seg_fds = mm_shm_seg_fds;
+    const mm_tp_ops_t *ops = entry ? entry(&net_host) : NULL;
     const char *missing = ops == NULL ? NULL : mm_tp_net_missing(ops);
     if (missing) {
         mm_error("meshmem_init: %s is not a complete network transport (no %s)", file, missing);
@@ -179,6 +184,8 @@ static int mm_tp_nets_open(const mm_boot_card_t *cards)
         mm_wait_net_poll = mm_tp_nets_progress;
         mm_wait_net_idle = mm_tp_nets_idle;
     }
+    for (int k = 0; k < mm_tp_nnets; k++)
+        mm_wait_net_paced |= mm_tp_nets[k]->paced;
     return 0;
 }
 
@@ -248,6 +255,7 @@ void mm_tp_fini(void)
 {
     mm_wait_net_poll = NULL;
     mm_wait_net_idle = NULL;
+    mm_wait_net_paced = false;
     /* collective: the remote peers are done with this rank's memory */
     for (int k = mm_tp_nnets - 1; k >= 0; k--)
         if (mm_tp_nets[k]->fini)
@@ -258,4 +266,15 @@ void mm_tp_fini(void)
     free(mm_g.node_of);
     mm_tp_peers = NULL;
     mm_g.node_of = NULL;
+}
+
+double mm_tp_wtime(void)
+{
+    /* a network that simulates its hardware keeps the job's clock (rtl: simulated time) */
+    for (int k = 0; k < mm_tp_nnets; k++)
+        if (mm_tp_nets[k]->wtime != NULL)
+            return mm_tp_nets[k]->wtime();
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

@@ -132,6 +132,20 @@ typedef struct mm_tp_ops {
      * mm_tp_coll.h), or NULL (shared memory, UCX): the runtime's algorithms then run over the
      * operations above. */
     const struct mm_tp_coll_ops *coll;
+
+    /* -- optional: a simulated network (rtl) -- */
+    /** Put @p n bytes, then set (@p op 0) or add (1) @p signal into the symmetric 64-bit
+     * @p sig at @p pe, the signal after the data, as one operation of the network; completes
+     * as a put. NULL: the runtime sends it as an active message (mm_tp_am.c). */
+    void (*put_signal)(int pe, void *dest, const void *src, size_t n, uint64_t *sig,
+                       uint64_t signal, int op);
+    /** The job's clock in seconds, when the network keeps one (simulated time), else NULL:
+     * meshmem_wtime reads CLOCK_MONOTONIC. */
+    double (*wtime)(void);
+    /** true: progress itself waits until something can happen (a simulator that advances
+     * only while every rank waits on it), so waits poll it without spinning, yielding or
+     * sleeping (mm_wait.h). */
+    bool paced;
 } mm_tp_ops_t;
 
 /** A network plugin's entry (symbol MM_NET_PLUGIN_ENTRY in libmeshmem_NAME.so, NAME one of

@@ -44,7 +44,8 @@ def in_session(sid: int) -> list[int]:
 def main() -> int:
     meshrun, prog, n, phase, how, victim = sys.argv[1:7]
     env = dict(os.environ, MESHMEM_DEBUG="0")
-    p = subprocess.Popen([meshrun, "-n", n, "--heap", "64M", "--timeout", "60", prog, phase, how,
+    extra = os.environ.get("MESHRUN_EXTRA", "").split()  # e.g. --rtl CONFIG (tests/c/rtl.cmake)
+    p = subprocess.Popen([meshrun, *extra, "-n", n, "--heap", "64M", "--timeout", "60", prog, phase, how,
                           victim], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=env, start_new_session=True)
     out, err = p.communicate(timeout=90)

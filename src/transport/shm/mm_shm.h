@@ -86,6 +86,10 @@ extern const struct mm_tp_ops mm_shm_tp_ops;
  */
 int mm_shm_seg_create(void);
 
+/** @brief This rank's heap segment and static data memfds into @p fds (-1: none); lent to the
+ * networks (mm_plugin_host_t's seg_fds). */
+void mm_shm_seg_fds(int fds[2]);
+
 /** @return the bytes of static data this rank shares with its node's peers (0: none). */
 size_t mm_shm_data_shared(void);
 

@@ -64,6 +64,12 @@ int mm_shm_seg_create(void)
     return 0;
 }
 
+void mm_shm_seg_fds(int fds[2])
+{
+    fds[0] = mm_seg_fd;
+    fds[1] = mm_data_fd;
+}
+
 size_t mm_shm_data_shared(void)
 {
     return mm_data_fd >= 0 ? mm_g.data_size : 0;
