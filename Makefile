@@ -3,7 +3,8 @@
 #   make test   install what is missing, build, install the Python package into build/venv,
 #               run every test (ctest, then pytest on the installed package)
 #   make demo   install what is missing, build, run the main demonstration on this machine
-#   make lint   ruff on the Python code (pyproject.toml's [tool.ruff]): lint, not format
+#   make lint   ruff on the Python code (pyproject.toml's [tool.ruff]), and the C and C++ sources
+#               against .clang-format (scripts/format.sh --check; scripts/format.sh rewrites them)
 #   make sanitize   the test suite built with ASan+UBSan (build-asan/) and TSan (build-tsan/)
 #   make rtl-synth  Yosys on the OPTWEB engine (rtl/synth/synth.py): each block and the node at
 #                   N = 2, 4, 8, 16 (RTL_SYNTH_NODES), the table into docs/rtl-synth.md; minutes
@@ -62,9 +63,11 @@ install: build
 demo: deps build
 	$(BUILD)/bin/meshmem demo
 
-# the ruff install-deps.sh installs (the version [tool.ruff] is written for); fails on a finding
+# the ruff and clang-format install-deps.sh installs (the versions [tool.ruff] and .clang-format
+# are written for); fails on a finding or on a file that does not conform
 lint: deps
 	python3 -m ruff check .
+	scripts/format.sh --check
 
 # The sanitizer suites: the tests labelled "sanitize" (tests/CMakeLists.txt chooses them and
 # sets the sanitizers' options), then a check that they left no process and nothing in /dev/shm.

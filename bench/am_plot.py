@@ -8,7 +8,8 @@
                  N per push, with one put_signal of the same data, per transfer size
 
 and prints the tables of docs/results-am.md (Markdown) computed from the same JSON, the
-targets of issue 4 included (median over rounds; the best round beside it).
+active messages' targets included (2 ranks, such as the short AM round trip against MPI's
+ping-pong; median over rounds, the best round beside it).
 
 usage: bench/am_plot.py RESULTS.json [MORE.json ...] OUTDIR
 (rows of all files together; for the same op and size the earlier file's row is used)

@@ -624,6 +624,7 @@ void shmem_c11_type_not_supported(void);
  * inside its own expansion, so if the generic macros used SHMEM_C11_RMA_TYPES, a program could
  * not call shmem_put inside code it generates with SHMEM_C11_RMA_TYPES (as the tests do).
  */
+/* clang-format off */
 #define SHMEMI_C11_RMA(X)                                                                          \
     X(float, float) X(double, double) X(long double, longdouble) X(char, char)                     \
     X(signed char, schar) X(short, short) X(int, int) X(long, long) X(long long, longlong)         \
@@ -642,6 +643,7 @@ void shmem_c11_type_not_supported(void);
 #define SHMEMI_C11_AMO_DEPRECATED(X) X(int, int) X(long, long) X(long long, longlong)
 #define SHMEMI_C11_AMO_DEPRECATED_EXTENDED(X)                                                      \
     X(float, float) X(double, double) SHMEMI_C11_AMO_DEPRECATED(X)
+/* clang-format on */
 
 /* dispatch OP over TABLE, with or without a leading context */
 #define SHMEM_C11_CTX_DISPATCH(TABLE, OP, ...)                                                     \

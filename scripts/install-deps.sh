@@ -26,6 +26,10 @@ have clang  || need_apt+=(clang)
 compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null ||
   need_apt+=(libclang-rt-dev)
 have ninja  || need_apt+=(ninja-build)
+# make lint: clang-format 14, the version .clang-format is written for (Debian 12's clang-format;
+# scripts/format.sh refuses another major version)
+{ have clang-format-14 || clang-format --version 2>/dev/null | grep -q 'version 14\.'; } ||
+  need_apt+=(clang-format)
 have mpicc  || need_apt+=(openmpi-bin libopenmpi-dev)
 have oshcc  || need_apt+=(openmpi-bin libopenmpi-dev)
 # FFTW 3 for `meshmem fft` (serial and float libraries) and its FFTW-MPI baseline

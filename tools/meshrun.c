@@ -364,15 +364,27 @@ static void describe_running(const job_t *j, const mm_ctl_t *ctl, char *out, siz
     free(mask);
 }
 
-int main(int argc, char **argv)
+/* the command line: its options, then the program to run and its arguments */
+typedef struct {
+    int              nranks; /* -1: not given */
+    const char      *heap;
+    bool             bind, tag_output;
+    double           timeout; /* 0: none */
+    meshrun_fabric_t fabric;
+    meshrun_multi_t  multi;
+    const char      *map_by;
+    const char      *rtl; /* --rtl: the engine's configuration */
+    char           **prog;
+} options_t;
+
+/*
+ * Read the command line into @p o.
+ * @return -1 to run the job, else meshrun's exit status (2 after a usage error, 0 after --help
+ * and --version).
+ */
+static int parse_options(int argc, char **argv, options_t *o)
 {
-    int nranks = -1;
-    const char *heap = NULL;
-    bool bind = false, tag_output = false;
-    double timeout = 0;
-    meshrun_fabric_t fabric = {0};
-    meshrun_multi_t multi = {.nranks = -1};
-    const char *map_by = NULL, *rtl = NULL;
+    *o = (options_t){.nranks = -1, .multi = {.nranks = -1}};
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -399,21 +411,21 @@ int main(int argc, char **argv)
             long n = strtol(v, &end, 10);
             if (end == v || *end || errno || n < 1 || n > MESHRUN_MAX_RANKS)
                 return usage_error("-n argument \"%s\" is not a rank count in 1..4096", v);
-            nranks = (int)n;
+            o->nranks = (int)n;
         } else if (!strcmp(a, "--heap")) {
-            heap = NEXT_VALUE();
-            if (heap == NULL)
+            o->heap = NEXT_VALUE();
+            if (o->heap == NULL)
                 return usage_error("option %s needs a size", a);
             int64_t heap_bytes; /* the ranks' parser: a typo is one usage error, not N */
-            if (mm_parse_size(heap, &heap_bytes) != 0)
+            if (mm_parse_size(o->heap, &heap_bytes) != 0)
                 return usage_error("--heap argument \"%s\" is not a size (such as 64M or 1G)",
-                                   heap);
+                                   o->heap);
         } else if (!strcmp(a, "--bind-to")) {
             const char *b = NEXT_VALUE();
             if (b == NULL)
                 return usage_error("option %s needs core or none", a);
             if (!strcmp(b, "core"))
-                bind = true;
+                o->bind = true;
             else if (strcmp(b, "none"))
                 return usage_error("--bind-to argument \"%s\" is not core or none", b);
         } else if (!strcmp(a, "--timeout")) {
@@ -421,35 +433,35 @@ int main(int argc, char **argv)
             if (v == NULL)
                 return usage_error("option %s needs a number of seconds", a);
             char *end;
-            timeout = strtod(v, &end);
-            if (end == v || *end || !(timeout > 0) || timeout > 1e7)
+            o->timeout = strtod(v, &end);
+            if (end == v || *end || !(o->timeout > 0) || o->timeout > 1e7)
                 return usage_error("--timeout argument \"%s\" is not a number of seconds > 0",
                                    v);
         } else if (!strcmp(a, "--hosts") || !strcmp(a, "--hostfile")) {
             const char *v = NEXT_VALUE();
             if (v == NULL)
                 return usage_error("option %s needs a value", a);
-            if (multi.hosts || multi.hostfile || multi.vhosts)
+            if (o->multi.hosts || o->multi.hostfile || o->multi.vhosts)
                 return usage_error("%s", "give one of --hosts, --hostfile and --vhosts");
-            *(!strcmp(a, "--hosts") ? &multi.hosts : &multi.hostfile) = v;
+            *(!strcmp(a, "--hosts") ? &o->multi.hosts : &o->multi.hostfile) = v;
         } else if (!strcmp(a, "--vhosts")) {
             const char *v = NEXT_VALUE();
             if (v == NULL)
                 return usage_error("option %s needs a host count", a);
-            if (multi.hosts || multi.hostfile || multi.vhosts)
+            if (o->multi.hosts || o->multi.hostfile || o->multi.vhosts)
                 return usage_error("%s", "give one of --hosts, --hostfile and --vhosts");
             char *end;
             errno = 0;
             long h = strtol(v, &end, 10);
             if (end == v || *end || errno || h < 1 || h > 64)
                 return usage_error("--vhosts argument \"%s\" is not a host count in 1..64", v);
-            multi.vhosts = (int)h;
+            o->multi.vhosts = (int)h;
         } else if (!strcmp(a, "--map-by")) {
-            map_by = NEXT_VALUE();
-            if (map_by == NULL)
+            o->map_by = NEXT_VALUE();
+            if (o->map_by == NULL)
                 return usage_error("option %s needs slot or node", a);
-            if (strcmp(map_by, "slot") && strcmp(map_by, "node"))
-                return usage_error("--map-by argument \"%s\" is not slot or node", map_by);
+            if (strcmp(o->map_by, "slot") && strcmp(o->map_by, "node"))
+                return usage_error("--map-by argument \"%s\" is not slot or node", o->map_by);
         } else if (!strcmp(a, "--fabric") || !strcmp(a, "--compute-scale") ||
                    !strcmp(a, "--fabric-json") || !strcmp(a, "--fabric-set")) {
             const char *v = NEXT_VALUE();
@@ -457,13 +469,13 @@ int main(int argc, char **argv)
             if (v == NULL || !*v || !strcmp(v, "--"))
                 return usage_error("option %s needs a value", a);
             if (!strcmp(a, "--fabric"))
-                fabric.fabric = v;
+                o->fabric.fabric = v;
             else if (!strcmp(a, "--fabric-json"))
-                fabric.json = v;
+                o->fabric.json = v;
             else if (!strcmp(a, "--fabric-set")) {
-                if (fabric.nsets == MESHRUN_FABRIC_SETS)
+                if (o->fabric.nsets == MESHRUN_FABRIC_SETS)
                     return usage_error("%s", "at most 8 --fabric-set options (MESHRUN_FABRIC_SETS)");
-                fabric.sets[fabric.nsets++] = v;
+                o->fabric.sets[o->fabric.nsets++] = v;
             }
             else {
                 char *end;
@@ -472,17 +484,17 @@ int main(int argc, char **argv)
                 if (end == v || *end || !(x >= 0) || x > 1e9 ||
                     v[strspn(v, "0123456789.eE+-")] != '\0')
                     return usage_error("--compute-scale argument \"%s\" is not a factor >= 0", v);
-                fabric.compute_scale = v;
+                o->fabric.compute_scale = v;
             }
-        } else if (inline_value) {
-            return usage_error("option %s takes no value", a);
         } else if (!strcmp(a, "--rtl")) {
-            rtl = NEXT_VALUE();
-            if (rtl == NULL || !*rtl)
+            o->rtl = NEXT_VALUE();
+            if (o->rtl == NULL || !*o->rtl)
                 return usage_error("%s", "--rtl needs a configuration (a file, or a name such as "
                                          "optweb-fc8-45g)");
+        } else if (inline_value) {
+            return usage_error("option %s takes no value", a);
         } else if (!strcmp(a, "--tag-output")) {
-            tag_output = true;
+            o->tag_output = true;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -496,72 +508,79 @@ int main(int argc, char **argv)
         }
 #undef NEXT_VALUE
     }
-    bool across = multi.hosts || multi.hostfile || multi.vhosts;
-    if (nranks < 0 && !across)
+    bool across = o->multi.hosts || o->multi.hostfile || o->multi.vhosts;
+    if (o->nranks < 0 && !across)
         return usage_error("%s", "-n N is required");
     if (i >= argc)
         return usage_error("%s", "no program given");
-    char **prog = &argv[i];
-    if (map_by && !across)
+    o->prog = &argv[i];
+    if (o->map_by && !across)
         return usage_error("%s", "--map-by needs --hosts, --hostfile or --vhosts");
-    if (fabric.fabric == NULL && (fabric.compute_scale || fabric.json || fabric.nsets))
+    if (o->fabric.fabric == NULL &&
+        (o->fabric.compute_scale || o->fabric.json || o->fabric.nsets))
         return usage_error("%s", "--compute-scale, --fabric-json and --fabric-set need --fabric");
-    if (rtl && (across || fabric.fabric))
+    if (o->rtl && (across || o->fabric.fabric))
         return usage_error("%s", "--rtl runs the job on this machine's simulated engine: not with "
                                  "--hosts, --hostfile, --vhosts or --fabric");
-    if (across) {
-        /* the ranks' traces and their shared store counters (mm_trace.h) are files of one
-         * directory that every rank maps: virtual hosts share this machine's /tmp, real hosts
-         * do not */
-        if (fabric.fabric && !multi.vhosts)
-            return usage_error("%s", "--fabric across machines needs --vhosts (the ranks map one "
-                                     "trace directory of this machine; --hosts and --hostfile "
-                                     "run them elsewhere)");
-        /* virtual hosts are this machine: the program must be here; a real host may have a
-         * program this one lacks, and mpirun says so then */
-        int missing = multi.vhosts ? check_program(prog[0]) : 0;
-        if (missing)
-            return missing;
-        if (heap) {
-            setenv("SHMEM_SYMMETRIC_SIZE", heap, 1);
-            setenv("MESHMEM_HEAP_SIZE", heap, 1);
-        }
-        multi.nranks = nranks;
-        multi.by_node = map_by && !strcmp(map_by, "node");
-        multi.bind = bind;
-        multi.timeout = timeout;
-        multi.tag_output = tag_output;
-        multi.prog = prog;
-        int fab = meshrun_fabric_prepare(&fabric, nranks > 0 ? nranks : multi.vhosts);
-        if (fab)
-            return fab;
-        return meshrun_fabric_finish(&fabric, meshrun_multi_run(&multi));
+    return -1;
+}
+
+/* the heap size the ranks read (SHMEM_SYMMETRIC_SIZE, or MESHMEM_HEAP_SIZE), when given */
+static void export_heap(const char *heap)
+{
+    if (heap) {
+        setenv("SHMEM_SYMMETRIC_SIZE", heap, 1);
+        setenv("MESHMEM_HEAP_SIZE", heap, 1);
     }
-    name_states_for(prog[0]);
-    int bad = check_program(prog[0]);
-    if (bad)
-        return bad;
-    bad = meshrun_fabric_prepare(&fabric, nranks);
-    if (bad)
-        return bad;
+}
 
-    /* what a rank forks and leaves behind is reparented to meshrun, which can then wait for
-     * the last process of the job (a grandchild holding no pipe of the job's output would
-     * otherwise outlive meshrun's return) */
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
+/* the job across hosts, under OpenMPI's mpirun (meshrun_multi.h): @return meshrun's status */
+static int run_across(options_t *o)
+{
+    /* the ranks' traces and their shared store counters (mm_trace.h) are files of one
+     * directory that every rank maps: virtual hosts share this machine's /tmp, real hosts
+     * do not */
+    if (o->fabric.fabric && !o->multi.vhosts)
+        return usage_error("%s", "--fabric across machines needs --vhosts (the ranks map one "
+                                 "trace directory of this machine; --hosts and --hostfile "
+                                 "run them elsewhere)");
+    /* virtual hosts are this machine: the program must be here; a real host may have a
+     * program this one lacks, and mpirun says so then */
+    int missing = o->multi.vhosts ? check_program(o->prog[0]) : 0;
+    if (missing)
+        return missing;
+    export_heap(o->heap);
+    o->multi.nranks = o->nranks;
+    o->multi.by_node = o->map_by && !strcmp(o->map_by, "node");
+    o->multi.bind = o->bind;
+    o->multi.timeout = o->timeout;
+    o->multi.tag_output = o->tag_output;
+    o->multi.prog = o->prog;
+    int fab = meshrun_fabric_prepare(&o->fabric, o->nranks > 0 ? o->nranks : o->multi.vhosts);
+    if (fab)
+        return fab;
+    return meshrun_fabric_finish(&o->fabric, meshrun_multi_run(&o->multi));
+}
 
+/*
+ * The job control block (a memfd every rank inherits, mm_ctl.h) with the job's name, and the
+ * environment that tells the ranks of the job.
+ * @return the block, or NULL after saying why not.
+ */
+static mm_ctl_t *make_job(int nranks, const char *heap)
+{
     /* the job control block: a memfd, inherited, never in /dev/shm */
     uint64_t ctl_bytes = mm_ctl_bytes((uint32_t)nranks);
     int fd = memfd_create("meshmem-ctl", 0);
     /* the job's user only (a memfd is created 0777), as the ranks' segments (mm_shm.c) */
     if (fd < 0 || fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)ctl_bytes) != 0) {
         fprintf(stderr, "meshrun: cannot create the job control block: %s\n", strerror(errno));
-        return 1;
+        return NULL;
     }
     mm_ctl_t *ctl = mmap(NULL, ctl_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (ctl == MAP_FAILED) {
         fprintf(stderr, "meshrun: mmap: %s\n", strerror(errno));
-        return 1;
+        return NULL;
     }
     ctl->magic = MM_CTL_MAGIC;
     ctl->nranks = (uint32_t)nranks;
@@ -581,11 +600,13 @@ int main(int argc, char **argv)
     snprintf(buf, sizeof(buf), "%d", nranks);
     setenv("MESHMEM_NRANKS", buf, 1);
     setenv("MESHMEM_JOB", ctl->job, 1);
-    if (heap) {
-        setenv("SHMEM_SYMMETRIC_SIZE", heap, 1);
-        setenv("MESHMEM_HEAP_SIZE", heap, 1);
-    }
+    export_heap(heap);
+    return ctl;
+}
 
+/* meshrun's handlers of the signals that stop the job, of SIGCHLD, SIGTTOU and SIGPIPE */
+static void catch_signals(void)
+{
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = meshrun_on_signal; /* no SA_RESTART: waitpid returns EINTR */
@@ -599,10 +620,13 @@ int main(int argc, char **argv)
     /* a reader of the output that went away is the ranks' SIGPIPE, not meshrun's (see
      * meshrun_output_closed) */
     signal(SIGPIPE, SIG_IGN);
-    bool own_tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
 
+/* the CPUs the job may run on, into @p cpus (CPU_SETSIZE of them at most): @return how many */
+static int job_cpus(int *cpus)
+{
     cpu_set_t allowed;
-    int ncpu = 0, cpus[CPU_SETSIZE];
+    int ncpu = 0;
     if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
         for (int c = 0; c < CPU_SETSIZE; c++)
             if (CPU_ISSET(c, &allowed))
@@ -616,38 +640,87 @@ int main(int argc, char **argv)
         snprintf(ncpu_s, sizeof(ncpu_s), "%d", ncpu);
         setenv("MESHMEM_JOB_CPUS", ncpu_s, 1);
     }
+    return ncpu;
+}
 
-    job_t job = {.nranks = nranks, .leaver = -1};
-    if (rtl) { /* the simulator first: its process group is the job's */
-        job.pgid = meshrun_rtl_start(rtl, nranks);
-        if (job.pgid < 0)
-            return 1;
-    }
-    job.pids = calloc((size_t)nranks, sizeof(pid_t));
-    job.alive = calloc((size_t)nranks, sizeof(bool));
-    if (!job.pids || !job.alive)
-        return 1;
+/*
+ * Raise meshrun's limit of open files to its hard limit, the limit it had into @p files.
+ * @return whether there was one (to give back to the ranks).
+ */
+static bool raise_file_limit(struct rlimit *files)
+{
     /* the ranks' output comes through meshrun, line by line (meshrun_output.h): two pipes
      * per rank stay open here, so thousands of ranks need more than the usual 1024 files (the
      * ranks get the limit they had) */
-    struct rlimit files, raised;
-    bool have_limit = getrlimit(RLIMIT_NOFILE, &files) == 0;
+    struct rlimit raised;
+    bool have_limit = getrlimit(RLIMIT_NOFILE, files) == 0;
     if (have_limit) {
-        raised = (struct rlimit){files.rlim_max, files.rlim_max};
+        raised = (struct rlimit){files->rlim_max, files->rlim_max};
         setrlimit(RLIMIT_NOFILE, &raised);
     }
-    meshrun_output_t out;
-    if (meshrun_output_open(&out, nranks, tag_output) != 0) {
-        fprintf(stderr, "meshrun: out of memory\n");
-        return 1;
+    return have_limit;
+}
+
+/* what every rank of the job is started with */
+typedef struct {
+    mm_ctl_t         *ctl;
+    meshrun_output_t *out;
+    char            **prog;
+    bool              bind, tag_output;
+    const int        *cpus; /* the job's CPUs (job_cpus) */
+    int               ncpu;
+    bool              have_limit;
+    struct rlimit     files; /* the ranks' limit of open files (raise_file_limit) */
+} launch_t;
+
+/* in the child forked for rank @p r of the job whose group is @p pgid: becomes the rank */
+static _Noreturn void exec_rank(const launch_t *l, int r, pid_t pgid, pid_t parent)
+{
+    /* both sides set the group, so it is in place whichever runs first */
+    setpgid(0, pgid);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) /* meshrun died before the line above */
+        _exit(1);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGINT, &dfl, NULL);
+    sigaction(SIGTERM, &dfl, NULL);
+    sigaction(SIGHUP, &dfl, NULL);
+    sigaction(SIGTTOU, &dfl, NULL);
+    sigaction(SIGPIPE, &dfl, NULL); /* an ignored signal stays ignored across exec */
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%d", r);
+    setenv("MESHMEM_RANK", buf, 1);
+    meshrun_output_child(l->out, r);
+    if (l->have_limit)
+        setrlimit(RLIMIT_NOFILE, &l->files);
+    if (l->bind && l->ncpu > 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(l->cpus[r % l->ncpu], &one);
+        sched_setaffinity(0, sizeof(one), &one);
     }
+    l->ctl->ranks[r].pid = (int32_t)getpid();
+    execvp(l->prog[0], l->prog);
+    fprintf(stderr, "meshrun: cannot run \"%s\": %s\n", l->prog[0], strerror(errno));
+    _exit(127);
+}
+
+/*
+ * Fork the ranks of @p job into its process group (rank 0's pid).
+ * @return 0, or 1 after saying why a rank could not be started (the ranks started run on: the
+ * wait stops them).
+ */
+static int launch_ranks(job_t *job, const launch_t *l)
+{
     bool tty_out = isatty(STDOUT_FILENO);
     pid_t parent = getpid();
     int status = 0;
-    for (int r = 0; r < nranks; r++) {
+    for (int r = 0; r < job->nranks; r++) {
         /* without the pipes the rank writes to meshrun's own stdout and stderr: its lines may
          * then mix with others', which --tag-output promises they do not */
-        if (meshrun_output_make(&out, r, tty_out) != 0 && tag_output) {
+        if (meshrun_output_make(l->out, r, tty_out) != 0 && l->tag_output) {
             fprintf(stderr, "meshrun: --tag-output: cannot make the output pipes of rank %d: "
                             "%s\n", r, strerror(errno));
             status = 1;
@@ -659,78 +732,130 @@ int main(int argc, char **argv)
             status = 1;
             break;
         }
-        if (pid == 0) {
-            /* both sides set the group, so it is in place whichever runs first */
-            setpgid(0, job.pgid);
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (getppid() != parent) /* meshrun died before the line above */
-                _exit(1);
-            struct sigaction dfl;
-            memset(&dfl, 0, sizeof(dfl));
-            dfl.sa_handler = SIG_DFL;
-            sigaction(SIGINT, &dfl, NULL);
-            sigaction(SIGTERM, &dfl, NULL);
-            sigaction(SIGHUP, &dfl, NULL);
-            sigaction(SIGTTOU, &dfl, NULL);
-            sigaction(SIGPIPE, &dfl, NULL); /* an ignored signal stays ignored across exec */
-            snprintf(buf, sizeof(buf), "%d", r);
-            setenv("MESHMEM_RANK", buf, 1);
-            meshrun_output_child(&out, r);
-            if (have_limit)
-                setrlimit(RLIMIT_NOFILE, &files);
-            if (bind && ncpu > 0) {
-                cpu_set_t one;
-                CPU_ZERO(&one);
-                CPU_SET(cpus[r % ncpu], &one);
-                sched_setaffinity(0, sizeof(one), &one);
-            }
-            ctl->ranks[r].pid = (int32_t)getpid();
-            execvp(prog[0], prog);
-            fprintf(stderr, "meshrun: cannot run \"%s\": %s\n", prog[0], strerror(errno));
-            _exit(127);
-        }
-        if (job.pgid == 0)
-            job.pgid = pid;
-        setpgid(pid, job.pgid);
-        meshrun_output_forked(&out, r);
-        job.pids[r] = pid;
-        job.alive[r] = true;
-        job.running++;
+        if (pid == 0)
+            exec_rank(l, r, job->pgid, parent);
+        if (job->pgid == 0)
+            job->pgid = pid;
+        setpgid(pid, job->pgid);
+        meshrun_output_forked(l->out, r);
+        job->pids[r] = pid;
+        job->alive[r] = true;
+        job->running++;
     }
-    if (own_tty && job.pgid > 0)
-        tcsetpgrp(STDIN_FILENO, job.pgid);
+    return status;
+}
 
-    if (job.running != nranks)
-        job_stop(&job);
+/*
+ * The rank @p r of @p job ended (pid @p pid, wait status @p st): say why when it is a cause of
+ * the job's end, and stop the job then.
+ * @return the job's status: @p status, or the rank's when it ends the job.
+ */
+static int reap_rank(job_t *job, const mm_ctl_t *ctl, meshrun_output_t *out, int r, pid_t pid,
+                     int st, int status)
+{
+    int nranks = job->nranks;
+    job->alive[r] = false;
+    job->running--;
+    int rstate = atomic_load(&ctl->ranks[r].state);
+    int gexit = atomic_load(&ctl->global_exit);
+    int code = 0;
+    char why[200] = "", state[64];
+    rank_state_name(rstate, state, sizeof(state));
+    if (WIFSIGNALED(st)) {
+        code = 128 + WTERMSIG(st);
+        snprintf(why, sizeof(why), "was killed by signal %d (%s) (%s)", WTERMSIG(st),
+                 strsignal(WTERMSIG(st)), state);
+    } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+        code = WEXITSTATUS(st);
+        snprintf(why, sizeof(why), "exited with status %d (%s)", code, state);
+    } else if (rstate == MM_RANK_RUNNING || rstate == MM_RANK_FINALIZING) {
+        code = 1;
+        snprintf(why, sizeof(why), "exited with status 0 after %s without %s", init_name,
+                 fini_name);
+    } else if (rstate == MM_RANK_FINALIZED && job->leaver < 0) {
+        /* finalize is a barrier of every rank: a rank through it while another has not
+         * entered it (still running, or failing already) had its barrier met by some
+         * other collective of the others, which then wait for it in vain */
+        for (int q = 0; q < nranks; q++) {
+            int qs = atomic_load(&ctl->ranks[q].state);
+            if (qs == MM_RANK_RUNNING || qs == MM_RANK_FAILED) {
+                job->leaver = r;
+                job->leaver_pid = (int)pid;
+                break;
+            }
+        }
+    }
+    /* a rank that ends because the job is ending (it raised the fatal error or the
+       global_exit, or saw it and exited with its status) echoes the cause; a rank that
+       ends otherwise is a cause of its own, even after a peer noticed it first */
+    bool echo = gexit != 0 && !WIFSIGNALED(st) &&
+                (rstate == MM_RANK_FAILED || rstate == MM_RANK_GLOBAL_EXIT ||
+                 (WIFEXITED(st) && WEXITSTATUS(st) == gexit - 1));
+    meshrun_output_drain(out);
+    /* once the job is stopping, the reason it stops (set below) is its status: the
+       ranks killed by the stop itself do not change it */
+    if (job->stopping) {
+        return status;
+    } else if (echo && rstate == MM_RANK_FAILED && job->running > 0 &&
+               !global_exit_called(ctl, nranks)) {
+        if (job->fatal_at == 0) { /* a fatal error: a dead rank may be its cause */
+            job->fatal_at = now_s();
+            job->fatal_status = gexit - 1;
+        }
+    } else if (echo) {
+        status = gexit - 1;
+        if (job->running > 0 || job->fatal_at > 0 || job->leaver >= 0)
+            report_global_exit(ctl, nranks, status, job->leaver, job->leaver_pid);
+        job_stop(job);
+    } else if (code != 0) {
+        fprintf(stderr, "meshrun: rank %d (pid %d) %s%s\n", r, (int)pid, why,
+                job->running > 0 ? ": stopping the job" : "");
+        status = code;
+        job_stop(job);
+    }
+    return status;
+}
+
+/*
+ * Run the job to its end: pass the ranks' output through, stop the job on a signal, past
+ * --timeout or when a rank fails, reap the ranks.
+ * @return the job's status (@p status: 1 when not every rank could be started, else 0).
+ */
+static int wait_job(job_t *job, const mm_ctl_t *ctl, meshrun_output_t *out, double timeout,
+                    int status)
+{
+    int nranks = job->nranks;
+    if (job->running != nranks)
+        job_stop(job);
     double deadline = timeout > 0 ? now_s() + timeout : 0;
 
-    while (job.running > 0) {
+    while (job->running > 0) {
         /* the ranks' lines first: meshrun's own below come after them */
-        meshrun_output_drain(&out);
-        if (!job.stopping && meshrun_signal) {
+        meshrun_output_drain(out);
+        if (!job->stopping && meshrun_signal) {
             fprintf(stderr, "meshrun: %s: stopping the job\n", strsignal(meshrun_signal));
             status = 128 + meshrun_signal;
-            job_stop(&job);
+            job_stop(job);
         }
-        if (!job.stopping && deadline > 0 && now_s() >= deadline) {
+        if (!job->stopping && deadline > 0 && now_s() >= deadline) {
             char running[1024];
-            describe_running(&job, ctl, running, sizeof(running));
+            describe_running(job, ctl, running, sizeof(running));
             fprintf(stderr, "meshrun: the job ran past --timeout %g s: stopping it; still "
                             "running: %s\n", timeout, running);
             status = 124;
-            job_stop(&job);
+            job_stop(job);
         }
-        if (!job.stopping && job.fatal_at > 0 && now_s() >= job.fatal_at + MESHRUN_CAUSE_WAIT_S) {
-            status = job.fatal_status;
-            if (job.running > 0)
-                report_global_exit(ctl, nranks, status, job.leaver, job.leaver_pid);
-            job_stop(&job);
+        if (!job->stopping && job->fatal_at > 0 && now_s() >= job->fatal_at + MESHRUN_CAUSE_WAIT_S) {
+            status = job->fatal_status;
+            if (job->running > 0)
+                report_global_exit(ctl, nranks, status, job->leaver, job->leaver_pid);
+            job_stop(job);
         }
-        if (job.stopping && !job.killed && now_s() >= job.stop_at + MESHRUN_GRACE_S)
-            job_kill(&job);
+        if (job->stopping && !job->killed && now_s() >= job->stop_at + MESHRUN_GRACE_S)
+            job_kill(job);
         /* the wait is the pipes' poll (a rank's end interrupts it: SIGCHLD): output flows
          * while ranks run */
-        meshrun_output_pump(&out, job.stopping ? 10 : 50);
+        meshrun_output_pump(out, job->stopping ? 10 : 50);
         int st;
         pid_t pid = waitpid(-1, &st, WNOHANG);
         if (pid == 0)
@@ -741,88 +866,39 @@ int main(int argc, char **argv)
             break;
         }
         if (meshrun_rtl_is_sim(pid)) {
-            if (!job.stopping && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
+            if (!job->stopping && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
                 fprintf(stderr, "meshrun: the simulator (pid %d) ended: stopping the job\n",
                         (int)pid);
                 status = 1;
-                job_stop(&job);
+                job_stop(job);
             }
             continue;
         }
         int r = 0;
-        while (r < nranks && job.pids[r] != pid)
+        while (r < nranks && job->pids[r] != pid)
             r++;
         if (r == nranks)
             continue;
-        job.alive[r] = false;
-        job.running--;
-        int rstate = atomic_load(&ctl->ranks[r].state);
-        int gexit = atomic_load(&ctl->global_exit);
-        int code = 0;
-        char why[200] = "", state[64];
-        rank_state_name(rstate, state, sizeof(state));
-        if (WIFSIGNALED(st)) {
-            code = 128 + WTERMSIG(st);
-            snprintf(why, sizeof(why), "was killed by signal %d (%s) (%s)", WTERMSIG(st),
-                     strsignal(WTERMSIG(st)), state);
-        } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-            code = WEXITSTATUS(st);
-            snprintf(why, sizeof(why), "exited with status %d (%s)", code, state);
-        } else if (rstate == MM_RANK_RUNNING || rstate == MM_RANK_FINALIZING) {
-            code = 1;
-            snprintf(why, sizeof(why), "exited with status 0 after %s without %s", init_name,
-                     fini_name);
-        } else if (rstate == MM_RANK_FINALIZED && job.leaver < 0) {
-            /* finalize is a barrier of every rank: a rank through it while another has not
-             * entered it (still running, or failing already) had its barrier met by some
-             * other collective of the others, which then wait for it in vain */
-            for (int q = 0; q < nranks; q++) {
-                int qs = atomic_load(&ctl->ranks[q].state);
-                if (qs == MM_RANK_RUNNING || qs == MM_RANK_FAILED) {
-                    job.leaver = r;
-                    job.leaver_pid = (int)pid;
-                    break;
-                }
-            }
-        }
-        /* a rank that ends because the job is ending (it raised the fatal error or the
-           global_exit, or saw it and exited with its status) echoes the cause; a rank that
-           ends otherwise is a cause of its own, even after a peer noticed it first */
-        bool echo = gexit != 0 && !WIFSIGNALED(st) &&
-                    (rstate == MM_RANK_FAILED || rstate == MM_RANK_GLOBAL_EXIT ||
-                     (WIFEXITED(st) && WEXITSTATUS(st) == gexit - 1));
-        meshrun_output_drain(&out);
-        /* once the job is stopping, the reason it stops (set below) is its status: the
-           ranks killed by the stop itself do not change it */
-        if (job.stopping) {
-            continue;
-        } else if (echo && rstate == MM_RANK_FAILED && job.running > 0 &&
-                   !global_exit_called(ctl, nranks)) {
-            if (job.fatal_at == 0) { /* a fatal error: a dead rank may be its cause */
-                job.fatal_at = now_s();
-                job.fatal_status = gexit - 1;
-            }
-        } else if (echo) {
-            status = gexit - 1;
-            if (job.running > 0 || job.fatal_at > 0 || job.leaver >= 0)
-                report_global_exit(ctl, nranks, status, job.leaver, job.leaver_pid);
-            job_stop(&job);
-        } else if (code != 0) {
-            fprintf(stderr, "meshrun: rank %d (pid %d) %s%s\n", r, (int)pid, why,
-                    job.running > 0 ? ": stopping the job" : "");
-            status = code;
-            job_stop(&job);
-        }
+        status = reap_rank(job, ctl, out, r, pid, st, status);
     }
-    if (job.fatal_at > 0 && !job.stopping) { /* the ranks all ended within the wait */
-        status = job.fatal_status;
-        meshrun_output_drain(&out);
-        report_global_exit(ctl, nranks, status, job.leaver, job.leaver_pid);
+    if (job->fatal_at > 0 && !job->stopping) { /* the ranks all ended within the wait */
+        status = job->fatal_status;
+        meshrun_output_drain(out);
+        report_global_exit(ctl, nranks, status, job->leaver, job->leaver_pid);
     }
+    return status;
+}
+
+/*
+ * After the job: stop what its ranks left behind, pass the last of their output, give the
+ * terminal back (@p own_tty) and remove the job's objects.
+ */
+static void end_job(job_t *job, const mm_ctl_t *ctl, meshrun_output_t *out, bool own_tty)
+{
     /* what the ranks forked and left behind belongs to the job too */
-    if (job.pgid > 0)
-        kill(-job.pgid, SIGKILL);
-    meshrun_output_close(&out, 1000);
+    if (job->pgid > 0)
+        kill(-job->pgid, SIGKILL);
+    meshrun_output_close(out, 1000);
     /* meshrun is their subreaper: once it has reaped them all, no process of the job is left */
     for (double end = now_s() + 1.0; now_s() < end;) {
         pid_t gone = waitpid(-1, NULL, WNOHANG);
@@ -835,7 +911,65 @@ int main(int argc, char **argv)
     if (own_tty)
         tcsetpgrp(STDIN_FILENO, getpgrp());
     remove_job_objects(ctl->job);
-    free(job.pids);
-    free(job.alive);
-    return meshrun_fabric_finish(&fabric, status);
+    free(job->pids);
+    free(job->alive);
+}
+
+/*
+ * meshrun: the options, then the job across hosts (run_across) or here: the job's setup
+ * (make_job), the launch of its ranks, the wait for them, then the report on the modelled
+ * fabric, if one was asked for (meshrun_fabric.h).
+ */
+int main(int argc, char **argv)
+{
+    options_t o;
+    int done = parse_options(argc, argv, &o);
+    if (done >= 0)
+        return done;
+    if (o.multi.hosts || o.multi.hostfile || o.multi.vhosts)
+        return run_across(&o);
+    name_states_for(o.prog[0]);
+    int bad = check_program(o.prog[0]);
+    if (bad)
+        return bad;
+    bad = meshrun_fabric_prepare(&o.fabric, o.nranks);
+    if (bad)
+        return bad;
+
+    /* what a rank forks and leaves behind is reparented to meshrun, which can then wait for
+     * the last process of the job (a grandchild holding no pipe of the job's output would
+     * otherwise outlive meshrun's return) */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    mm_ctl_t *ctl = make_job(o.nranks, o.heap);
+    if (ctl == NULL)
+        return 1;
+    catch_signals();
+    bool own_tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+    int cpus[CPU_SETSIZE];
+    launch_t l = {.ctl = ctl, .prog = o.prog, .bind = o.bind, .tag_output = o.tag_output,
+                  .cpus = cpus, .ncpu = job_cpus(cpus)};
+
+    job_t job = {.nranks = o.nranks, .leaver = -1};
+    if (o.rtl) { /* the simulator first: its process group is the job's */
+        job.pgid = meshrun_rtl_start(o.rtl, o.nranks);
+        if (job.pgid < 0)
+            return 1;
+    }
+    job.pids = calloc((size_t)o.nranks, sizeof(pid_t));
+    job.alive = calloc((size_t)o.nranks, sizeof(bool));
+    if (!job.pids || !job.alive)
+        return 1;
+    l.have_limit = raise_file_limit(&l.files);
+    meshrun_output_t out;
+    if (meshrun_output_open(&out, o.nranks, o.tag_output) != 0) {
+        fprintf(stderr, "meshrun: out of memory\n");
+        return 1;
+    }
+    l.out = &out;
+    int status = launch_ranks(&job, &l);
+    if (own_tty && job.pgid > 0)
+        tcsetpgrp(STDIN_FILENO, job.pgid);
+    status = wait_job(&job, ctl, &out, o.timeout, status);
+    end_job(&job, ctl, &out, own_tty);
+    return meshrun_fabric_finish(&o.fabric, status);
 }

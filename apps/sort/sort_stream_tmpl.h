@@ -2,6 +2,8 @@
  * Key-width template of the streaming stages (included by sort_stream.c with KEY_T and SFX):
  * the loops that read records and write each into its key region at its destination.
  */
+/* not formatted: clang-format takes a function named SS_FN(name) for a call */
+/* clang-format off */
 #define SS_CAT2(a, b) a##b
 #define SS_CAT(a, b) SS_CAT2(a, b)
 #define SS_FN(name) SS_CAT(name, SFX)
@@ -181,3 +183,4 @@ void SS_FN(sort_place_pass)(sort_job_t *j, const sort_seq_t *in, int shift, sort
 #undef SS_FN
 #undef SS_CAT
 #undef SS_CAT2
+/* clang-format on */

@@ -151,6 +151,7 @@ uint16_t mm_float_to_bf16(float f)
             o[i] = (T)(a[i] SYM b[i]);                                                             \
     }
 
+/* clang-format off */
 #define MM_KERNELS_INT(T)                                                                          \
     MM_KERNEL_VEC(T, SUM, +) MM_KERNEL_VEC(T, PROD, *) MM_KERNEL(T, MIN) MM_KERNEL(T, MAX)         \
     MM_KERNEL_VEC(T, AND, &) MM_KERNEL_VEC(T, OR, |) MM_KERNEL_VEC(T, XOR, ^)
@@ -216,6 +217,7 @@ static const mm_kernel_t mm_kernels[MESHMEM_DTYPE_COUNT][MESHMEM_OP_COUNT] = {
     [MESHMEM_COMPLEXF] = {mm_k_complexf_SUM, mm_k_complexf_PROD},
     [MESHMEM_COMPLEXD] = {mm_k_complexd_SUM, mm_k_complexd_PROD},
 };
+/* clang-format on */
 
 void mm_reduce_apply3(meshmem_dtype_t dtype, meshmem_op_t op, void *out, const void *a,
                       const void *b, size_t count)

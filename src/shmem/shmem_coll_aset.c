@@ -41,11 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SHMEM_ASET_USED = 0, SHMEM_ASET_COUNT = 1, SHMEM_ASET_PICK = 2 };
+enum { SHMEMI_ASET_USED = 0, SHMEMI_ASET_COUNT = 1, SHMEMI_ASET_PICK = 2 };
 
 static_assert(SHMEM_SYNC_VALUE == 0, "the active-set protocol accumulates into pSync from 0");
 static_assert(sizeof(long) == 8, "pSync words carry 64-bit slot masks");
-static_assert(SHMEM_ASET_PICK < SHMEM_ASET_PSYNC_WORDS, "pSync words of the protocol");
+static_assert(SHMEMI_ASET_PICK < SHMEM_ASET_PSYNC_WORDS, "pSync words of the protocol");
 static_assert(SHMEM_SYNC_SIZE >= SHMEM_ASET_PSYNC_WORDS &&
                   SHMEM_BARRIER_SYNC_SIZE >= SHMEM_ASET_PSYNC_WORDS &&
                   SHMEM_BCAST_SYNC_SIZE >= SHMEM_ASET_PSYNC_WORDS &&
@@ -58,41 +58,41 @@ static_assert(SHMEM_SYNC_SIZE >= SHMEM_ASET_PSYNC_WORDS &&
 typedef struct {
     int          start, stride, size;
     shmem_team_t team;
-} shmem_aset_entry_t;
+} shmemi_aset_entry_t;
 
-static shmem_aset_entry_t *shmem_aset_cache;
-static int shmem_aset_count, shmem_aset_cap;
-static pthread_mutex_t shmem_aset_lock = PTHREAD_MUTEX_INITIALIZER;
+static shmemi_aset_entry_t *shmemi_aset_cache;
+static int shmemi_aset_count, shmemi_aset_cap;
+static pthread_mutex_t shmemi_aset_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static shmem_team_t shmem_aset_find(int start, int stride, int size)
+static shmem_team_t shmemi_aset_find(int start, int stride, int size)
 {
     shmem_team_t team = SHMEM_TEAM_INVALID;
-    pthread_mutex_lock(&shmem_aset_lock);
-    for (int i = 0; i < shmem_aset_count && team == SHMEM_TEAM_INVALID; i++)
-        if (shmem_aset_cache[i].start == start && shmem_aset_cache[i].stride == stride &&
-            shmem_aset_cache[i].size == size)
-            team = shmem_aset_cache[i].team;
-    pthread_mutex_unlock(&shmem_aset_lock);
+    pthread_mutex_lock(&shmemi_aset_lock);
+    for (int i = 0; i < shmemi_aset_count && team == SHMEM_TEAM_INVALID; i++)
+        if (shmemi_aset_cache[i].start == start && shmemi_aset_cache[i].stride == stride &&
+            shmemi_aset_cache[i].size == size)
+            team = shmemi_aset_cache[i].team;
+    pthread_mutex_unlock(&shmemi_aset_lock);
     return team;
 }
 
-static void shmem_aset_insert(int start, int stride, int size, shmem_team_t team)
+static void shmemi_aset_insert(int start, int stride, int size, shmem_team_t team)
 {
-    pthread_mutex_lock(&shmem_aset_lock);
-    if (shmem_aset_count == shmem_aset_cap) {
-        int cap = shmem_aset_cap ? 2 * shmem_aset_cap : 8;
-        shmem_aset_entry_t *c = realloc(shmem_aset_cache, sizeof(*c) * (size_t)cap);
+    pthread_mutex_lock(&shmemi_aset_lock);
+    if (shmemi_aset_count == shmemi_aset_cap) {
+        int cap = shmemi_aset_cap ? 2 * shmemi_aset_cap : 8;
+        shmemi_aset_entry_t *c = realloc(shmemi_aset_cache, sizeof(*c) * (size_t)cap);
         if (c == NULL)
             mm_fatal("active-set collective: out of memory for the team cache");
-        shmem_aset_cache = c;
-        shmem_aset_cap = cap;
+        shmemi_aset_cache = c;
+        shmemi_aset_cap = cap;
     }
-    shmem_aset_cache[shmem_aset_count++] = (shmem_aset_entry_t){start, stride, size, team};
-    pthread_mutex_unlock(&shmem_aset_lock);
+    shmemi_aset_cache[shmemi_aset_count++] = (shmemi_aset_entry_t){start, stride, size, team};
+    pthread_mutex_unlock(&shmemi_aset_lock);
 }
 
 /* one atomic on the 64-bit pSync word @p word of world rank @p rank */
-static void shmem_aset_atomic(meshmem_amo_op_t op, long *pSync, int word, uint64_t value,
+static void shmemi_aset_atomic(meshmem_amo_op_t op, long *pSync, int word, uint64_t value,
                               int rank)
 {
     meshmem_status_t st = meshmem_atomic(op, MESHMEM_UINT64, &pSync[word], &value, NULL, NULL,
@@ -103,34 +103,34 @@ static void shmem_aset_atomic(meshmem_amo_op_t op, long *pSync, int word, uint64
 }
 
 /* steps 1-4 of the protocol above; @return the slot agreed on */
-static int shmem_aset_agree(const char *call, int start, int stride, int size, long *pSync)
+static int shmemi_aset_agree(const char *call, int start, int stride, int size, long *pSync)
 {
-    shmem_aset_atomic(MESHMEM_AMO_OR, pSync, SHMEM_ASET_USED, ~mm_team_slots_free(), start);
-    shmem_aset_atomic(MESHMEM_AMO_ADD, pSync, SHMEM_ASET_COUNT, 1, start);
+    shmemi_aset_atomic(MESHMEM_AMO_OR, pSync, SHMEMI_ASET_USED, ~mm_team_slots_free(), start);
+    shmemi_aset_atomic(MESHMEM_AMO_ADD, pSync, SHMEMI_ASET_COUNT, 1, start);
     uint64_t pick;
     if (mm_g.rank == start) {
         uint64_t all = (uint64_t)size;
-        meshmem_wait_until(&pSync[SHMEM_ASET_COUNT], MESHMEM_UINT64, MESHMEM_CMP_EQ, &all);
-        uint64_t used = __atomic_load_n((uint64_t *)&pSync[SHMEM_ASET_USED], __ATOMIC_ACQUIRE);
-        shmem_aset_atomic(MESHMEM_AMO_SET, pSync, SHMEM_ASET_USED, SHMEM_SYNC_VALUE, start);
-        shmem_aset_atomic(MESHMEM_AMO_SET, pSync, SHMEM_ASET_COUNT, SHMEM_SYNC_VALUE, start);
+        meshmem_wait_until(&pSync[SHMEMI_ASET_COUNT], MESHMEM_UINT64, MESHMEM_CMP_EQ, &all);
+        uint64_t used = __atomic_load_n((uint64_t *)&pSync[SHMEMI_ASET_USED], __ATOMIC_ACQUIRE);
+        shmemi_aset_atomic(MESHMEM_AMO_SET, pSync, SHMEMI_ASET_USED, SHMEM_SYNC_VALUE, start);
+        shmemi_aset_atomic(MESHMEM_AMO_SET, pSync, SHMEMI_ASET_COUNT, SHMEM_SYNC_VALUE, start);
         if (used == ~UINT64_C(0))
             mm_fatal("%s: no team slot is free on every PE of the active set (start %d, stride "
                      "%d, size %d): all %d are taken by teams and earlier active sets",
                      call, start, stride, size, MM_TEAM_SLOTS);
         pick = (uint64_t)__builtin_ctzll(~used) + 1;
         for (int i = 1; i < size; i++)
-            shmem_aset_atomic(MESHMEM_AMO_SET, pSync, SHMEM_ASET_PICK, pick, start + i * stride);
+            shmemi_aset_atomic(MESHMEM_AMO_SET, pSync, SHMEMI_ASET_PICK, pick, start + i * stride);
     } else {
         uint64_t none = SHMEM_SYNC_VALUE;
-        meshmem_wait_until(&pSync[SHMEM_ASET_PICK], MESHMEM_UINT64, MESHMEM_CMP_NE, &none);
-        pick = __atomic_load_n((uint64_t *)&pSync[SHMEM_ASET_PICK], __ATOMIC_ACQUIRE);
-        shmem_aset_atomic(MESHMEM_AMO_SET, pSync, SHMEM_ASET_PICK, SHMEM_SYNC_VALUE, mm_g.rank);
+        meshmem_wait_until(&pSync[SHMEMI_ASET_PICK], MESHMEM_UINT64, MESHMEM_CMP_NE, &none);
+        pick = __atomic_load_n((uint64_t *)&pSync[SHMEMI_ASET_PICK], __ATOMIC_ACQUIRE);
+        shmemi_aset_atomic(MESHMEM_AMO_SET, pSync, SHMEMI_ASET_PICK, SHMEM_SYNC_VALUE, mm_g.rank);
     }
     return (int)pick - 1;
 }
 
-shmem_team_t shmem_aset_team(const char *call, int PE_start, int logPE_stride, int PE_size,
+shmem_team_t shmemi_aset_team(const char *call, int PE_start, int logPE_stride, int PE_size,
                              long *pSync)
 {
     MM_CHECK_INIT(call);
@@ -152,28 +152,28 @@ shmem_team_t shmem_aset_team(const char *call, int PE_start, int logPE_stride, i
         stride = 1; /* one key per single-PE set, whatever its stride */
     if (PE_start == 0 && stride == 1 && PE_size == n)
         return SHMEM_TEAM_WORLD;
-    shmem_team_t team = shmem_aset_find(PE_start, stride, PE_size);
+    shmem_team_t team = shmemi_aset_find(PE_start, stride, PE_size);
     if (team != SHMEM_TEAM_INVALID)
         return team;
     mm_tp_xlate(call, "pSync", pSync, SHMEM_ASET_PSYNC_WORDS * sizeof(long), mm_g.rank);
-    int slot = shmem_aset_agree(call, PE_start, stride, PE_size, pSync);
+    int slot = shmemi_aset_agree(call, PE_start, stride, PE_size, pSync);
     team = mm_team_create(PE_start, stride, PE_size, slot);
     if (team == SHMEM_TEAM_INVALID)
         mm_fatal("%s: team slot %d agreed on for the active set was taken meanwhile by a team "
                  "created concurrently by another thread",
                  call, slot);
-    shmem_aset_insert(PE_start, stride, PE_size, team);
+    shmemi_aset_insert(PE_start, stride, PE_size, team);
     return team;
 }
 
 /* ---- the deprecated collectives: one active-set team, then the team routine ---- */
 
 /* broadcast of 1.4: the root's dest is left as it was (1.5's team broadcast writes it) */
-static void shmem_aset_broadcast(const char *call, void *dest, const void *source, size_t nelems,
+static void shmemi_aset_broadcast(const char *call, void *dest, const void *source, size_t nelems,
                                  size_t esize, int PE_root, int PE_start, int logPE_stride,
                                  int PE_size, long *pSync)
 {
-    shmem_team_t team = shmem_aset_team(call, PE_start, logPE_stride, PE_size, pSync);
+    shmem_team_t team = shmemi_aset_team(call, PE_start, logPE_stride, PE_size, pSync);
     size_t bytes = nelems * esize;
     void *saved = NULL;
     if (team->my_rank == PE_root && bytes && nelems < PTRDIFF_MAX / esize) {
@@ -183,45 +183,45 @@ static void shmem_aset_broadcast(const char *call, void *dest, const void *sourc
             mm_fatal("%s: out of memory saving the root's dest (%zu bytes)", call, bytes);
         memcpy(saved, dest, bytes);
     }
-    shmem_coll_broadcast(call, team, dest, source, nelems, esize, PE_root);
+    shmemi_coll_broadcast(call, team, dest, source, nelems, esize, PE_root);
     if (saved) {
         memcpy(dest, saved, bytes);
         free(saved);
     }
 }
 
-#define SHMEM_DEF_ASET_GATHER(BITS, BYTES, NAME, KIND)                                            \
+#define SHMEMI_DEF_ASET_GATHER(BITS, BYTES, NAME, KIND)                                            \
     void shmem_##NAME##BITS(void *dest, const void *source, size_t nelems, int PE_start,           \
                             int logPE_stride, int PE_size, long *pSync)                            \
     {                                                                                              \
         const char *call = "shmem_" #NAME #BITS;                                                   \
-        shmem_coll_gather(call, KIND, shmem_aset_team(call, PE_start, logPE_stride, PE_size, pSync), \
+        shmemi_coll_gather(call, KIND, shmemi_aset_team(call, PE_start, logPE_stride, PE_size, pSync), \
                           dest, source, nelems, BYTES);                                            \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_##NAME##BITS)
-#define SHMEM_DEF_ASET(BITS, BYTES)                                                                \
+#define SHMEMI_DEF_ASET(BITS, BYTES)                                                                \
     void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,         \
                                int PE_start, int logPE_stride, int PE_size, long *pSync)           \
     {                                                                                              \
-        shmem_aset_broadcast("shmem_broadcast" #BITS, dest, source, nelems, BYTES, PE_root,        \
+        shmemi_aset_broadcast("shmem_broadcast" #BITS, dest, source, nelems, BYTES, PE_root,        \
                              PE_start, logPE_stride, PE_size, pSync);                              \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_broadcast##BITS)                                                         \
-    SHMEM_DEF_ASET_GATHER(BITS, BYTES, collect, SHMEM_COLL_COLLECT)                                \
-    SHMEM_DEF_ASET_GATHER(BITS, BYTES, fcollect, SHMEM_COLL_FCOLLECT)                              \
-    SHMEM_DEF_ASET_GATHER(BITS, BYTES, alltoall, SHMEM_COLL_ALLTOALL)                              \
+    SHMEMI_DEF_ASET_GATHER(BITS, BYTES, collect, SHMEMI_COLL_COLLECT)                                \
+    SHMEMI_DEF_ASET_GATHER(BITS, BYTES, fcollect, SHMEMI_COLL_FCOLLECT)                              \
+    SHMEMI_DEF_ASET_GATHER(BITS, BYTES, alltoall, SHMEMI_COLL_ALLTOALL)                              \
     void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,       \
                                size_t nelems, int PE_start, int logPE_stride, int PE_size,         \
                                long *pSync)                                                        \
     {                                                                                              \
         const char *call = "shmem_alltoalls" #BITS;                                                \
-        shmem_coll_alltoalls(call, shmem_aset_team(call, PE_start, logPE_stride, PE_size, pSync),  \
+        shmemi_coll_alltoalls(call, shmemi_aset_team(call, PE_start, logPE_stride, PE_size, pSync),  \
                              dest, source, dst, sst, nelems, BYTES);                               \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_alltoalls##BITS)
-SHMEM_ASET_SIZES(SHMEM_DEF_ASET)
+SHMEM_ASET_SIZES(SHMEMI_DEF_ASET)
 
-#define SHMEM_DEF_TO_ALL(CTYPE, TYPENAME, OP)                                                      \
+#define SHMEMI_DEF_TO_ALL(CTYPE, TYPENAME, OP)                                                      \
     void shmem_##TYPENAME##_##OP##_to_all(CTYPE *dest, const CTYPE *source, int nreduce,           \
                                           int PE_start, int logPE_stride, int PE_size,             \
                                           CTYPE *pWrk, long *pSync)                                \
@@ -229,13 +229,13 @@ SHMEM_ASET_SIZES(SHMEM_DEF_ASET)
         const char *call = "shmem_" #TYPENAME "_" #OP "_to_all";                                   \
         if (MM_UNLIKELY(nreduce < 0))                                                              \
             mm_fatal("%s: nreduce argument (%d) is negative", call, nreduce);                      \
-        shmem_coll_reduce(call, shmem_aset_team(call, PE_start, logPE_stride, PE_size, pSync),     \
-                          dest, source, (size_t)nreduce, SHMEM_DTYPE(CTYPE), SHMEM_MOP_##OP);      \
+        shmemi_coll_reduce(call, shmemi_aset_team(call, PE_start, logPE_stride, PE_size, pSync),     \
+                          dest, source, (size_t)nreduce, SHMEMI_DTYPE(CTYPE), SHMEMI_MOP_##OP);      \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_##TYPENAME##_##OP##_to_all)
-#define SHMEM_DEF_TO_ALL_BITWISE(CTYPE, TYPENAME) SHMEM_REDUCE_OPS_BITWISE(SHMEM_DEF_TO_ALL, CTYPE, TYPENAME)
-#define SHMEM_DEF_TO_ALL_MINMAX(CTYPE, TYPENAME)  SHMEM_REDUCE_OPS_MINMAX(SHMEM_DEF_TO_ALL, CTYPE, TYPENAME)
-#define SHMEM_DEF_TO_ALL_ARITH(CTYPE, TYPENAME)   SHMEM_REDUCE_OPS_ARITH(SHMEM_DEF_TO_ALL, CTYPE, TYPENAME)
-SHMEM_TO_ALL_BITWISE_TYPES(SHMEM_DEF_TO_ALL_BITWISE)
-SHMEM_TO_ALL_MINMAX_TYPES(SHMEM_DEF_TO_ALL_MINMAX)
-SHMEM_TO_ALL_ARITH_TYPES(SHMEM_DEF_TO_ALL_ARITH)
+#define SHMEMI_DEF_TO_ALL_BITWISE(CTYPE, TYPENAME) SHMEM_REDUCE_OPS_BITWISE(SHMEMI_DEF_TO_ALL, CTYPE, TYPENAME)
+#define SHMEMI_DEF_TO_ALL_MINMAX(CTYPE, TYPENAME)  SHMEM_REDUCE_OPS_MINMAX(SHMEMI_DEF_TO_ALL, CTYPE, TYPENAME)
+#define SHMEMI_DEF_TO_ALL_ARITH(CTYPE, TYPENAME)   SHMEM_REDUCE_OPS_ARITH(SHMEMI_DEF_TO_ALL, CTYPE, TYPENAME)
+SHMEM_TO_ALL_BITWISE_TYPES(SHMEMI_DEF_TO_ALL_BITWISE)
+SHMEM_TO_ALL_MINMAX_TYPES(SHMEMI_DEF_TO_ALL_MINMAX)
+SHMEM_TO_ALL_ARITH_TYPES(SHMEMI_DEF_TO_ALL_ARITH)

@@ -57,7 +57,7 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
 SHMEMI_PROFILED(shmem_team_get_config)
 
 /* the number of contexts that @p config / @p mask ask for (0 by default); -1 when invalid */
-static int shmem_team_config_contexts(const char *call, const shmem_team_config_t *config,
+static int shmemi_team_config_contexts(const char *call, const shmem_team_config_t *config,
                                       long mask)
 {
     if (mask & ~SHMEM_TEAM_NUM_CONTEXTS) {
@@ -82,7 +82,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     if (new_team == NULL)
         mm_fatal("shmem_team_split_strided: new_team argument is NULL");
     *new_team = SHMEM_TEAM_INVALID;
-    int contexts = shmem_team_config_contexts("shmem_team_split_strided", config, config_mask);
+    int contexts = shmemi_team_config_contexts("shmem_team_split_strided", config, config_mask);
     if (parent_team == SHMEM_TEAM_INVALID || contexts < 0)
         return -1;
     if (meshmem_team_split_strided(parent_team, start, stride, size, new_team) != MESHMEM_OK)
@@ -103,8 +103,8 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
         mm_fatal("shmem_team_split_2d: %s argument is NULL",
                  xaxis_team == NULL ? "xaxis_team" : "yaxis_team");
     *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
-    int xcontexts = shmem_team_config_contexts("shmem_team_split_2d", xaxis_config, xaxis_mask);
-    int ycontexts = shmem_team_config_contexts("shmem_team_split_2d", yaxis_config, yaxis_mask);
+    int xcontexts = shmemi_team_config_contexts("shmem_team_split_2d", xaxis_config, xaxis_mask);
+    int ycontexts = shmemi_team_config_contexts("shmem_team_split_2d", yaxis_config, yaxis_mask);
     if (parent_team == SHMEM_TEAM_INVALID || xcontexts < 0 || ycontexts < 0)
         return -1;
     if (meshmem_team_split_2d(parent_team, xrange, xaxis_team, yaxis_team) != MESHMEM_OK)
@@ -149,13 +149,13 @@ SHMEMI_PROFILED(shmem_team_sync)
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    meshmem_barrier(shmem_aset_team("shmem_barrier", PE_start, logPE_stride, PE_size, pSync));
+    meshmem_barrier(shmemi_aset_team("shmem_barrier", PE_start, logPE_stride, PE_size, pSync));
 }
 SHMEMI_PROFILED(shmem_barrier)
 
 /* (the parentheses: shmem_sync is also the macro that picks this or shmem_team_sync) */
 void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    meshmem_team_sync(shmem_aset_team("shmem_sync", PE_start, logPE_stride, PE_size, pSync));
+    meshmem_team_sync(shmemi_aset_team("shmem_sync", PE_start, logPE_stride, PE_size, pSync));
 }
 SHMEMI_PROFILED(shmem_sync)

@@ -63,6 +63,7 @@ static int mm_tp_nets_check(void)
 /* @return the first operation a network must have that @p ops lacks, or NULL */
 static const char *mm_tp_net_missing(const mm_tp_ops_t *ops)
 {
+    /* clang-format off */
 #define MM_TP_NEEDS(op)                                                                            \
     if (ops->op == NULL)                                                                           \
         return #op;
@@ -71,6 +72,7 @@ static const char *mm_tp_net_missing(const mm_tp_ops_t *ops)
     MM_TP_NEEDS(fence) MM_TP_NEEDS(quiet) MM_TP_NEEDS(am_send) MM_TP_NEEDS(am_recv)
     MM_TP_NEEDS(am_keep) MM_TP_NEEDS(am_drop) MM_TP_NEEDS(progress)
 #undef MM_TP_NEEDS
+    /* clang-format on */
     return ops->am_eager_max == 0 ? "am_eager_max" : NULL;
 }
 

@@ -1,7 +1,8 @@
 # The case-study apps (apps/sort, apps/average) at small sizes: every variant on 1..8 ranks and
-# the edge cases of issue 5, each checked by the app's own verifier (exit status 0 only when the
-# output is a sorted, stable permutation of the input, or the mean is within tolerance). The
-# -C cases damage the output on purpose and must fail: the verifiers can fail.
+# their edge cases (all keys equal, sorted, skewed, zero records, a single key type), each
+# checked by the app's own verifier (exit status 0 only when the output is a sorted, stable
+# permutation of the input, or the mean is within tolerance). The -C cases damage the output on
+# purpose and must fail: the verifiers can fail.
 #
 # mm_rank_test builds each app's test executable (from the app's own main) and its default
 # cases; mm_app_case adds more cases of the same executable with the same launch line.

@@ -84,7 +84,7 @@ def mca_of(cmd: list) -> dict:
     (dict(ranks=4, vhosts=2), True), (dict(ranks=2, vhosts=2), False),
 ], ids=["one-host-4", "one-host-4-unbound", "one-host-2", "vhosts-2x2", "vhosts-2x1"])
 def test_twin_yields_exactly_when_its_ranks_share_cores(in_build, monkeypatch, opts, shares):
-    """Issue 34: OpenMPI's documented setting for oversubscribed nodes, on one host and on
+    """OpenMPI's documented setting for oversubscribed nodes, on one host and on
     virtual hosts (where mpirun's slots say each host has room), and not otherwise; its ranks
     bound as meshrun binds; the settings the command line carries are those recorded."""
     monkeypatch.setattr(commands, "cores", lambda: 2)

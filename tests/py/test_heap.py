@@ -1,4 +1,4 @@
-"""The symmetric heap as users expect it (issue 15, item 2): SHMEM_SYMMETRIC_SIZE reserves, it
+"""The symmetric heap as users expect it: SHMEM_SYMMETRIC_SIZE reserves, it
 does not commit; memory that really runs out is a clear message once per job (a NULL from
 shmem_malloc, or the end of the job for a page that cannot be given), never a bare SIGBUS.
 

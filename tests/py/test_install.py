@@ -1,4 +1,4 @@
-"""`make install`: the installed tree builds programs without the build tree (issue 15, item 3).
+"""`make install`: the installed tree builds programs without the build tree.
 
 One install per module, staged as a package would be (DESTDIR + PREFIX), then moved away from
 the build tree: the pkg-config file, the CMake package and the installed meshcc must each give a

@@ -1,4 +1,4 @@
-"""meshrun and the failure behaviour of a job (issue 2, items 2 and 9, and the fault tests).
+"""meshrun and the failure behaviour of a job (the launcher's promises, and the fault tests).
 
 Every fault test runs tests/fault_prog (tests/c/fault_prog.c) under meshrun at several rank
 counts and checks what a user would see: the exit status, an error line naming the call and the

@@ -1,4 +1,4 @@
-"""meshcc, the compiler wrapper (issue 2, item 3): compile with it, run with meshrun.
+"""meshcc, the compiler wrapper: compile with it, run with meshrun.
 
 The program uses the native API and a global array as a put target, so the test also checks
 that an executable built by meshcc (not by the project's CMake) gets its static data made

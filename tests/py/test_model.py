@@ -164,7 +164,7 @@ def test_mpi_formulas_by_hand():
 
 def test_mpi_algorithm_choice_follows_fabric_rules():
     """OpenMPI 4.1's own rules (coll_tuned_decision_fixed.c): the all-reduce on the vector per
-    rank, the all-to-all on the block a rank sends each peer (issue 34)."""
+    rank, the all-to-all on the block a rank sends each peer."""
     f = fab("cpu-ib-100g")
     assert cost(f, "allreduce", 8191).algorithm == "recursive_doubling"
     assert cost(f, "allreduce", 8192).algorithm == "rabenseifner"
@@ -386,9 +386,9 @@ def test_ghc_above_fc_at_equal_large_degree():
 
 # ------------------------------------------------------------------ validation table
 
-# Issue 34's audit: rows that were counted as reproductions and are not (circular, a duplicate,
-# passing only through one unsourced choice, in range for a reason that is not the paper's, or
-# reproduced only by a model that restates them)
+# The audit of the rows (docs/model.md): rows that were counted as reproductions and are not
+# (circular, a duplicate, passing only through one unsourced choice, in range for a reason that
+# is not the paper's, or reproduced only by a model that restates them)
 NOT_REPRODUCTIONS = ("sort-8fpga-time", "a2a-cpu-2g-time", "a2a-cpu-4g-time", "fshmem-conv-speedup",
                      "a2a-cpu-2g-order", "average-cpu-2g-time", "fshmem-gemm-2node", "sort-cpu1-time",
                      "average-aggressive-over-naive")

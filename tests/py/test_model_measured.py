@@ -1,6 +1,7 @@
-"""The model against this machine (issue 12 item 6): the two-level fabric of the virtual cluster,
-its calibrations, and `meshmem model validate --measured` in its fast form. No timing is
-asserted (the machine is shared): the table must be produced, complete and well formed."""
+"""The model against this machine (docs/model.md, "The model on the virtual cluster"): the
+two-level fabric of the virtual cluster, its calibrations, and `meshmem model validate
+--measured` in its fast form. No timing is asserted (the machine is shared): the table must be
+produced, complete and well formed."""
 import json
 import math
 import sys

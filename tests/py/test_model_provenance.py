@@ -1,4 +1,4 @@
-"""The model judged honestly (issue 16): every row of the validation table has a class, every
+"""The model judged honestly: every row of the validation table has a class, every
 fabric parameter a source, an assumption mark or the calibration it comes from (named both in
 the fabric file and in the row), the sensitivity analysis finds the fragile rows, and the
 kernel models (FSHMEM's GEMM/convolution, DataVortex's FFT) match hand-worked values."""
@@ -113,9 +113,9 @@ NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
 
 
 def test_a_file_with_more_than_one_calibration_says_so():
-    """Issue 16's target was one fitted parameter per file (those a file inherits from its base
-    are its base's); issue 34's audit found fits that had been called inputs or assumptions. A
-    file may hold more, but its opening comment says how many, so that a reader counts them."""
+    """The target is one fitted parameter per file (those a file inherits from its base are its
+    base's); the audit of the rows found fits that had been called inputs or assumptions. A file
+    may hold more, but its opening comment says how many, so that a reader counts them."""
     own = {}
     for param in _marked_params(CALIBRATED):
         own[param.split(":")[0]] = own.get(param.split(":")[0], 0) + 1
@@ -165,7 +165,7 @@ def test_bad_class_is_refused(tmp_path):
 
 
 def test_headline_figures_are_rows():
-    """The figures issue 16 names are in the table, whether the model gets them or not."""
+    """The headline figures of the papers are in the table, whether the model gets them or not."""
     ids = {e["id"] for e in validate.load_published()}
     for needed in ("unicast-direct-1m", "unicast-indirect-1m", "average-90g-over-cpu-64k",
                    "a2a-cpu8-small", "a2a-cpu-2g-order", "sort-cpu1-time", "sort-cpu8-time",
@@ -240,7 +240,7 @@ def test_scaling_a_base_reaches_the_files_built_on_it():
 
 
 def test_cpu_sort_record_cost_is_the_ipsj_one_node_figure():
-    """A fit, not an input (issue 34): OPTWEB sort (IPSJ)'s one-node CPU throughput is computed
+    """A fit, not an input: OPTWEB sort (IPSJ)'s one-node CPU throughput is computed
     from two measured ratios (243 GB/s / 57 / 3.8, 2^24 4-byte keys, no network), and reaches the
     model through its exchange inside the node; per key, times the node's 8 cores. The one-core
     file takes the same cost per core (perfect scaling): the one-core sort's calibration."""

@@ -1,4 +1,4 @@
-"""Security of a job against the machine's other users (issue 15, item 6).
+"""Security of a job against the machine's other users.
 
 A job's memory is memfds handed between its ranks over abstract Unix sockets
 (src/transport/shm/mm_shm.h). These tests run a job as this user (root) and act as a second

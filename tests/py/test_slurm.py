@@ -1,5 +1,5 @@
-"""Started by Slurm's srun --mpi=pmix across virtual hosts (issue 11: "the same program also runs
-when started directly by mpirun, prterun or srun --mpi=pmix").
+"""Started by Slurm's srun --mpi=pmix across virtual hosts (the promise that "the same
+program also runs when started directly by mpirun, prterun or srun --mpi=pmix").
 
 tools/meshrun-slurm puts a Slurm cluster on meshrun-vhosts' virtual hosts: munged and slurmctld
 on the head, one slurmd per host (NodeName vhost<h>), everything in the cluster's directory. The

@@ -1,4 +1,4 @@
-"""meshrun across hosts: --hosts, --hostfile and the virtual cluster of --vhosts (issue 11).
+"""meshrun across hosts: --hosts, --hostfile and the virtual cluster of --vhosts.
 
 The jobs run tests/pmix_probe (tests/c/pmix_probe.c), a rank bootstrapped by PMIx alone, which
 prints where each rank runs and can fail in chosen ways. Every fault test checks what a user

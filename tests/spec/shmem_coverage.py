@@ -185,7 +185,7 @@ def render(routines: list, cov: list, missing: dict) -> str:
            "of its table), a C11 generic one when a call with each type compiles. \"Names\" "
            "counts the concrete names (or the types of a generic routine); \"called\" how many "
            "of them the tests call. The spec's example programs are in `tests/spec/examples` "
-           "(run at 1 to 8 PEs by `tests/spec/spec.cmake`).", ""]
+           "(run at 1 to 8 PEs by `tests/c/spec.cmake`).", ""]
     nroutines = len(routines)
     names = sum(len(r["instances"]) for r in routines)
     out.append(f"{nroutines} routines, {names} names; missing: {sum(len(v) for v in missing.values())}; "

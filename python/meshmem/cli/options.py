@@ -1,4 +1,4 @@
-"""The command-line vocabulary every `meshmem` command shares (VOCABULARY.md), in one place.
+"""The command-line vocabulary every `meshmem` command shares, in one place.
 
 One name and one meaning per concept: --ranks N, --bind-to core|none, --topology
 fullmesh|ghc|ghc:KXxKY, --algo, --json FILE, --plot FILE.png (--plot-dir DIR for several

@@ -7,7 +7,7 @@ TO_SI = {
     "B": 1.0, "KiB": 1024.0, "MiB": 1024.0 ** 2, "GiB": 1024.0 ** 3,
     "MHz": 1e6, "GOPS": 1e9, "GFlops": 1e9, "Mpackets/s": 1e6, "ratio": 1.0,
 }
-# how a unit is printed in text (VOCABULARY.md: µs, not us)
+# how a unit is printed in text (µs, not us)
 SHOWN = {"us": "µs", "ratio": "×"}
 
 

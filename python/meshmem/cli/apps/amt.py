@@ -1,5 +1,5 @@
 """`meshmem amt`: the asynchronous many-task traffic of DataVortex §4 against MPI, in the same
-run, on the application harness (app_command.py).
+run, on the application harness (command.py).
 
 (a) Fig. 2: an all-to-all of 8-byte messages as the messages per rank grow, every message on
 its own, no aggregation by the user: meshmem puts (one meshmem_put of 8 bytes each) and active

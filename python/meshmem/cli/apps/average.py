@@ -1,7 +1,7 @@
 """`meshmem average`: sharing averaged parameters (OPTWEB, JOCN 2022, §3.C and §4.D), naive
 (3 steps) and aggressive (2 steps), on the full mesh and on a GHC, against OpenMPI's
 MPI_Allreduce (+ the scaling by 1/ranks, the paper's CPU-cluster method) in the same run, on
-the application harness (app_command.py).
+the application harness (command.py).
 
 For each size the meshmem program and the MPI twin run alternately (--rounds), each timing
 many averagings after a warm-up (OSU-style: the mean per run, the slowest rank); the median

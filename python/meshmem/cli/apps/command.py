@@ -14,7 +14,7 @@ application's own functions, which the demo calls too:
     print_table(rows, out)   one line per row
     plot(rows, path, title)  the figure of its paper
 
-Shared arguments (one vocabulary for every command: meshmem.cli.options, VOCABULARY.md), old
+Shared arguments (one vocabulary for every command: meshmem.cli.options), old
 spellings kept as aliases:
   --ranks N                         ranks (-n)
   --vhosts H | --hosts a:4,b:4 | --hostfile F

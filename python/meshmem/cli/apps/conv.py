@@ -2,7 +2,7 @@
 kernels split in groups over the ranks, each output block streamed to every rank as soon as it
 is computed (put with signal: FSHMEM's automatic result transfer) so that the concatenated maps
 are everywhere when the layer ends, against the same algorithm on OpenMPI and one rank's
-forward pass, in the same run, on the application harness (app_command.py). Local compute by
+forward pass, in the same run, on the application harness (command.py). Local compute by
 one gemm per kernel row over shifted copies of the input (OpenBLAS, one thread per rank).
 Every run is checked by the program against the one-rank forward pass.
 """

@@ -1,6 +1,6 @@
 """`meshmem fft`: the distributed 3-D complex FFT of DataVortex §5 (global transposes
 overlapped with the 1-D FFTs) against FFTW's own MPI transform on OpenMPI and serial FFTW, in
-the same run, on the application harness (app_command.py).
+the same run, on the application harness (command.py).
 
 Variants (apps/fft/fft_engine.h): slab (one dimension distributed: per x-plane a 2-D FFT whose
 rows go straight to their y owner, then the x-FFTs) and pencil (a pr x pc grid: z-FFTs, split

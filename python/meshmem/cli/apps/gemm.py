@@ -1,7 +1,7 @@
 """`meshmem gemm`: FSHMEM's distributed matrix multiply (§V, Fig. 6) generalised to N ranks:
 row blocks of C whose partial products are streamed to their owners while the next chunk is
 multiplied, and SUMMA, against the same algorithms on OpenMPI and one rank's dgemm, in the same
-run, on the application harness (app_command.py). Local multiplies by OpenBLAS, one thread per
+run, on the application harness (command.py). Local multiplies by OpenBLAS, one thread per
 rank. Every run is checked by the program against the one-rank product (relative 1e-12).
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`meshmem shallow`: ACCL's shallow-water simulation (SHALLOW's scheme: Sadourny's finite
 differences on a C grid, leapfrog steps, periodic) with its halo exchange buffered or
 streaming, against the same code on OpenMPI (MPI_Isend/Irecv) and on one rank, in the same run,
-on the application harness (app_command.py).
+on the application harness (command.py).
 
 Every run is checked by the program: each owned value bitwise equal to the serial run's, the
 mass conserved to 1e-12; with the exchange alone, every halo cell equal to its neighbour's.

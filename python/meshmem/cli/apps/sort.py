@@ -1,6 +1,6 @@
 """`meshmem sort`: the distributed counting sort of OPTWEB (JOCN 2022) and of the OPTWEB sort
 report (IPSJ), and the LSD radix sort, each against the same algorithm on OpenMPI and a serial
-sort of the same data, in the same run, on the application harness (app_command.py).
+sort of the same data, in the same run, on the application harness (command.py).
 
 Baselines: OpenMPI runs the a3 flow (MPI_Alltoallv; radix: once per digit); the single pass has
 no MPI form, since MPI_Alltoallv needs every count first. The serial baseline is a counting sort
