@@ -7,6 +7,7 @@ file(MAKE_DIRECTORY ${MESHMEM_BENCH_DIR})
 
 add_executable(osu_coll ${CMAKE_CURRENT_LIST_DIR}/osu_coll.c)
 target_link_libraries(osu_coll PRIVATE meshmem)
+target_compile_definitions(osu_coll PRIVATE OSU_CLOCK_MESHMEM) # meshmem_wtime: simulated time under --rtl
 set_target_properties(osu_coll PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${MESHMEM_BENCH_DIR})
 
 find_program(MESHMEM_MPICC mpicc)

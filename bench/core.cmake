@@ -12,6 +12,7 @@ file(MAKE_DIRECTORY ${MESHMEM_BENCH_DIR})
 if(EXISTS ${PROJECT_SOURCE_DIR}/include/shmem.h)
   add_executable(osu_shmem ${CMAKE_CURRENT_LIST_DIR}/osu_shmem.c)
   target_link_libraries(osu_shmem PRIVATE meshmem)
+  target_compile_definitions(osu_shmem PRIVATE OSU_CLOCK_MESHMEM) # meshmem_wtime: simulated time under --rtl
   set_target_properties(osu_shmem PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${MESHMEM_BENCH_DIR})
 else()
   message(STATUS "bench: include/shmem.h not present yet, osu_shmem (meshmem side) not built")

@@ -44,6 +44,15 @@ typedef struct {
     size_t memcpy_min;        /* memcpy reference for sizes >= this (0: never) */
 } osu_args_t;
 
+#ifdef OSU_CLOCK_MESHMEM
+double meshmem_wtime(void); /* include/meshmem.h: not included here, osu_shmem is built twice */
+/** @return meshmem's clock in microseconds: CLOCK_MONOTONIC, or under meshrun --rtl the
+ * simulated time (docs/rtl-transport.md). For the programs built against meshmem. */
+static inline double osu_now_us(void)
+{
+    return meshmem_wtime() * 1e6;
+}
+#else
 /** @return monotonic time in microseconds. */
 static inline double osu_now_us(void)
 {
@@ -51,6 +60,7 @@ static inline double osu_now_us(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
+#endif
 
 static void osu_usage(const char *prog)
 {
