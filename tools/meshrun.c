@@ -357,6 +357,20 @@ static void describe_running(const job_t *j, const mm_ctl_t *ctl, char *out, siz
             break;
         len += (size_t)w;
     }
+    /* the calls the ranks wait in, as they published them (a wait that lasted: mm_ctl.h) */
+    for (int r = 0, n = 0; r < j->nranks && len < cap; r++) {
+        char call[sizeof(ctl->ranks[0].call)];
+        memcpy(call, ctl->ranks[r].call, sizeof(call));
+        call[sizeof(call) - 1] = '\0';
+        if (!j->alive[r] || call[0] == '\0')
+            continue;
+        bool first = n++ == 0;
+        int w = snprintf(out + len, cap - len, "%s rank %d %s %s", first ? ";" : ",", r,
+                         first ? "waits in" : "in", call);
+        if (w < 0 || (size_t)w >= cap - len)
+            break;
+        len += (size_t)w;
+    }
     free(mask);
 }
 

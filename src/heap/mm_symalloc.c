@@ -47,7 +47,8 @@ static void mm_symalloc_agree(const char *call, uint64_t kind, uint64_t size, ui
     if (all == NULL)
         mm_fatal("%s: out of memory", call);
     meshmem_quiet();
-    mm_coll_exchange(w, MM_FLAG_ARRIVE, mine, 4, all);
+    mm_coll_enter(w, call, MM_CALL_TAG(MM_CALL_SYMALLOC, 0));
+    mm_coll_exchange(w, MM_FLAG_ARRIVE, w->tag, mine, 4, all);
     for (int r = 0; r < w->size; r++) {
         uint64_t *o = all + 4 * (size_t)r;
         if (memcmp(o, mine, sizeof(mine)) != 0) {
@@ -83,7 +84,7 @@ static bool mm_symalloc_commit(const char *call, char *p, size_t bytes)
     uint64_t *all = malloc(sizeof(mine) * (size_t)w->size);
     if (all == NULL)
         mm_fatal("%s: out of memory", call);
-    mm_coll_exchange(w, MM_FLAG_ARRIVE, mine, 2, all);
+    mm_coll_exchange(w, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_SYMALLOC, 0), mine, 2, all);
     int failed = -1;
     for (int r = 0; r < w->size && failed < 0; r++)
         if (all[2 * r] != 0)
