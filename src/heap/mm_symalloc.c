@@ -42,6 +42,7 @@ static void mm_symalloc_agree(const char *call, uint64_t kind, uint64_t size, ui
                               uint64_t offset)
 {
     struct meshmem_team *w = MESHMEM_TEAM_WORLD;
+    call = mm_call_name(call);
     uint64_t mine[4] = {kind, size, align, offset};
     uint64_t *all = malloc(sizeof(mine) * (size_t)w->size);
     if (all == NULL)
@@ -107,6 +108,7 @@ static bool mm_symalloc_commit(const char *call, char *p, size_t bytes)
 
 static void *mm_symalloc(const char *call, size_t size, size_t align)
 {
+    call = mm_call_name(call); /* a binding's name for it (meshmem_name_calls), if any */
     MM_CHECK_INIT(call);
     if (align == 0 || (align & (align - 1)) != 0)
         mm_fatal("%s: alignment argument (%zu) is not a power of two", call, align);
