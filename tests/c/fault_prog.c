@@ -56,6 +56,8 @@
  *   null-zero        shmem_int_put / get of 0 elements with NULL (legal): exit 0
  *   split-invalid    shmem_team_split_strided leaving the parent team: SHMEM_TEAM_INVALID is
  *                    returned, the program goes on, exit 0
+ *   barrier-alone    PE 0 sleeps outside any call, the others wait in shmem_barrier_all (for
+ *                    meshrun's --timeout line, which names the call each rank waits in)
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "meshmem.h"
@@ -140,7 +142,7 @@ static bool shmem_mode(const char *mode)
     static const char *const modes[] = {
         "root-differs", "op-differs", "split-differs", "malloc-barrier", "malloc-alltoall",
         "dead-team", "madeup-team", "dead-ctx", "null-put", "null-get", "null-iput",
-        "null-put-nbi", "null-zero", "split-invalid"};
+        "null-put-nbi", "null-zero", "split-invalid", "barrier-alone"};
     for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
         if (!strcmp(mode, modes[i]))
             return true;
@@ -260,6 +262,11 @@ static int run_shmem(const char *mode)
         else if (!strcmp(mode, "null-put-nbi"))
             shmem_int_put_nbi(x, NULL, 1, 0);
         fprintf(stderr, "fault_prog: %s returned\n", mode);
+        return 99;
+    } else if (!strcmp(mode, "barrier-alone")) {
+        if (me == 0)
+            wait_forever();
+        shmem_barrier_all();
         return 99;
     } else if (!strcmp(mode, "split-invalid")) {
         shmem_team_t t;

@@ -505,6 +505,16 @@ def test_timeout(launch):
             "(after shmem_init, without shmem_finalize)") in res.err, res.err
 
 
+
+def test_timeout_names_the_call_each_rank_waits_in(launch):
+    """PE 0 outside any call, the others in shmem_barrier_all: the --timeout line says which
+    call the waiting ranks are in (it named no call)."""
+    res = launch.fault(3, "barrier-alone", extra=("--timeout", "2"))
+    check_ended(res, 124, limit=2 + STOP)
+    assert ("meshrun: the job ran past --timeout 2 s: stopping it; still running: ranks 0-2 "
+            "(after shmem_init, without shmem_finalize); rank 1 waits in shmem_barrier_all, "
+            "rank 2 in shmem_barrier_all\n") in res.err, res.err
+
 # ------------------------------------------------------------------------------------------
 # bad input to meshrun
 
