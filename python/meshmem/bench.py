@@ -235,7 +235,7 @@ def add_arguments(p):
     p.add_argument("--sizes", metavar="LIST",
                    help="message sizes, comma-separated, e.g. 8,1K,64K,1M (default: per "
                         "operation; operations without a size ignore it)")
-    p.add_argument("--vs", choices=("openmpi", "oshmem", "mpi", "none"), default="openmpi",
+    p.add_argument("--vs", default="openmpi", metavar="{openmpi,oshmem,mpi,none}",
                    help="the peer: openmpi (its OSHMEM where it runs here, else MPI; default), "
                         "oshmem or mpi to insist on one, none for meshmem alone")
     options.add_rounds(p, 5)
@@ -545,6 +545,9 @@ def check(args) -> tuple[list, list, list | None, dict]:
     for name, _ in selected:
         if OPS[name].sized and args.ranks < 2:
             raise UserError(f"{name} needs at least 2 ranks (--ranks)")
+    # the words and the error line of the applications' --vs (bench's mpi is its own twin)
+    args.vs = (options.vs_list(args.vs, ("openmpi", "oshmem", "mpi"), several=False,
+                               aliases={}) or ["none"])[0]
     if args.baselines_only and args.vs == "none":
         raise UserError("--baselines-only with --vs none leaves nothing to measure")
     if args.vhosts < 0 or args.vhosts > 64:
