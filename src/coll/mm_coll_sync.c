@@ -194,9 +194,11 @@ static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t
         if (now - *since < 1.0)
             return;
     }
-    mm_fatal("rank %d waits for rank %d in a collective, but rank %d %s (did it leave main or "
-             "call exit() while its peers still needed it?)",
-             mm_g.rank, w, w, st == MM_RANK_FINALIZED ? "has finalized" : "is in shmem_finalize");
+    /* every peer of w finds it: one of them says so (the job ends) */
+    mm_fatal_collective("rank %d waits for rank %d in a collective, but rank %d %s (did it leave "
+                        "main or call exit() while its peers still needed it?)",
+                        mm_g.rank, w, w,
+                        st == MM_RANK_FINALIZED ? "has finalized" : "is in shmem_finalize");
 }
 
 /* polls without a pause first: a pause costs tens of nanoseconds on recent x86 cores (a sizeable

@@ -247,6 +247,19 @@ def test_rank_fails(launch, n, mode):
     assert re.search(pattern, res.err), res.err
 
 
+@pytest.mark.parametrize("n", [3, 4])
+@pytest.mark.parametrize("mode", ["exit0-barrier", "exit0-coll"])
+def test_a_rank_that_left_is_named_once(launch, n, mode):
+    """Rank 1 leaves main by exit(0) while the others need it: one line naming rank 1 as the
+    one that left (every waiting rank printed its own)."""
+    res = launch.fault(n, mode)
+    check_ended(res, 1)
+    lines = error_lines(res.err)
+    assert len(lines) == 1, res.err
+    assert re.search(r"waits for rank 1 in a collective, but rank 1 (is in shmem_finalize|has "
+                     r"finalized) \(did it leave main", lines[0]), res.err
+
+
 @pytest.mark.parametrize("n", RANKS)
 @pytest.mark.parametrize("block", [8, 48, 200])  # in a flag line, at its edge, eager
 @pytest.mark.parametrize("op", ["alltoall", "bcast", "gather", "reduce"])
