@@ -25,6 +25,10 @@ static_assert(sizeof(mm_call_rec_t) == sizeof(((mm_seg_hdr_t *)0)->call), "the r
  * (seq 0: in none); the launcher is told the name too (its --timeout line) */
 static void mm_coll_publish(int slot, uint64_t seq, unsigned tag, const char *call)
 {
+    /* one record per rank: a thread that finds another publishing leaves it (a diagnostic) */
+    static atomic_flag busy = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
+        return;
     mm_seg_hdr_t *h = mm_own_hdr();
     atomic_store_explicit(&h->call.seq, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
@@ -34,16 +38,20 @@ static void mm_coll_publish(int slot, uint64_t seq, unsigned tag, const char *ca
     atomic_store_explicit(&h->call.seq, seq, memory_order_release);
     if (mm_boot && mm_boot->set_call)
         mm_boot->set_call(seq == 0 ? "" : call ? call : "a collective");
+    atomic_flag_clear_explicit(&busy, memory_order_release);
 }
 
 /* world rank @p pe's record; false when it publishes none (or was rewriting it) */
 static bool mm_coll_peer_rec(int pe, mm_call_rec_t *r)
 {
-    const void *sym = &mm_own_hdr()->call;
-    uint64_t again;
-    mm_tp_get_line(pe, r, sym, sizeof(*r));
+    /* a peer of this host only: a get to another host's rank may meet its endpoint closing
+     * (the line tags still catch mismatches there) */
+    const mm_call_rec_t *l = mm_tp_line(pe, &mm_own_hdr()->call);
+    if (l == NULL)
+        return false;
+    memcpy(r, l, sizeof(*r));
     atomic_thread_fence(memory_order_acquire);
-    mm_tp_get_line(pe, &again, sym, sizeof(again));
+    uint64_t again = atomic_load_explicit((_Atomic uint64_t *)&l->seq, memory_order_relaxed);
     r->call[sizeof(r->call) - 1] = '\0';
     return r->seq != 0 && again == r->seq;
 }
@@ -173,14 +181,15 @@ static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t
                                uint64_t seq, uint64_t coll, double *since)
 {
     int w = mm_team_world(t, src);
-    /* src waits in collective coll of this team too, in another call or with other arguments
-     * (e.g. shmem_malloc on some PEs, an all-to-all on the others): both wait for ever */
-    mm_call_rec_t r;
-    if (t->tag != 0 && mm_coll_peer_rec(w, &r) && r.slot == t->slot && r.seq == coll &&
-        r.tag != 0 && r.tag != t->tag)
-        mm_coll_differs(t, t->call, src, r.tag, (unsigned)t->tag);
     int st = mm_tp_peer_state(w);
     if (st != MM_RANK_FINALIZED && (st != MM_RANK_FINALIZING || mm_g.finalizing)) {
+        /* src waits in collective coll of this team too, in another call or with other
+         * arguments (e.g. shmem_malloc on some PEs, an all-to-all on the others): both would
+         * wait for ever */
+        mm_call_rec_t r;
+        if (t->tag != 0 && mm_coll_peer_rec(w, &r) && r.slot == t->slot && r.seq == coll &&
+            r.tag != 0 && r.tag != t->tag)
+            mm_coll_differs(t, t->call, src, r.tag, (unsigned)t->tag);
         *since = 0;
         return;
     }
