@@ -719,6 +719,14 @@ int main(int argc, char **argv)
         }
         if (!job.stopping && job.fatal_at > 0 && now_s() >= job.fatal_at + MESHRUN_CAUSE_WAIT_S) {
             status = job.fatal_status;
+            /* a rank through finalize while a peer failed has left main (finalize's barrier
+             * was met by the others' collective), even when it has not exited yet: it is the
+             * cause, not the peer that found it (a loaded machine reaps it late) */
+            for (int q = 0; q < nranks && job.leaver < 0; q++)
+                if (atomic_load(&ctl->ranks[q].state) == MM_RANK_FINALIZED) {
+                    job.leaver = q;
+                    job.leaver_pid = (int)job.pids[q];
+                }
             if (job.running > 0)
                 report_global_exit(ctl, nranks, status, job.leaver, job.leaver_pid);
             job_stop(&job);
