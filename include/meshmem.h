@@ -87,6 +87,13 @@ int meshmem_initialized(void);
 /** @brief End the whole job with @p status; never returns. Other ranks are stopped. */
 void meshmem_global_exit(int status) __attribute__((noreturn));
 
+/**
+ * @brief Name the calls this thread makes from now on @p name in the runtime's error lines (a
+ * binding's own name, e.g. "meshmem.alltoall" for Python), until called with NULL. @p name must
+ * stay valid until then.
+ */
+void meshmem_name_calls(const char *name);
+
 /** @return this rank's number in the world, 0..nranks-1. */
 int meshmem_rank(void);
 

@@ -361,6 +361,20 @@ static void describe_running(const job_t *j, const mm_ctl_t *ctl, char *out, siz
             break;
         len += (size_t)w;
     }
+    /* the calls the ranks wait in, as they published them (a wait that lasted: mm_ctl.h) */
+    for (int r = 0, n = 0; r < j->nranks && len < cap; r++) {
+        char call[sizeof(ctl->ranks[0].call)];
+        memcpy(call, ctl->ranks[r].call, sizeof(call));
+        call[sizeof(call) - 1] = '\0';
+        if (!j->alive[r] || call[0] == '\0')
+            continue;
+        bool first = n++ == 0;
+        int w = snprintf(out + len, cap - len, "%s rank %d %s %s", first ? ";" : ",", r,
+                         first ? "waits in" : "in", call);
+        if (w < 0 || (size_t)w >= cap - len)
+            break;
+        len += (size_t)w;
+    }
     free(mask);
 }
 
@@ -847,6 +861,14 @@ static int wait_job(job_t *job, const mm_ctl_t *ctl, meshrun_output_t *out, doub
         }
         if (!job->stopping && job->fatal_at > 0 && now_s() >= job->fatal_at + MESHRUN_CAUSE_WAIT_S) {
             status = job->fatal_status;
+            /* a rank through finalize while a peer failed has left main (finalize's barrier
+             * was met by the others' collective), even when it has not exited yet: it is the
+             * cause, not the peer that found it (a loaded machine reaps it late) */
+            for (int q = 0; q < nranks && job->leaver < 0; q++)
+                if (atomic_load(&ctl->ranks[q].state) == MM_RANK_FINALIZED) {
+                    job->leaver = q;
+                    job->leaver_pid = (int)job->pids[q];
+                }
             if (job->running > 0)
                 report_global_exit(ctl, nranks, status, job->leaver, job->leaver_pid);
             job_stop(job);

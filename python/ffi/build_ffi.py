@@ -33,6 +33,10 @@ int meshmem_rank(void);
 int meshmem_nranks(void);
 
 void *meshmem_align(size_t alignment, size_t size);
+void *mmpy_align(size_t alignment, size_t size, const char *name);
+int mmpy_allgather_as(const char *name, uintptr_t s, uintptr_t r, size_t count);
+int mmpy_allgatherv_as(const char *name, uintptr_t s, size_t scount, uintptr_t r,
+                       const size_t *rcounts, const size_t *displs);
 void meshmem_free(void *ptr);
 void *meshmem_ptr(const void *addr, int rank);
 int meshmem_addr_accessible(const void *addr, int rank);

@@ -38,6 +38,42 @@ static int mmpy_rank_ok(int rank)
     return rank >= 0 && rank < meshmem_nranks();
 }
 
+/* @return @p st, the calls of this thread named by their own names again (meshmem_name_calls:
+ * the collectives below name themselves in Python's terms, meshmem.alltoall, in the runtime's
+ * error lines, e.g. when ranks are in different collectives) */
+static int mmpy_unnamed(int st)
+{
+    meshmem_name_calls(NULL);
+    return st;
+}
+
+/* a symmetric allocation named @p name (meshmem.zeros, ...) in the runtime's error lines */
+static void *mmpy_align(size_t alignment, size_t size, const char *name)
+{
+    meshmem_name_calls(name);
+    void *p = meshmem_align(alignment, size);
+    meshmem_name_calls(NULL);
+    return p;
+}
+
+/* the all-gathers by which an allocation agrees on the blocks no rank refers to any more
+ * (memory.py), named as the allocation, @p name */
+static int mmpy_allgather_as(const char *name, uintptr_t s, uintptr_t r, size_t count)
+{
+    meshmem_name_calls(name);
+    return mmpy_unnamed(meshmem_coll_allgather(MESHMEM_TEAM_WORLD, (const void *)s, (void *)r,
+                                               count, MESHMEM_UINT8, MESHMEM_ALGO_AUTO));
+}
+
+static int mmpy_allgatherv_as(const char *name, uintptr_t s, size_t scount, uintptr_t r,
+                              const size_t *rcounts, const size_t *displs)
+{
+    meshmem_name_calls(name);
+    return mmpy_unnamed(meshmem_coll_allgatherv(MESHMEM_TEAM_WORLD, (const void *)s, scount,
+                                                (void *)r, rcounts, displs, MESHMEM_UINT8,
+                                                MESHMEM_ALGO_AUTO));
+}
+
 /* The symmetric side is checked; the local side is any memory Python handed over. */
 static int mmpy_put(uintptr_t dest, uintptr_t src, size_t n, int rank)
 {
@@ -124,43 +160,49 @@ static int mmpy_test(uintptr_t ivar, int dtype, int cmp, uintptr_t value)
 static int mmpy_bcast(meshmem_team_t t, uintptr_t buf, size_t count, int dtype, int root,
                       int algo)
 {
-    return meshmem_coll_bcast(t, (void *)buf, count, (meshmem_dtype_t)dtype, root,
-                              (meshmem_algo_t)algo);
+    meshmem_name_calls("meshmem.bcast");
+    return mmpy_unnamed(meshmem_coll_bcast(t, (void *)buf, count, (meshmem_dtype_t)dtype, root,
+                        (meshmem_algo_t)algo));
 }
 
 static int mmpy_scatter(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
                         int root, int algo)
 {
-    return meshmem_coll_scatter(t, (const void *)s, (void *)r, count, (meshmem_dtype_t)dtype,
-                                root, (meshmem_algo_t)algo);
+    meshmem_name_calls("meshmem.scatter");
+    return mmpy_unnamed(meshmem_coll_scatter(t, (const void *)s, (void *)r, count,
+                        (meshmem_dtype_t)dtype, root, (meshmem_algo_t)algo));
 }
 
 static int mmpy_gather(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
                        int root, int algo)
 {
-    return meshmem_coll_gather(t, (const void *)s, (void *)r, count, (meshmem_dtype_t)dtype,
-                               root, (meshmem_algo_t)algo);
+    meshmem_name_calls("meshmem.gather");
+    return mmpy_unnamed(meshmem_coll_gather(t, (const void *)s, (void *)r, count,
+                        (meshmem_dtype_t)dtype, root, (meshmem_algo_t)algo));
 }
 
 static int mmpy_allgather(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
                           int algo)
 {
-    return meshmem_coll_allgather(t, (const void *)s, (void *)r, count, (meshmem_dtype_t)dtype,
-                                  (meshmem_algo_t)algo);
+    meshmem_name_calls("meshmem.allgather");
+    return mmpy_unnamed(meshmem_coll_allgather(t, (const void *)s, (void *)r, count,
+                        (meshmem_dtype_t)dtype, (meshmem_algo_t)algo));
 }
 
 static int mmpy_allgatherv(meshmem_team_t t, uintptr_t s, size_t scount, uintptr_t r,
                            const size_t *rcounts, const size_t *displs, int dtype, int algo)
 {
-    return meshmem_coll_allgatherv(t, (const void *)s, scount, (void *)r, rcounts, displs,
-                                   (meshmem_dtype_t)dtype, (meshmem_algo_t)algo);
+    meshmem_name_calls("meshmem.allgatherv");
+    return mmpy_unnamed(meshmem_coll_allgatherv(t, (const void *)s, scount, (void *)r, rcounts,
+                        displs, (meshmem_dtype_t)dtype, (meshmem_algo_t)algo));
 }
 
 static int mmpy_alltoall(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
                          int algo)
 {
-    return meshmem_coll_alltoall(t, (const void *)s, (void *)r, count, (meshmem_dtype_t)dtype,
-                                 (meshmem_algo_t)algo);
+    meshmem_name_calls("meshmem.alltoall");
+    return mmpy_unnamed(meshmem_coll_alltoall(t, (const void *)s, (void *)r, count,
+                        (meshmem_dtype_t)dtype, (meshmem_algo_t)algo));
 }
 
 static int mmpy_alltoallv(meshmem_team_t t, uintptr_t s, const size_t *scounts,
@@ -168,31 +210,34 @@ static int mmpy_alltoallv(meshmem_team_t t, uintptr_t s, const size_t *scounts,
                           const size_t *rdispls, size_t rcap, size_t *rcounts_out, int dtype,
                           int algo)
 {
-    return meshmem_coll_alltoallv(t, (const void *)s, scounts, sdispls, (void *)r, rcounts,
-                                  rdispls, rcap, rcounts_out, (meshmem_dtype_t)dtype,
-                                  (meshmem_algo_t)algo);
+    meshmem_name_calls("meshmem.alltoallv");
+    return mmpy_unnamed(meshmem_coll_alltoallv(t, (const void *)s, scounts, sdispls, (void *)r,
+                        rcounts, rdispls, rcap, rcounts_out, (meshmem_dtype_t)dtype,
+                        (meshmem_algo_t)algo));
 }
 
 static int mmpy_reduce(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
                        int op, int root, int algo)
 {
-    return meshmem_coll_reduce(t, (const void *)s, (void *)r, count, (meshmem_dtype_t)dtype,
-                               (meshmem_op_t)op, root, (meshmem_algo_t)algo);
+    meshmem_name_calls("meshmem.reduce");
+    return mmpy_unnamed(meshmem_coll_reduce(t, (const void *)s, (void *)r, count,
+                        (meshmem_dtype_t)dtype, (meshmem_op_t)op, root, (meshmem_algo_t)algo));
 }
 
 static int mmpy_allreduce(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
                           int op, int algo)
 {
-    return meshmem_coll_allreduce(t, (const void *)s, (void *)r, count, (meshmem_dtype_t)dtype,
-                                  (meshmem_op_t)op, (meshmem_algo_t)algo);
+    meshmem_name_calls("meshmem.allreduce");
+    return mmpy_unnamed(meshmem_coll_allreduce(t, (const void *)s, (void *)r, count,
+                        (meshmem_dtype_t)dtype, (meshmem_op_t)op, (meshmem_algo_t)algo));
 }
 
 static int mmpy_reduce_scatter(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count,
                                int dtype, int op, int algo)
 {
-    return meshmem_coll_reduce_scatter(t, (const void *)s, (void *)r, count,
-                                       (meshmem_dtype_t)dtype, (meshmem_op_t)op,
-                                       (meshmem_algo_t)algo);
+    meshmem_name_calls("meshmem.reduce_scatter");
+    return mmpy_unnamed(meshmem_coll_reduce_scatter(t, (const void *)s, (void *)r, count,
+                        (meshmem_dtype_t)dtype, (meshmem_op_t)op, (meshmem_algo_t)algo));
 }
 
 /* the symmetric (OpenSHMEM-shaped) collectives of meshmem.h: @p dest symmetric */

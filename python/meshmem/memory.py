@@ -45,23 +45,22 @@ class _Block:
             _unreferenced.append(self.number)
 
 
-def _gather_lists() -> list:
-    """Every rank's list of unreferenced blocks (collective over the world)."""
+def _gather_lists(call: bytes) -> list:
+    """Every rank's list of unreferenced blocks (collective over the world), the all-gathers
+    named @p call in the runtime's error lines (the allocation they are part of)."""
     n = lib.meshmem_nranks()
     counts = np.zeros(n, np.uint64)
     mine = np.array([len(_unreferenced)], np.uint64)
-    _check("allgather", lib.mmpy_allgather(lib.MESHMEM_TEAM_WORLD, mine.ctypes.data,
-                                           counts.ctypes.data, 8, lib.MESHMEM_UINT8, 0))
+    _check("allgather", lib.mmpy_allgather_as(call, mine.ctypes.data, counts.ctypes.data, 8))
     if not counts.any():
         return []
     ids = np.array(sorted(_unreferenced), np.uint64)
     sizes = (counts * 8).astype(np.uintp)
     displs = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.uintp)
     out = np.zeros(int(counts.sum()), np.uint64)
-    _check("allgatherv", lib.mmpy_allgatherv(
-        lib.MESHMEM_TEAM_WORLD, ids.ctypes.data, ids.nbytes, out.ctypes.data,
-        ffi.cast("size_t *", sizes.ctypes.data), ffi.cast("size_t *", displs.ctypes.data),
-        lib.MESHMEM_UINT8, 0))
+    _check("allgatherv", lib.mmpy_allgatherv_as(
+        call, ids.ctypes.data, ids.nbytes, out.ctypes.data,
+        ffi.cast("size_t *", sizes.ctypes.data), ffi.cast("size_t *", displs.ctypes.data)))
     bounds = np.concatenate(([0], np.cumsum(counts))).astype(int)
     return [set(out[bounds[r]:bounds[r + 1]].tolist()) for r in range(n)]
 
@@ -72,11 +71,11 @@ def _check(what: str, status: int) -> None:
         raise status_error(f"meshmem (releasing symmetric arrays: {what})", status)
 
 
-def release_unreferenced() -> int:
+def release_unreferenced(_call: str = "meshmem.release_unreferenced") -> int:
     """Free the blocks that no array refers to on any rank (collective over the world).
     Every allocation does this first; call it to return memory without allocating.
     @return the number of blocks freed."""
-    lists = _gather_lists()
+    lists = _gather_lists(_call.encode())
     if not lists:
         return 0
     common = sorted(set.intersection(*lists))
@@ -86,8 +85,11 @@ def release_unreferenced() -> int:
     return len(common)
 
 
-def empty(shape, dtype=np.float64, *, align: int = _ALIGN) -> np.ndarray:
-    """A symmetric array, contents undefined (collective: same shape and dtype everywhere)."""
+def empty(shape, dtype=np.float64, *, align: int = _ALIGN, _call: str = "meshmem.empty"
+          ) -> np.ndarray:
+    """A symmetric array, contents undefined (collective: same shape and dtype everywhere).
+    (_call: the name the runtime's error lines give the allocation, e.g. when ranks are in
+    different collectives.)"""
     global _next_id
     dtype = np.dtype(dtype)
     shape = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
@@ -96,8 +98,8 @@ def empty(shape, dtype=np.float64, *, align: int = _ALIGN) -> np.ndarray:
     if align < 1 or align & (align - 1):
         raise ValueError(f"meshmem.empty: align={align}: not a power of two")
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    release_unreferenced()
-    ptr = lib.meshmem_align(align, max(nbytes, 1))
+    release_unreferenced(_call)
+    ptr = lib.mmpy_align(align, max(nbytes, 1), _call.encode())
     if ptr == ffi.NULL:
         total, free = ffi.new("size_t *"), ffi.new("size_t *")
         lib.meshmem_heap_info(total, free)
@@ -111,10 +113,10 @@ def empty(shape, dtype=np.float64, *, align: int = _ALIGN) -> np.ndarray:
     return np.asarray(_Block(addr, nbytes, number)).view(dtype).reshape(shape)
 
 
-def _filled(shape, dtype, fill, align: int) -> np.ndarray:
+def _filled(shape, dtype, fill, align: int, call: str) -> np.ndarray:
     """A symmetric array filled with @p fill on every rank before any rank returns: a peer
     may put into it as soon as it has it, and the fill must not overwrite that."""
-    a = empty(shape, dtype, align=align)
+    a = empty(shape, dtype, align=align, _call=call)
     a[...] = fill
     lib.meshmem_coll_barrier(lib.MESHMEM_TEAM_WORLD)
     return a
@@ -122,13 +124,13 @@ def _filled(shape, dtype, fill, align: int) -> np.ndarray:
 
 def zeros(shape, dtype=np.float64, *, align: int = _ALIGN) -> np.ndarray:
     """A symmetric array of zeros (collective)."""
-    return _filled(shape, dtype, 0, align)
+    return _filled(shape, dtype, 0, align, "meshmem.zeros")
 
 
 def full(shape, fill_value, dtype=None, *, align: int = _ALIGN) -> np.ndarray:
     """A symmetric array filled with @p fill_value (collective)."""
     return _filled(shape, np.asarray(fill_value).dtype if dtype is None else dtype, fill_value,
-                   align)
+                   align, "meshmem.full")
 
 
 def array(shape, dtype=np.float64, *, fill=0, align: int = _ALIGN) -> np.ndarray:
@@ -136,13 +138,13 @@ def array(shape, dtype=np.float64, *, fill=0, align: int = _ALIGN) -> np.ndarray
     leaves it undefined, as empty). Collective: same arguments on every rank."""
     if fill is None:
         return empty(shape, dtype, align=align)
-    return _filled(shape, dtype, fill, align)
+    return _filled(shape, dtype, fill, align, "meshmem.array")
 
 
 def asarray(obj, dtype=None, *, align: int = _ALIGN) -> np.ndarray:
     """A symmetric copy of an array-like (collective: same shape and dtype everywhere)."""
     src = np.asarray(obj, dtype=dtype)
-    return _filled(src.shape, src.dtype, src, align)
+    return _filled(src.shape, src.dtype, src, align, "meshmem.asarray")
 
 
 def empty_like(a, dtype=None) -> np.ndarray:

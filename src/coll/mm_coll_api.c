@@ -19,6 +19,7 @@ meshmem_status_t mm_coll_check_team(mm_coll_args_t *a, const char *call, meshmem
         return MESHMEM_ERR_TEAM;
     }
     a->t = mm_team_checked(call, team);
+    mm_coll_enter(a->t, call, 0); /* named in a wait that lasts; the line path tags the call */
     return MESHMEM_OK;
 }
 

@@ -25,8 +25,10 @@
 meshmem_status_t meshmem_barrier(meshmem_team_t team)
 {
     MM_TRACE_SCOPE(mm_trace_coll("barrier", team, 0));
-    MM_CHECK_INIT("meshmem_barrier");
-    struct meshmem_team *t = mm_team_checked("shmem_barrier", team);
+    const char *call = mm_call_name("meshmem_barrier");
+    MM_CHECK_INIT(call);
+    struct meshmem_team *t = mm_team_checked(call, team);
+    mm_coll_enter(t, call, MM_CALL_TAG(MM_CALL_BARRIER, 0));
     meshmem_quiet();
     mm_coll_barrier(t);
     return MESHMEM_OK;
@@ -35,8 +37,11 @@ meshmem_status_t meshmem_barrier(meshmem_team_t team)
 meshmem_status_t meshmem_team_sync(meshmem_team_t team)
 {
     MM_TRACE_SCOPE(mm_trace_coll("barrier", team, 0));
-    MM_CHECK_INIT("meshmem_team_sync");
-    mm_coll_barrier(mm_team_checked("shmem_team_sync", team));
+    const char *call = mm_call_name("meshmem_team_sync");
+    MM_CHECK_INIT(call);
+    struct meshmem_team *t = mm_team_checked(call, team);
+    mm_coll_enter(t, call, MM_CALL_TAG(MM_CALL_BARRIER, 0));
+    mm_coll_barrier(t);
     return MESHMEM_OK;
 }
 

@@ -1,11 +1,160 @@
 /* Flag primitives of the one-step collectives (protocol in mm_team.h). */
+#include "mm_boot.h"
+#include "mm_reduce.h"
 #include "mm_team.h"
 #include "mm_tp.h"
 #include "mm_wait.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+/* ---- the call in progress, as peers and the launcher see it (mm_seg_hdr_t's call) ---- */
+
+typedef struct {
+    uint64_t seq;
+    int32_t  slot;
+    uint32_t tag;
+    char     call[48];
+} mm_call_rec_t;
+static_assert(sizeof(mm_call_rec_t) == sizeof(((mm_seg_hdr_t *)0)->call), "the record's copy");
+
+/* publish that this rank is in collective @p seq of @p t's slot, call @p call of tag @p tag
+ * (seq 0: in none); the launcher is told the name too (its --timeout line) */
+static void mm_coll_publish(int slot, uint64_t seq, unsigned tag, const char *call)
+{
+    /* one record per rank: a thread that finds another publishing leaves it (a diagnostic) */
+    static atomic_flag busy = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
+        return;
+    mm_seg_hdr_t *h = mm_own_hdr();
+    atomic_store_explicit(&h->call.seq, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    h->call.slot = slot;
+    h->call.tag = tag;
+    snprintf(h->call.call, sizeof(h->call.call), "%s", call ? call : "");
+    atomic_store_explicit(&h->call.seq, seq, memory_order_release);
+    if (mm_boot && mm_boot->set_call)
+        mm_boot->set_call(seq == 0 ? "" : call ? call : "a collective");
+    atomic_flag_clear_explicit(&busy, memory_order_release);
+}
+
+/* world rank @p pe's record; false when it publishes none (or was rewriting it) */
+static bool mm_coll_peer_rec(int pe, mm_call_rec_t *r)
+{
+    /* a peer of this host only: a get to another host's rank may meet its endpoint closing
+     * (the line tags still catch mismatches there) */
+    const mm_call_rec_t *l = mm_tp_line(pe, &mm_own_hdr()->call);
+    if (l == NULL)
+        return false;
+    memcpy(r, l, sizeof(*r));
+    atomic_thread_fence(memory_order_acquire);
+    uint64_t again = atomic_load_explicit((_Atomic uint64_t *)&l->seq, memory_order_relaxed);
+    r->call[sizeof(r->call) - 1] = '\0';
+    return r->seq != 0 && again == r->seq;
+}
+
+bool mm_coll_peer_call(int pe, char *out, size_t cap)
+{
+    mm_call_rec_t r;
+    if (!mm_coll_peer_rec(pe, &r) || r.call[0] == '\0')
+        return false;
+    snprintf(out, cap, "%s", r.call);
+    return true;
+}
+
+/* the generic name of a collective of kind @p kind, for a rank whose own name is out of reach */
+static const char *mm_coll_kind_name(unsigned kind)
+{
+    static const char *names[] = {"another collective", "a broadcast", "a scatter", "a gather",
+                                  "an all-gather (collect)", "an all-to-all", "a reduction",
+                                  "a reduce", "a barrier", "a symmetric allocation",
+                                  "a team split", "another collective"};
+    return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : names[0];
+}
+
+/* @p call with its operator @p mine replaced by @p theirs ("shmem_int_sum_reduce" ->
+ * "shmem_int_max_reduce"), or the operator's name when the call does not name it */
+static void mm_coll_op_call(char *out, size_t cap, const char *call, meshmem_op_t mine,
+                            meshmem_op_t theirs)
+{
+    char pat[16];
+    snprintf(pat, sizeof(pat), "_%s_", mm_op_name(mine));
+    const char *at = strstr(call, pat);
+    if (at == NULL)
+        snprintf(out, cap, "%s", mm_op_name(theirs));
+    else
+        snprintf(out, cap, "%.*s_%s_%s", (int)(at - call), call, mm_op_name(theirs),
+                 at + strlen(pat));
+}
+
+void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned theirs,
+                     unsigned mine)
+{
+    if (call == NULL)
+        call = "a collective";
+    int me = mm_g.rank, peer = mm_team_world(t, src);
+    /* a rank in finalize meets its peers' collective with finalize's barrier: it left main (by
+     * exit(), or returning) while they still needed it; that rank is the one to name */
+    int st = mm_tp_peer_state(peer);
+    if (mm_g.finalizing || st == MM_RANK_FINALIZING || st == MM_RANK_FINALIZED) {
+        int gone = mm_g.finalizing ? me : peer, waits = mm_g.finalizing ? peer : me;
+        mm_fatal_collective("rank %d waits for rank %d in a collective, but rank %d is in "
+                            "shmem_finalize (did it leave main or call exit() while its peers "
+                            "still needed it?)",
+                            waits, gone, gone);
+    }
+    bool shmem = strncmp(call, "shmem_", 6) == 0;
+    const char *pe = shmem ? "PE" : "rank";
+    unsigned gk = theirs >> 12, wk = mine >> 12, ga = theirs & 0xfffu, wa = mine & 0xfffu;
+    char my[64], their[64], what[32];
+    if (gk != wk) {
+        /* the peer finds the mismatch too, and publishes its call's name: wait for it a while
+         * (100 ms at most), else name its collective by kind */
+        mm_coll_publish(t->slot, t->seq, mine, call);
+        bool named = false;
+        for (int i = 0; i < 100 && !(named = mm_coll_peer_call(peer, their, sizeof(their))); i++)
+            usleep(1000);
+        if (!named)
+            snprintf(their, sizeof(their), "%s", mm_coll_kind_name(gk));
+        if (peer < me)
+            mm_fatal_collective("%ss are in different collectives: %s %d is in %s, %s %d in %s",
+                                pe, pe, peer, their, pe, me, call);
+        mm_fatal_collective("%ss are in different collectives: %s %d is in %s, %s %d in %s", pe,
+                            pe, me, call, pe, peer, their);
+    }
+    if (wk == MM_CALL_ALLREDUCE || wk == MM_CALL_REDUCE) { /* MM_CALL_OP, under a root */
+        meshmem_op_t gop = (meshmem_op_t)(ga >> 4 & 7), wop = (meshmem_op_t)(wa >> 4 & 7);
+        meshmem_dtype_t gty = (meshmem_dtype_t)(ga & 15), wty = (meshmem_dtype_t)(wa & 15);
+        if (gop != wop) {
+            snprintf(my, sizeof(my), "%s", shmem ? call : mm_op_name(wop));
+            if (shmem)
+                mm_coll_op_call(their, sizeof(their), call, wop, gop);
+            else
+                snprintf(their, sizeof(their), "%s", mm_op_name(gop));
+            snprintf(what, sizeof(what), "the operation");
+        } else if (gty != wty) {
+            snprintf(my, sizeof(my), "%s", mm_dtype_name(wty));
+            snprintf(their, sizeof(their), "%s", mm_dtype_name(gty));
+            snprintf(what, sizeof(what), "the datatype");
+        } else { /* a reduce's root, its low 5 bits */
+            snprintf(my, sizeof(my), "%u", wa >> 7);
+            snprintf(their, sizeof(their), "%u%s", ga >> 7, t->size > 32 ? " (mod 32)" : "");
+            snprintf(what, sizeof(what), "root");
+        }
+    } else { /* the root of a broadcast, scatter or gather */
+        snprintf(my, sizeof(my), "%u", wa);
+        snprintf(their, sizeof(their), "%u%s", ga, t->size > 0xfff ? " (mod 4096)" : "");
+        snprintf(what, sizeof(what), "%s", shmem ? "PE_root" : "root");
+    }
+    if (peer < me)
+        mm_fatal_collective("%s: %s differs between %ss (%s %d: %s, %s %d: %s)", call, what, pe,
+                            pe, peer, their, pe, me, my);
+    mm_fatal_collective("%s: %s differs between %ss (%s %d: %s, %s %d: %s)", call, what, pe, pe,
+                        me, my, pe, peer, their);
+}
 
 void mm_team_heard_alloc(struct meshmem_team *t)
 {
@@ -29,11 +178,18 @@ static double mm_now(void)
  * second is the deadlock, and the job ends with a message instead of hanging.
  */
 static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t *word,
-                               uint64_t seq, double *since)
+                               uint64_t seq, uint64_t coll, double *since)
 {
     int w = mm_team_world(t, src);
     int st = mm_tp_peer_state(w);
     if (st != MM_RANK_FINALIZED && (st != MM_RANK_FINALIZING || mm_g.finalizing)) {
+        /* src waits in collective coll of this team too, in another call or with other
+         * arguments (e.g. shmem_malloc on some PEs, an all-to-all on the others): both would
+         * wait for ever */
+        mm_call_rec_t r;
+        if (t->tag != 0 && mm_coll_peer_rec(w, &r) && r.slot == t->slot && r.seq == coll &&
+            r.tag != 0 && r.tag != t->tag)
+            mm_coll_differs(t, t->call, src, r.tag, (unsigned)t->tag);
         *since = 0;
         return;
     }
@@ -47,9 +203,11 @@ static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t
         if (now - *since < 1.0)
             return;
     }
-    mm_fatal("rank %d waits for rank %d in a collective, but rank %d %s (did it leave main or "
-             "call exit() while its peers still needed it?)",
-             mm_g.rank, w, w, st == MM_RANK_FINALIZED ? "has finalized" : "is in shmem_finalize");
+    /* every peer of w finds it: one of them says so (the job ends) */
+    mm_fatal_collective("rank %d waits for rank %d in a collective, but rank %d %s (did it leave "
+                        "main or call exit() while its peers still needed it?)",
+                        mm_g.rank, w, w,
+                        st == MM_RANK_FINALIZED ? "has finalized" : "is in shmem_finalize");
 }
 
 /* polls without a pause first: a pause costs tens of nanoseconds on recent x86 cores (a sizeable
@@ -67,6 +225,8 @@ static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t
 static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *word,
                              uint64_t seq, bool may_sleep)
 {
+    /* the collective the wait is in: a room check waits for seq - 2 of the one it posts in */
+    uint64_t coll = may_sleep ? seq : seq + 2;
     /* a tight poll first: a post from a peer on its own core lands within a line transfer,
      * and the stepped wait's first step reads the clock (as long as the transfer itself) */
     if (mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq))
@@ -86,15 +246,23 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
         return;
     mm_wait_t w;
     double since = 0;
+    bool published = false;
     mm_wait_init_runtime(&w);
     w.polls = polls;
     while (!mm_seq_reached(atomic_load_explicit(word, memory_order_acquire), seq)) {
         mm_wait_step(&w);
         if (!may_sleep && w.registered) /* registered: it would sleep next; yield on */
             mm_wait_rewind(&w);
-        if ((w.polls & 255) == 0)
-            mm_coll_check_peer(t, src, word, seq, &since);
+        if ((w.polls & 255) == 0) {
+            if (!published) { /* a wait that lasts: say which call it is (never on a fast path) */
+                mm_coll_publish(t->slot, coll, (unsigned)t->tag, t->call);
+                published = true;
+            }
+            mm_coll_check_peer(t, src, word, seq, coll, &since);
+        }
     }
+    if (published)
+        mm_coll_publish(t->slot, 0, 0, NULL);
     mm_wait_done(&w);
 }
 
@@ -116,9 +284,30 @@ static void mm_coll_wait_room_remote(struct meshmem_team *t, int dst, uint64_t s
         if (wt.registered) /* a get is no wake-up: poll on */
             mm_wait_rewind(&wt);
         if ((wt.polls & 255) == 0)
-            mm_coll_check_peer(t, dst, NULL, seq, &since);
+            mm_coll_check_peer(t, dst, NULL, seq, seq + 2, &since);
     }
     mm_wait_done(&wt);
+}
+
+/*
+ * The tags of the last collective member dst completed (its "completed" line @p done, read for
+ * the room check) and of the same collective here: a root hears from nobody, so this is where
+ * it learns that a member took another rank for the root (each "root" of a broadcast then kept
+ * its own data). Tags are 0 where a path tells none (mm_coll_end).
+ */
+static inline void mm_coll_room_tags(struct meshmem_team *t, int dst, const mm_flag_t *done,
+                                     uint64_t seq)
+{
+    uint64_t c = atomic_load_explicit(&done->seq, memory_order_acquire);
+    if (c != seq - 1 && c != seq - 2)
+        return;
+    uint64_t theirs = done->payload[c & 1];
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&done->seq, memory_order_relaxed) != c)
+        return; /* moved on meanwhile */
+    uint64_t mine = mm_team_completed(t)->payload[c & 1];
+    if (MM_UNLIKELY(theirs != mine && theirs != 0 && mine != 0))
+        mm_coll_differs(t, t->ended_call[c & 1], dst, (unsigned)theirs, (unsigned)mine);
 }
 
 /* the room check of mm_team.h: member dst has completed seq-2 */
@@ -131,6 +320,7 @@ void mm_coll_wait_room(struct meshmem_team *t, int dst, uint64_t seq)
         return;
     }
     mm_coll_wait_seq(t, dst, &done->seq, seq - 2, false);
+    mm_coll_room_tags(t, dst, done, seq);
 }
 
 void mm_coll_post_remote(struct meshmem_team *t, int w, int kind, uint64_t seq,
@@ -188,35 +378,58 @@ const mm_flag_t *mm_coll_wait(struct meshmem_team *t, int src, int kind, uint64_
     return f;
 }
 
-uint64_t mm_coll_exchange_open(struct meshmem_team *t, int kind, const uint64_t *in, int n,
-                               uint64_t *out)
+/* mm_coll_post with the call's tag in the line's last payload word (MM_XCHG_TAG_WORD) */
+static inline void mm_coll_post_tagged(struct meshmem_team *t, int dst, int kind, uint64_t seq,
+                                       const uint64_t *payload, int n, unsigned tag)
 {
+    mm_coll_room(t, dst, seq);
+    int w = mm_team_world(t, dst);
+    mm_flag_t *f = mm_tp_line(w, mm_team_flag(t, seq, kind, t->my_rank));
+    if (MM_UNLIKELY(f == NULL)) {
+        uint64_t line[MM_FLAG_PAYLOAD] = {0};
+        memcpy(line, payload, (size_t)n * sizeof(uint64_t));
+        line[MM_XCHG_TAG_WORD] = tag;
+        mm_coll_post_remote(t, w, kind, seq, line, MM_FLAG_PAYLOAD, NULL, NULL, 0);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        f->payload[i] = payload[i];
+    f->payload[MM_XCHG_TAG_WORD] = tag;
+    atomic_store_explicit(&f->seq, seq, memory_order_release);
+}
+
+uint64_t mm_coll_exchange_open(struct meshmem_team *t, int kind, unsigned tag, const uint64_t *in,
+                               int n, uint64_t *out)
+{
+    assert(n <= MM_XCHG_TAG_WORD);
     uint64_t seq = mm_coll_begin(t);
     int me = t->my_rank;
     /* post to peers starting after me, so that members do not all hit member 0 first */
     for (int k = 1; k < t->size; k++)
-        mm_coll_post(t, (me + k) % t->size, kind, seq, in, n);
+        mm_coll_post_tagged(t, (me + k) % t->size, kind, seq, in, n, tag);
     mm_coll_wake_all(t);
     if (out)
         memcpy(out + (size_t)me * (size_t)n, in, (size_t)n * sizeof(uint64_t));
     for (int k = 1; k < t->size; k++) {
         int src = (me + t->size - k) % t->size;
         const mm_flag_t *f = mm_coll_wait(t, src, kind, seq);
+        if (MM_UNLIKELY(f->payload[MM_XCHG_TAG_WORD] != tag))
+            mm_coll_differs(t, t->call, src, (unsigned)f->payload[MM_XCHG_TAG_WORD], tag);
         if (out)
             memcpy(out + (size_t)src * (size_t)n, f->payload, (size_t)n * sizeof(uint64_t));
     }
     return seq;
 }
 
-uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, const uint64_t *in, int n,
-                          uint64_t *out)
+uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, unsigned tag, const uint64_t *in,
+                          int n, uint64_t *out)
 {
-    uint64_t seq = mm_coll_exchange_open(t, kind, in, n, out);
+    uint64_t seq = mm_coll_exchange_open(t, kind, tag, in, n, out);
     mm_coll_end(t, seq);
     return seq;
 }
 
 void mm_fullmesh_barrier(struct meshmem_team *t)
 {
-    mm_coll_exchange(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+    mm_coll_exchange(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_BARRIER, 0), NULL, 0, NULL);
 }

@@ -412,6 +412,9 @@ bool mm_msg_send(struct meshmem_team *t, uint64_t seq, int dst, const void *buf,
         }
         memcpy(channel, buf, n);
         words = 1;
+    } else if (MM_UNLIKELY(n >> MM_MSG_BYTES_BITS)) { /* the header's size field: 1 TiB */
+        mm_fatal("collective message of %zu bytes: larger than a message can be (%llu)", n,
+                 1ULL << MM_MSG_BYTES_BITS);
     } else if (mm_msg_pushed_to(t, dst)) {
         int w = mm_team_world(t, dst);
         mm_msg_push_t h = {mm_msg_tag(t, seq), n};

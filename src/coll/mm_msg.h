@@ -34,12 +34,18 @@
 
 #define MM_MSG_INLINE 48 /* payload bytes that fit in a DATA line next to the header word */
 
-/* DATA line payload[0]: bytes in the low 56 bits, the protocol in the top 8 (the wire format
- * of every collective message, mm_msg.c's and the line path's, mm_coll_line.c) */
+/* DATA line payload[0]: bytes in the low 40 bits, the call's tag in the next 16, the protocol
+ * in the top 8 (the wire format of every collective message, mm_msg.c's and the line path's,
+ * mm_coll_line.c). The tag says which collective the sender is in and with which root,
+ * operator and type (mm_coll_line.c's MM_LINE_TAG; 0 where a path sets none): the receiver
+ * compares the whole word with the one it expects, so that arguments that differ between
+ * ranks cost no more to catch than differing counts. */
 enum { MM_MSG_INLINED = 1, MM_MSG_EAGER = 2, MM_MSG_RNDV = 3, MM_MSG_PUSH = 4 };
+#define MM_MSG_BYTES_BITS    40
 #define MM_MSG_HDR(proto, n) (((uint64_t)(proto) << 56) | (uint64_t)(n))
 #define MM_MSG_PROTO(h)      ((int)((h) >> 56))
-#define MM_MSG_BYTES(h)      ((size_t)((h) & ((UINT64_C(1) << 56) - 1)))
+#define MM_MSG_BYTES(h)      ((size_t)((h) & ((UINT64_C(1) << MM_MSG_BYTES_BITS) - 1)))
+#define MM_MSG_TAG(h)        ((unsigned)((h) >> MM_MSG_BYTES_BITS) & 0xffffu)
 
 /** Where a peer finds one of this rank's buffers. */
 enum { MM_DESC_NONE = 0, MM_DESC_HEAP = 1, MM_DESC_DATA = 2, MM_DESC_SEG = 3 };

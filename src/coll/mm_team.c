@@ -105,20 +105,37 @@ void mm_team_fini(void)
     mm_team_world_obj.seq = mm_team_shared_obj.seq = 0;
 }
 
+bool mm_team_known(meshmem_team_t team)
+{
+    if (team == MESHMEM_TEAM_WORLD || team == MESHMEM_TEAM_SHARED)
+        return true;
+    for (uint64_t used = ~__atomic_load_n(&mm_slots_free, __ATOMIC_RELAXED); used;
+         used &= used - 1)
+        if (__atomic_load_n(&mm_team_live[__builtin_ctzll(used)], __ATOMIC_RELAXED) == team)
+            return true;
+    return false;
+}
+
 void mm_team_bad(const char *call, meshmem_team_t team)
 {
     if (team == MESHMEM_TEAM_INVALID)
         mm_fatal("%s: team argument is SHMEM_TEAM_INVALID", call);
+    if (!mm_team_known(team))
+        mm_fatal("%s: team argument (%p) is not a team: destroyed already, or never made by a "
+                 "split",
+                 call, (void *)team);
     mm_fatal("%s: team argument (%p) is not a live team", call, (void *)team);
 }
 
 int meshmem_team_rank(meshmem_team_t team)
 {
+    mm_team_check_handle(mm_call_name("meshmem_team_rank"), team);
     return team == MESHMEM_TEAM_INVALID ? -1 : team->my_rank;
 }
 
 int meshmem_team_size(meshmem_team_t team)
 {
+    mm_team_check_handle(mm_call_name("meshmem_team_size"), team);
     return team == MESHMEM_TEAM_INVALID ? -1 : team->size;
 }
 
@@ -131,6 +148,9 @@ int meshmem_team_world_rank(meshmem_team_t team, int r)
 
 int meshmem_team_translate(meshmem_team_t src, int src_rank, meshmem_team_t dst)
 {
+    const char *call = mm_call_name("meshmem_team_translate");
+    mm_team_check_handle(call, src);
+    mm_team_check_handle(call, dst);
     int w = meshmem_team_world_rank(src, src_rank);
     if (w < 0 || dst == MESHMEM_TEAM_INVALID)
         return -1;
@@ -141,17 +161,56 @@ int meshmem_team_translate(meshmem_team_t src, int src_rank, meshmem_team_t dst)
     return (d >= 0 && d < dst->size) ? d : -1;
 }
 
-/* agree on free slots: AND of every parent member's free mask */
-static uint64_t mm_team_common_free(struct meshmem_team *parent)
+/* "size 2" or "start 0, size 2": the arguments of a split (@p names, @p v) where @p o differs */
+static void mm_team_split_args(char *out, size_t cap, const char *const *names, const int64_t *v,
+                               const int64_t *o, int nargs)
 {
-    uint64_t mine, *all = malloc(sizeof(uint64_t) * (size_t)parent->size);
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < nargs && len < cap; i++)
+        if (v[i] != o[i])
+            len += (size_t)snprintf(out + len, cap - len, "%s%s %lld", len ? ", " : "", names[i],
+                                    (long long)v[i]);
+}
+
+/*
+ * Agree on free slots (the AND of every parent member's free mask) and check that every member
+ * passed the same @p nargs (<= 3) arguments @p args, named @p names, to @p call: they must (a
+ * member that splits otherwise would build another team than its peers), so a difference ends
+ * the job naming the arguments and their values on two PEs.
+ */
+static uint64_t mm_team_common_free(struct meshmem_team *parent, const char *call,
+                                    const char *const *names, const int *args, int nargs)
+{
+    enum { W = 4 };
+    uint64_t mine[W] = {mm_team_slots_free()}, *all = malloc(sizeof(mine) * (size_t)parent->size);
     if (all == NULL)
         mm_fatal("team split: out of memory");
-    mine = mm_team_slots_free();
-    mm_coll_exchange(parent, MM_FLAG_ARRIVE, &mine, 1, all);
+    for (int i = 0; i < nargs; i++)
+        mine[1 + i] = (uint64_t)(int64_t)args[i];
+    mm_coll_enter(parent, call, MM_CALL_TAG(MM_CALL_SPLIT, 0));
+    mm_coll_exchange(parent, MM_FLAG_ARRIVE, parent->tag, mine, W, all);
     uint64_t common = ~UINT64_C(0);
-    for (int r = 0; r < parent->size; r++)
-        common &= all[r];
+    for (int r = 0; r < parent->size; r++) {
+        const uint64_t *o = all + (size_t)r * W;
+        if (memcmp(o + 1, mine + 1, sizeof(uint64_t) * (size_t)nargs) != 0) {
+            int64_t a[3], b[3];
+            for (int i = 0; i < nargs; i++) {
+                a[i] = (int64_t)mine[1 + i];
+                b[i] = (int64_t)o[1 + i];
+            }
+            char here[96], there[96];
+            int me = mm_g.rank, peer = mm_team_world(parent, r);
+            mm_team_split_args(here, sizeof(here), names, a, b, nargs);
+            mm_team_split_args(there, sizeof(there), names, b, a, nargs);
+            if (peer < me)
+                mm_fatal_collective("%s: arguments differ between PEs (PE %d: %s, PE %d: %s)",
+                                    call, peer, there, me, here);
+            mm_fatal_collective("%s: arguments differ between PEs (PE %d: %s, PE %d: %s)", call,
+                                me, here, peer, there);
+        }
+        common &= o[0];
+    }
     free(all);
     return common;
 }
@@ -171,7 +230,7 @@ struct meshmem_team *mm_team_create(int start, int stride, int size, int slot)
     pthread_mutex_lock(&mm_team_lock);
     bool was_free = slot >= 0 && slot < MM_TEAM_SLOTS && (mm_slots_free >> slot & 1);
     if (was_free) /* claimed here, under the lock, so no concurrent split takes it */
-        mm_slots_free &= ~(UINT64_C(1) << slot);
+        __atomic_fetch_and(&mm_slots_free, ~(UINT64_C(1) << slot), __ATOMIC_RELAXED);
     pthread_mutex_unlock(&mm_team_lock);
     return was_free ? mm_team_new(start, stride, size, slot) : NULL;
 }
@@ -192,8 +251,8 @@ static struct meshmem_team *mm_team_new(int start, int stride, int size, int slo
     mm_topo_team_init(t);
     mm_team_offload_init(t);
     pthread_mutex_lock(&mm_team_lock);
-    mm_slots_free &= ~(UINT64_C(1) << slot);
-    mm_team_live[slot] = t;
+    __atomic_fetch_and(&mm_slots_free, ~(UINT64_C(1) << slot), __ATOMIC_RELAXED);
+    __atomic_store_n(&mm_team_live[slot], t, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&mm_team_lock);
     return t;
 }
@@ -203,7 +262,7 @@ void mm_team_free(struct meshmem_team *t)
     mm_team_offload_fini(t);
     pthread_mutex_lock(&mm_team_lock);
     if (t->slot >= 0 && t->slot < MM_TEAM_SLOTS && mm_team_live[t->slot] == t)
-        mm_team_live[t->slot] = NULL;
+        __atomic_store_n(&mm_team_live[t->slot], NULL, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&mm_team_lock);
     free(t->heard);
     free(t);
@@ -216,17 +275,21 @@ meshmem_status_t meshmem_team_split_strided(meshmem_team_t parent_h, int start, 
     if (new_team == NULL)
         return MESHMEM_ERR_ARG;
     *new_team = MESHMEM_TEAM_INVALID;
-    struct meshmem_team *parent = mm_team_checked("shmem_team_split_strided", parent_h);
+    const char *call = "shmem_team_split_strided";
+    struct meshmem_team *parent = mm_team_checked(call, parent_h);
+    static const char *const names[] = {"start", "stride", "size"};
+    uint64_t common = mm_team_common_free(parent, call, names, (const int[]){start, stride, size}, 3);
     if (size == 1 && stride == 0)
         stride = 1;
     if (size < 1 || size > parent->size || start < 0 || start >= parent->size || stride < 1 ||
         (int64_t)start + (int64_t)(size - 1) * stride >= parent->size) {
-        mm_error("shmem_team_split_strided: start %d, stride %d, size %d do not fit a parent "
-                 "team of %d PEs",
-                 start, stride, size, parent->size);
+        /* an error the call returns (SHMEM_TEAM_INVALID): told once, by the parent's first PE */
+        if (parent->my_rank == 0)
+            mm_warn("%s: start %d, stride %d, size %d do not fit a parent team of %d PEs: the "
+                    "call returns SHMEM_TEAM_INVALID",
+                    call, start, stride, size, parent->size);
         return MESHMEM_ERR_ARG;
     }
-    uint64_t common = mm_team_common_free(parent);
     if (common == 0) {
         mm_error("shmem_team_split_strided: all %d team slots are in use", MM_TEAM_SLOTS);
         return MESHMEM_ERR_NOMEM;
@@ -248,14 +311,18 @@ meshmem_status_t meshmem_team_split_2d(meshmem_team_t parent_h, int xrange,
     if (xaxis == NULL || yaxis == NULL)
         return MESHMEM_ERR_ARG;
     *xaxis = *yaxis = MESHMEM_TEAM_INVALID;
-    struct meshmem_team *parent = mm_team_checked("shmem_team_split_2d", parent_h);
+    const char *call = "shmem_team_split_2d";
+    struct meshmem_team *parent = mm_team_checked(call, parent_h);
+    static const char *const names[] = {"xrange"};
+    uint64_t common = mm_team_common_free(parent, call, names, &xrange, 1);
     if (xrange <= 0) {
-        mm_error("shmem_team_split_2d: xrange (%d) must be positive", xrange);
+        if (parent->my_rank == 0)
+            mm_warn("%s: xrange (%d) must be positive: the call returns SHMEM_TEAM_INVALID", call,
+                    xrange);
         return MESHMEM_ERR_ARG;
     }
     if (xrange > parent->size)
         xrange = parent->size;
-    uint64_t common = mm_team_common_free(parent);
     if (__builtin_popcountll(common) < 2) {
         mm_error("shmem_team_split_2d: fewer than 2 of %d team slots are free", MM_TEAM_SLOTS);
         return MESHMEM_ERR_NOMEM;
@@ -275,6 +342,7 @@ meshmem_status_t meshmem_team_split_2d(meshmem_team_t parent_h, int xrange,
 
 void meshmem_team_destroy(meshmem_team_t team)
 {
+    mm_team_check_handle(mm_call_name("meshmem_team_destroy"), team);
     if (team == MESHMEM_TEAM_INVALID || team->predefined)
         return;
     MM_CHECK_INIT("shmem_team_destroy");
@@ -283,7 +351,7 @@ void meshmem_team_destroy(meshmem_team_t team)
     /* nobody writes into our copy of the slot any more (mm_team.h): zero it and free it */
     memset(mm_team_slot(team), 0, mm_g.slot_bytes);
     pthread_mutex_lock(&mm_team_lock);
-    mm_slots_free |= UINT64_C(1) << team->slot;
+    __atomic_fetch_or(&mm_slots_free, UINT64_C(1) << team->slot, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&mm_team_lock);
     team->my_rank = -1;
     mm_team_free(team);

@@ -63,7 +63,52 @@ struct meshmem_team {
     void    *rx_spare;            /* a buffer a message from another host came in, kept for */
     size_t   rx_spare_bytes;      /*   the next (mm_msg.c), and its size */
     mm_tp_group_t group;          /* the team as the offloaded collectives see it */
+    /* the call in progress on this team, as the user named it, and its tag (MM_CALL_TAG: which
+     * collective, with which arguments that members must pass equal); the calls of the last
+     * two collectives ended, by parity (read when a peer's "completed" line tells a tag that
+     * differs from ours: mm_coll_sync.c) */
+    const char *call;
+    uint64_t    tag;
+    const char *ended_call[2];
 };
+
+/*
+ * The tag of a collective (16 bits, stored shifted where the DATA header carries it: mm_msg.h):
+ * the collective's kind in the top 4 bits, then 12 bits of the arguments every member must pass
+ * equal (a root; an operator and a type; a reduce's root keeps its low 5 bits). Members compare
+ * tags where they read each other's lines anyway, so that a mismatch ends the job with a line
+ * naming it instead of a hang or a wrong result.
+ */
+enum {
+    MM_CALL_NONE = 0, MM_CALL_BCAST, MM_CALL_SCATTER, MM_CALL_GATHER, MM_CALL_ALLGATHER,
+    MM_CALL_ALLTOALL, MM_CALL_ALLREDUCE, MM_CALL_REDUCE, MM_CALL_BARRIER, MM_CALL_SYMALLOC,
+    MM_CALL_SPLIT, MM_CALL_EXCHANGE
+};
+#define MM_CALL_TAG(kind, arg) (((unsigned)(kind) << 12) | ((unsigned)(arg) & 0xfffu))
+#define MM_CALL_OP(dtype, op)  (((unsigned)(op) << 4) | (unsigned)(dtype))
+
+/** The payload word of an exchange's lines that carries the call's tag (mm_coll_exchange). */
+#define MM_XCHG_TAG_WORD (MM_FLAG_PAYLOAD - 1)
+
+/** @brief Enter call @p call (its name as the user knows it) of tag @p tag on @p t. */
+static inline void mm_coll_enter(struct meshmem_team *t, const char *call, unsigned tag)
+{
+    t->call = call;
+    t->tag = tag;
+}
+
+/**
+ * @brief End the job: team member @p src is in a collective of tag @p theirs where this rank is
+ * in one of tag @p mine (call @p call): the line names what differs (the collective, with the
+ * name the peer published when it did: mm_coll_peer_call; its root, operator or type) and the
+ * values on both ranks.
+ */
+_Noreturn void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned theirs,
+                               unsigned mine);
+
+/** @brief The name of the call world rank @p pe is in, as it published it when a wait of its
+ * lasted or it found a mismatch; false when it published none. */
+bool mm_coll_peer_call(int pe, char *out, size_t cap);
 
 /*
  * Slot layout, in the owner's segment:
@@ -148,12 +193,28 @@ struct meshmem_team *mm_team_create(int start, int stride, int size, int slot);
 /** @brief End the job for @p call's invalid team handle @p team (mm_team_checked's message). */
 _Noreturn void mm_team_bad(const char *call, meshmem_team_t team);
 
+/** @return true when @p team is world, shared or a team a split made and no destroy ended:
+ * compared with the live teams, never dereferenced (a destroyed or made-up handle is caught
+ * before it is read). */
+bool mm_team_known(meshmem_team_t team);
+
+/** @brief End the job when @p team is neither SHMEM_TEAM_INVALID nor a live team (for the
+ * calls that take SHMEM_TEAM_INVALID and return an error for it). */
+static inline void mm_team_check_handle(const char *call, meshmem_team_t team)
+{
+    if (MM_UNLIKELY(team != MESHMEM_TEAM_INVALID && team != MESHMEM_TEAM_WORLD &&
+                    !mm_team_known(team)))
+        mm_team_bad(call, team);
+}
+
 /** @brief Validate a team handle for @p call; ends the job on an invalid one. (Inline: every
- * collective asks, and the answer is a few loads.) */
+ * collective asks; on the world team the answer is a few loads, on another a look among the
+ * live teams.) */
 static inline struct meshmem_team *mm_team_checked(const char *call, meshmem_team_t team)
 {
-    if (MM_UNLIKELY(team == MESHMEM_TEAM_INVALID || team->my_rank < 0 || team->size <= 0 ||
-                    team->slot < 0 || team->slot >= MM_TEAM_SLOTS))
+    if (MM_UNLIKELY(team == MESHMEM_TEAM_INVALID ||
+                    (team != MESHMEM_TEAM_WORLD && !mm_team_known(team)) || team->my_rank < 0 ||
+                    team->size <= 0 || team->slot < 0 || team->slot >= MM_TEAM_SLOTS))
         mm_team_bad(call, team);
     return team;
 }
@@ -173,7 +234,20 @@ static inline uint64_t mm_coll_begin(struct meshmem_team *t)
 /** @brief End collective @p seq on @p t: this member has read everything peers sent in it. */
 static inline void mm_coll_end(struct meshmem_team *t, uint64_t seq)
 {
-    atomic_store_explicit(&mm_team_completed(t)->seq, seq, memory_order_release);
+    mm_flag_t *done = mm_team_completed(t);
+    done->payload[seq & 1] = 0; /* no tag told (mm_coll_end_tag) */
+    atomic_store_explicit(&done->seq, seq, memory_order_release);
+}
+
+/** @brief mm_coll_end, telling the collective's tag in the "completed" line (payload[seq & 1]):
+ * a root that hears from nobody compares it at its next room check (mm_coll_wait_room), which
+ * is how two ranks that each took themselves for the root are caught. */
+static inline void mm_coll_end_tag(struct meshmem_team *t, uint64_t seq, uint64_t tag)
+{
+    mm_flag_t *done = mm_team_completed(t);
+    done->payload[seq & 1] = tag;
+    t->ended_call[seq & 1] = t->call;
+    atomic_store_explicit(&done->seq, seq, memory_order_release);
 }
 
 /** @brief The room check's slow path: wait until member @p dst has completed @p seq - 2. */
@@ -213,17 +287,19 @@ void mm_coll_wake_all(struct meshmem_team *t);
 const mm_flag_t *mm_coll_wait(struct meshmem_team *t, int src, int kind, uint64_t seq);
 
 /**
- * @brief One-step exchange of @p n (<= MM_FLAG_PAYLOAD) words among all members: every member
+ * @brief One-step exchange of @p n (<= MM_XCHG_TAG_WORD) words among all members: every member
  * posts its words to every other, then waits for all. out[r*n .. r*n+n) receives member r's
- * words (out may be NULL). A whole collective (it ends it); doubles as the barrier.
+ * words (out may be NULL). The lines carry the call's @p tag (MM_CALL_TAG) besides: a member
+ * whose tag differs ends the job with a line naming both calls (mm_coll_differs). A whole
+ * collective (it ends it); doubles as the barrier.
  * @return the collective's sequence number.
  */
-uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, const uint64_t *in, int n,
-                          uint64_t *out);
+uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, unsigned tag, const uint64_t *in,
+                          int n, uint64_t *out);
 
 /** @brief The first step of a longer collective: like mm_coll_exchange, without ending it. */
-uint64_t mm_coll_exchange_open(struct meshmem_team *t, int kind, const uint64_t *in, int n,
-                               uint64_t *out);
+uint64_t mm_coll_exchange_open(struct meshmem_team *t, int kind, unsigned tag, const uint64_t *in,
+                               int n, uint64_t *out);
 
 /** @brief Barrier over @p t on the full mesh, whatever its topology, without completing RMA
  * (an exchange with no payload). mm_coll_barrier (mm_coll.h) picks the team's own. */

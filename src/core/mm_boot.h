@@ -44,6 +44,10 @@ typedef struct {
      * rank that asks (it prints the line, then aborts), false for the others. NULL where the
      * bootstrap cannot tell: every rank then reports (mm_fatal_collective). */
     bool (*claim_report)(void);
+    /** Tell the launcher the call this rank waits in ("" when none), for its --timeout line;
+     * NULL where the launcher cannot be told. Called when a wait has lasted, never on a fast
+     * path. */
+    void (*set_call)(const char *call);
     /** Leave the job (after finalize's last barrier). */
     void (*fini)(void);
 } mm_boot_ops_t;

@@ -128,6 +128,15 @@ static __attribute__((noreturn)) void mm_meshrun_abort(int status, const char *w
     _exit(status);
 }
 
+static void mm_meshrun_set_call(const char *call)
+{
+    char *out = mm_ctl->ranks[mm_g.rank].call;
+    size_t cap = sizeof(mm_ctl->ranks[0].call);
+    out[0] = '\0'; /* meshrun may read it meanwhile: never a name cut by a longer one */
+    snprintf(out + 1, cap - 1, "%s", call + (call[0] != '\0'));
+    out[0] = call[0];
+}
+
 static bool mm_meshrun_claim_report(void)
 {
     int expected = 0;
@@ -148,5 +157,6 @@ const mm_boot_ops_t mm_boot_meshrun_ops = {
     .ending = mm_meshrun_ending,
     .abort = mm_meshrun_abort,
     .claim_report = mm_meshrun_claim_report,
+    .set_call = mm_meshrun_set_call,
     .fini = mm_meshrun_fini,
 };

@@ -86,6 +86,15 @@ typedef struct {
     /* this rank's lifecycle (MM_RANK_*, mm_ctl.h), written by the owner only, read by peers that
      * wait for it (a peer that finalized will post nothing more: mm_coll_sync.c) */
     MM_ALIGNED _Atomic int32_t state;
+    /* the collective this rank waits in, published once a wait has lasted or when it found
+     * that its peers are in another (mm_coll_sync.c): seq 0 while it publishes none; written
+     * by the owner only (seq last, with release), read by peers for their error lines */
+    MM_ALIGNED struct {
+        _Atomic uint64_t seq;
+        int32_t          slot;
+        uint32_t         tag;
+        char             call[48];
+    } call;
 } mm_seg_hdr_t;
 
 /** What every piece of the runtime reads; written only during init/finalize. */

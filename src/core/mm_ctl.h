@@ -37,6 +37,7 @@ enum {
 typedef struct {
     _Alignas(64) atomic_int state;
     int32_t     pid;
+    char        call[48]; /* the call the rank waits in, once a wait has lasted; "" when none */
 } mm_ctl_rank_t;
 
 typedef struct {

@@ -42,12 +42,14 @@ static void mm_symalloc_agree(const char *call, uint64_t kind, uint64_t size, ui
                               uint64_t offset)
 {
     struct meshmem_team *w = MESHMEM_TEAM_WORLD;
+    call = mm_call_name(call);
     uint64_t mine[4] = {kind, size, align, offset};
     uint64_t *all = malloc(sizeof(mine) * (size_t)w->size);
     if (all == NULL)
         mm_fatal("%s: out of memory", call);
     meshmem_quiet();
-    mm_coll_exchange(w, MM_FLAG_ARRIVE, mine, 4, all);
+    mm_coll_enter(w, call, MM_CALL_TAG(MM_CALL_SYMALLOC, 0));
+    mm_coll_exchange(w, MM_FLAG_ARRIVE, w->tag, mine, 4, all);
     for (int r = 0; r < w->size; r++) {
         uint64_t *o = all + 4 * (size_t)r;
         if (memcmp(o, mine, sizeof(mine)) != 0) {
@@ -83,7 +85,7 @@ static bool mm_symalloc_commit(const char *call, char *p, size_t bytes)
     uint64_t *all = malloc(sizeof(mine) * (size_t)w->size);
     if (all == NULL)
         mm_fatal("%s: out of memory", call);
-    mm_coll_exchange(w, MM_FLAG_ARRIVE, mine, 2, all);
+    mm_coll_exchange(w, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_SYMALLOC, 0), mine, 2, all);
     int failed = -1;
     for (int r = 0; r < w->size && failed < 0; r++)
         if (all[2 * r] != 0)
@@ -106,6 +108,7 @@ static bool mm_symalloc_commit(const char *call, char *p, size_t bytes)
 
 static void *mm_symalloc(const char *call, size_t size, size_t align)
 {
+    call = mm_call_name(call); /* a binding's name for it (meshmem_name_calls), if any */
     MM_CHECK_INIT(call);
     if (align == 0 || (align & (align - 1)) != 0)
         mm_fatal("%s: alignment argument (%zu) is not a power of two", call, align);

@@ -11,6 +11,11 @@ void mm_rma_size_fatal(const char *call, size_t nelems, size_t esize)
              nelems, esize);
 }
 
+void mm_rma_null_fatal(const char *call, const char *what, size_t nbytes)
+{
+    mm_fatal("%s: %s argument is NULL for %zu bytes", call, what, nbytes);
+}
+
 void mm_rma_align_fatal(const char *call, const char *what, const void *addr, size_t size)
 {
     mm_fatal("%s: %s argument (%p) is not aligned to its %zu-byte type", call, what, addr, size);

@@ -24,6 +24,10 @@
 void mm_rma_size_fatal(const char *call, size_t nelems, size_t esize)
     __attribute__((noreturn, cold));
 
+/** @brief End the job: the local buffer @p what of @p call is NULL for @p nbytes bytes. */
+void mm_rma_null_fatal(const char *call, const char *what, size_t nbytes)
+    __attribute__((noreturn, cold));
+
 /** @brief End the job: @p what (@p addr) of @p call is not aligned to its @p size bytes. */
 void mm_rma_align_fatal(const char *call, const char *what, const void *addr, size_t size)
     __attribute__((noreturn, cold));
@@ -48,8 +52,11 @@ MM_INLINE_HOT void mm_rma_put(const char *call, void *dest, const void *src, siz
 {
     MM_TRACE_SCOPE(mm_trace_p2p("put", nbytes, pe, MM_TRACE_STORE));
     void *d = mm_tp_xlate(call, "dest", dest, nbytes, pe);
-    if (MM_UNLIKELY(nbytes == 0)) /* src may be NULL when there is nothing to copy */
+    if (MM_UNLIKELY(nbytes == 0 || src == NULL)) { /* src may be NULL when nothing is copied */
+        if (nbytes)
+            mm_rma_null_fatal(call, "source", nbytes);
         return;
+    }
     if (nbi)
         mm_tp_put_nbi_at(d, dest, src, nbytes, pe);
     else
@@ -63,8 +70,11 @@ MM_INLINE_HOT void mm_rma_get(const char *call, void *dest, const void *src, siz
 {
     MM_TRACE_SCOPE(mm_trace_p2p("get", nbytes, pe, 0));
     const void *s = mm_tp_xlate(call, "source", src, nbytes, pe);
-    if (MM_UNLIKELY(nbytes == 0))
+    if (MM_UNLIKELY(nbytes == 0 || dest == NULL)) { /* dest may be NULL when nothing is copied */
+        if (nbytes)
+            mm_rma_null_fatal(call, "dest", nbytes);
         return;
+    }
     if (nbi)
         mm_tp_get_nbi_at(s, dest, src, nbytes, pe);
     else
@@ -117,6 +127,8 @@ MM_INLINE_HOT void mm_rma_strided(const char *call, const char *what, bool to_sy
         mm_rma_size_fatal(call, nelems, esize);
     MM_TRACE_SCOPE(mm_trace_p2p(to_sym ? "put" : "get", nelems * esize, pe,
                                 to_sym ? MM_TRACE_STORE : 0));
+    if (MM_UNLIKELY(local == NULL))
+        mm_rma_null_fatal(call, to_sym ? "source" : "dest", nelems * esize);
     char *low = (char *)sym - (sym_stride < 0 ? span - esize : 0);
     char *mapped = mm_tp_xlate(call, what, low, span, pe);
     ptrdiff_t rstep = sym_stride * (ptrdiff_t)esize, lstep = local_stride * (ptrdiff_t)esize;

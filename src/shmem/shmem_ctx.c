@@ -17,6 +17,8 @@ struct shmem_ctx_s meshmem_shmem_ctx_default;
 
 /* the contexts created and not destroyed (threads create them concurrently) */
 static struct shmem_ctx_s *shmemi_ctx_live;
+/* the destroyed ones (SHMEMI_CTX_DEAD), reused by the next create, freed at shmem_finalize */
+static struct shmem_ctx_s *shmemi_ctx_dead;
 static pthread_mutex_t shmemi_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define SHMEMI_CTX_OPTIONS (SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)
@@ -47,11 +49,17 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     team = mm_team_checked("shmem_team_create_ctx", team);
     if (team->my_rank < 0)
         return -1; /* not a member */
-    struct shmem_ctx_s *c = malloc(sizeof(*c));
-    if (c == NULL)
-        return -1;
-    shmemi_ctx_fill(c, team, options);
     pthread_mutex_lock(&shmemi_ctx_lock);
+    struct shmem_ctx_s *c = shmemi_ctx_dead;
+    if (c != NULL)
+        shmemi_ctx_dead = c->next;
+    else
+        c = malloc(sizeof(*c));
+    if (c == NULL) {
+        pthread_mutex_unlock(&shmemi_ctx_lock);
+        return -1;
+    }
+    shmemi_ctx_fill(c, team, options);
     c->prev = NULL;
     c->next = shmemi_ctx_live;
     if (c->next)
@@ -77,6 +85,8 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
     if (ctx == SHMEM_CTX_DEFAULT)
         mm_fatal("shmem_ctx_destroy: ctx argument is SHMEM_CTX_DEFAULT, which cannot be "
                  "destroyed");
+    if (ctx->options == SHMEMI_CTX_DEAD)
+        shmemi_ctx_fatal("shmem_ctx_destroy", ctx, 0);
     meshmem_quiet();
     pthread_mutex_lock(&shmemi_ctx_lock);
     if (ctx->prev)
@@ -85,8 +95,12 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
         shmemi_ctx_live = ctx->next;
     if (ctx->next)
         ctx->next->prev = ctx->prev;
+    ctx->size = 0;
+    ctx->options = SHMEMI_CTX_DEAD;
+    ctx->prev = NULL;
+    ctx->next = shmemi_ctx_dead;
+    shmemi_ctx_dead = ctx;
     pthread_mutex_unlock(&shmemi_ctx_lock);
-    free(ctx);
 }
 
 void shmemi_ctx_fini(void)
@@ -96,7 +110,11 @@ void shmemi_ctx_fini(void)
         next = c->next;
         free(c);
     }
-    shmemi_ctx_live = NULL;
+    for (struct shmem_ctx_s *c = shmemi_ctx_dead, *next; c != NULL; c = next) {
+        next = c->next;
+        free(c);
+    }
+    shmemi_ctx_live = shmemi_ctx_dead = NULL;
     pthread_mutex_unlock(&shmemi_ctx_lock);
 }
 SHMEMI_PROFILED(shmem_ctx_destroy)
@@ -109,6 +127,8 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
         *team = SHMEM_TEAM_INVALID;
         return -1;
     }
+    if (ctx->options == SHMEMI_CTX_DEAD)
+        shmemi_ctx_fatal("shmem_ctx_get_team", ctx, 0);
     *team = ctx->team;
     return 0;
 }

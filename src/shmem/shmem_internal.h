@@ -31,6 +31,10 @@ struct shmem_ctx_s {
     struct shmem_ctx_s *prev, *next; /* the live contexts, freed at shmem_finalize */
 };
 
+/* the options of a destroyed context: its memory is kept (size 0: every PE is out of its
+ * team), so that a call on it says so instead of reading freed memory (shmemi_ctx_fatal) */
+#define SHMEMI_CTX_DEAD (-1L)
+
 /** @brief Set up SHMEM_CTX_DEFAULT on the world team (after meshmem_init). */
 void shmemi_ctx_default_init(void);
 

@@ -12,6 +12,9 @@ void shmemi_ctx_fatal(const char *call, shmem_ctx_t ctx, int pe)
     MM_CHECK_INIT(call);
     if (ctx == SHMEM_CTX_INVALID)
         mm_fatal("%s: ctx argument is SHMEM_CTX_INVALID", call);
+    if (ctx->options == SHMEMI_CTX_DEAD)
+        mm_fatal("%s: ctx argument (%p) is a context shmem_ctx_destroy destroyed already", call,
+                 (void *)ctx);
     mm_fatal("%s: PE argument (%d) is invalid: the context's team has PEs 0..%d", call, pe,
              ctx->size - 1);
 }

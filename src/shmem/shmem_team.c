@@ -10,12 +10,14 @@
 
 int shmem_team_my_pe(shmem_team_t team)
 {
+    mm_team_check_handle("shmem_team_my_pe", team);
     return meshmem_team_rank(team);
 }
 SHMEMI_PROFILED(shmem_team_my_pe)
 
 int shmem_team_n_pes(shmem_team_t team)
 {
+    mm_team_check_handle("shmem_team_n_pes", team);
     return meshmem_team_size(team);
 }
 SHMEMI_PROFILED(shmem_team_n_pes)
@@ -33,12 +35,15 @@ SHMEMI_PROFILED(shmem_team_ptr)
 
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
+    mm_team_check_handle("shmem_team_translate_pe", src_team);
+    mm_team_check_handle("shmem_team_translate_pe", dest_team);
     return meshmem_team_translate(src_team, src_pe, dest_team);
 }
 SHMEMI_PROFILED(shmem_team_translate_pe)
 
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
+    mm_team_check_handle("shmem_team_get_config", team);
     if (team == SHMEM_TEAM_INVALID)
         return -1;
     if (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS) {
@@ -82,6 +87,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     if (new_team == NULL)
         mm_fatal("shmem_team_split_strided: new_team argument is NULL");
     *new_team = SHMEM_TEAM_INVALID;
+    mm_team_check_handle("shmem_team_split_strided", parent_team);
     int contexts = shmemi_team_config_contexts("shmem_team_split_strided", config, config_mask);
     if (parent_team == SHMEM_TEAM_INVALID || contexts < 0)
         return -1;
@@ -103,6 +109,7 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
         mm_fatal("shmem_team_split_2d: %s argument is NULL",
                  xaxis_team == NULL ? "xaxis_team" : "yaxis_team");
     *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    mm_team_check_handle("shmem_team_split_2d", parent_team);
     int xcontexts = shmemi_team_config_contexts("shmem_team_split_2d", xaxis_config, xaxis_mask);
     int ycontexts = shmemi_team_config_contexts("shmem_team_split_2d", yaxis_config, yaxis_mask);
     if (parent_team == SHMEM_TEAM_INVALID || xcontexts < 0 || ycontexts < 0)
@@ -121,21 +128,30 @@ void shmem_team_destroy(shmem_team_t team)
         mm_error("shmem_team_destroy: the predefined teams (world, shared) cannot be destroyed");
         return;
     }
+    mm_team_check_handle("shmem_team_destroy", team);
     meshmem_team_destroy(team);
 }
 SHMEMI_PROFILED(shmem_team_destroy)
 
 /* ---- synchronisation ---- */
 
+/* the native call @p expr, naming routine @p call in its errors and in a wait that lasts */
+#define SHMEMI_NAMED(call, expr)                                                                    \
+    do {                                                                                           \
+        mm_user_call = call;                                                                       \
+        expr;                                                                                      \
+        mm_user_call = NULL;                                                                       \
+    } while (0)
+
 void shmem_barrier_all(void)
 {
-    meshmem_barrier(SHMEM_TEAM_WORLD); /* quiet, then the barrier */
+    SHMEMI_NAMED("shmem_barrier_all", meshmem_barrier(SHMEM_TEAM_WORLD)); /* quiet, then barrier */
 }
 SHMEMI_PROFILED(shmem_barrier_all)
 
 void shmem_sync_all(void)
 {
-    meshmem_team_sync(SHMEM_TEAM_WORLD);
+    SHMEMI_NAMED("shmem_sync_all", meshmem_team_sync(SHMEM_TEAM_WORLD));
 }
 SHMEMI_PROFILED(shmem_sync_all)
 
@@ -143,19 +159,23 @@ int shmem_team_sync(shmem_team_t team)
 {
     MM_CHECK_INIT("shmem_team_sync");
     mm_team_checked("shmem_team_sync", team);
-    return meshmem_team_sync(team);
+    int st;
+    SHMEMI_NAMED("shmem_team_sync", st = meshmem_team_sync(team));
+    return st;
 }
 SHMEMI_PROFILED(shmem_team_sync)
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    meshmem_barrier(shmemi_aset_team("shmem_barrier", PE_start, logPE_stride, PE_size, pSync));
+    shmem_team_t t = shmemi_aset_team("shmem_barrier", PE_start, logPE_stride, PE_size, pSync);
+    SHMEMI_NAMED("shmem_barrier", meshmem_barrier(t));
 }
 SHMEMI_PROFILED(shmem_barrier)
 
 /* (the parentheses: shmem_sync is also the macro that picks this or shmem_team_sync) */
 void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    meshmem_team_sync(shmemi_aset_team("shmem_sync", PE_start, logPE_stride, PE_size, pSync));
+    shmem_team_t t = shmemi_aset_team("shmem_sync", PE_start, logPE_stride, PE_size, pSync);
+    SHMEMI_NAMED("shmem_sync", meshmem_team_sync(t));
 }
 SHMEMI_PROFILED(shmem_sync)

@@ -83,7 +83,7 @@ meshmem_status_t mm_ref_collect(meshmem_team_t team, void *dest, const void *src
     if (sizes == NULL)
         return MESHMEM_ERR_NOMEM;
     uint64_t mine = nbytes;
-    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, &mine, 1, sizes);
+    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_EXCHANGE, 0), &mine, 1, sizes);
     size_t offset = 0, total = 0;
     for (int r = 0; r < t->size; r++) {
         if (r < t->my_rank)
@@ -104,7 +104,7 @@ static meshmem_status_t mm_ref_blocks(const char *call, meshmem_team_t team, voi
                                       const void *src, size_t nbytes, size_t stride)
 {
     struct meshmem_team *t = mm_team_checked(call, team);
-    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_EXCHANGE, 0), NULL, 0, NULL);
     for (int k = 0; k < t->size; k++) {
         int r = (t->my_rank + k) % t->size;
         mm_ref_write(call, dest, nbytes * (size_t)t->size, nbytes * (size_t)t->my_rank,
@@ -136,7 +136,7 @@ meshmem_status_t mm_ref_alltoalls(meshmem_team_t team, void *dest, const void *s
         mm_error("shmem_alltoalls: dst (%td) and sst (%td) must be at least 1", dst, sst);
         return MESHMEM_ERR_ARG;
     }
-    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_EXCHANGE, 0), NULL, 0, NULL);
     /* the last element written is ((size*nelems - 1)*dst) */
     size_t span = nelems ? (((size_t)t->size * nelems - 1) * (size_t)dst + 1) * esize : 0;
     for (int k = 0; k < t->size; k++) {
@@ -168,7 +168,7 @@ meshmem_status_t mm_ref_allreduce(meshmem_team_t team, void *dest, const void *s
         free(peer);
         return MESHMEM_ERR_NOMEM;
     }
-    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, NULL, 0, NULL);
+    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_EXCHANGE, 0), NULL, 0, NULL);
     if (bytes) {
         /* the same order (member 0 first) on every member: bitwise identical results */
         mm_tp_get(acc, src, bytes, mm_team_world(t, 0));

@@ -42,6 +42,22 @@
  *   malloc-too-big   two shmem_malloc calls larger than the heap (NULL), then a finalize
  *   reduce-mismatch  shmem_long_sum_reduce where rank r passes 4 + r elements
  *   shmem-bad-pe     rank 2 (the last below 3 ranks) puts an int to PE 9 (the README's example)
+ * Arguments that differ between PEs, in OpenSHMEM calls (the job must end with one line):
+ *   root-differs     shmem_long_broadcast: PE 0 passes PE_root 0, the others 1; then a barrier
+ *   op-differs       shmem_int_sum_reduce on PE 0, shmem_int_max_reduce on the others
+ *   split-differs    shmem_team_split_strided of size 2 on PE 0, 3 on the others
+ *   malloc-barrier   shmem_malloc on PE 0 only, shmem_barrier_all on the others
+ *   malloc-alltoall  shmem_malloc on PE 0 only, shmem_int_alltoall on the others
+ * Handles and pointers that are not what they claim (the last PE; the others wait):
+ *   dead-team        shmem_team_sync on a team shmem_team_destroy destroyed
+ *   madeup-team      shmem_team_my_pe on a team handle that no split made
+ *   dead-ctx         shmem_ctx_int_put on a context shmem_ctx_destroy destroyed
+ *   null-put, null-get, null-iput, null-put-nbi   the local buffer NULL for 1 element
+ *   null-zero        shmem_int_put / get of 0 elements with NULL (legal): exit 0
+ *   split-invalid    shmem_team_split_strided leaving the parent team: SHMEM_TEAM_INVALID is
+ *                    returned, the program goes on, exit 0
+ *   barrier-alone    PE 0 sleeps outside any call, the others wait in shmem_barrier_all (for
+ *                    meshrun's --timeout line, which names the call each rank waits in)
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "meshmem.h"
@@ -50,6 +66,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +136,19 @@ static int run_ok(void)
     return 0;
 }
 
+/* @return true for the modes of differing arguments and false handles (the file comment) */
+static bool shmem_mode(const char *mode)
+{
+    static const char *const modes[] = {
+        "root-differs", "op-differs", "split-differs", "malloc-barrier", "malloc-alltoall",
+        "dead-team", "madeup-team", "dead-ctx", "null-put", "null-get", "null-iput",
+        "null-put-nbi", "null-zero", "split-invalid", "barrier-alone"};
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+        if (!strcmp(mode, modes[i]))
+            return true;
+    return false;
+}
+
 /* the modes that go wrong in an OpenSHMEM call (see the file comment) */
 static int run_shmem(const char *mode)
 {
@@ -159,6 +189,92 @@ static int run_shmem(const char *mode)
         shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, 4 + (size_t)me);
         fprintf(stderr, "fault_prog: rank %d: mismatched counts went unnoticed\n", me);
         return 99;
+    } else if (!strcmp(mode, "root-differs")) {
+        long *buf = shmem_calloc(4, sizeof(long));
+        long src[4] = {me, me, me, me};
+        shmem_long_broadcast(SHMEM_TEAM_WORLD, buf, src, 4, me == 0 ? 0 : 1);
+        shmem_barrier_all();
+        fprintf(stderr, "fault_prog: rank %d: PE_root differing went unnoticed\n", me);
+        return 99;
+    } else if (!strcmp(mode, "op-differs")) {
+        int *src = shmem_calloc(2, sizeof(int)), *dst = shmem_calloc(2, sizeof(int));
+        if (me == 0)
+            shmem_int_sum_reduce(SHMEM_TEAM_WORLD, dst, src, 2);
+        else
+            shmem_int_max_reduce(SHMEM_TEAM_WORLD, dst, src, 2);
+        shmem_barrier_all();
+        fprintf(stderr, "fault_prog: rank %d: differing operations went unnoticed\n", me);
+        return 99;
+    } else if (!strcmp(mode, "split-differs")) {
+        shmem_team_t t;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, me == 0 ? 2 : 3, NULL, 0, &t);
+        fprintf(stderr, "fault_prog: rank %d: differing split sizes went unnoticed\n", me);
+        return 99;
+    } else if (!strcmp(mode, "malloc-barrier") || !strcmp(mode, "malloc-alltoall")) {
+        int *src = shmem_calloc((size_t)n, sizeof(int)), *dst = shmem_calloc((size_t)n, sizeof(int));
+        if (me == 0)
+            shmem_malloc(64);
+        else if (!strcmp(mode, "malloc-barrier"))
+            shmem_barrier_all();
+        else
+            shmem_int_alltoall(SHMEM_TEAM_WORLD, dst, src, 1);
+        shmem_barrier_all();
+        fprintf(stderr, "fault_prog: rank %d: shmem_malloc on PE 0 alone went unnoticed\n", me);
+        return 99;
+    } else if (!strcmp(mode, "dead-team") || !strcmp(mode, "madeup-team") ||
+               !strcmp(mode, "dead-ctx") || !strncmp(mode, "null-", 5)) {
+        static int x[4], y[4];
+        shmem_team_t t = SHMEM_TEAM_INVALID;
+        shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+        if (!strcmp(mode, "dead-team")) {
+            shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &t);
+            shmem_team_destroy(t);
+        }
+        if (!strcmp(mode, "dead-ctx")) {
+            shmem_ctx_create(0, &ctx);
+            shmem_ctx_destroy(ctx);
+        }
+        if (!strcmp(mode, "null-zero")) {
+            shmem_int_put(x, NULL, 0, 0);
+            shmem_int_get(NULL, x, 0, 0);
+            shmem_int_put_nbi(x, NULL, 0, 0);
+            shmem_int_iput(x, NULL, 1, 1, 0, 0);
+            shmem_barrier_all();
+            printf("fault_prog: rank %d: NULL with 0 elements passed\n", me);
+            shmem_finalize();
+            return 0;
+        }
+        shmem_barrier_all();
+        if (me != n - 1)
+            wait_forever();
+        if (!strcmp(mode, "dead-team"))
+            shmem_team_sync(t);
+        else if (!strcmp(mode, "madeup-team"))
+            shmem_team_my_pe((shmem_team_t)(uintptr_t)y);
+        else if (!strcmp(mode, "dead-ctx"))
+            shmem_ctx_int_put(ctx, x, y, 1, 0);
+        else if (!strcmp(mode, "null-put"))
+            shmem_int_put(x, NULL, 1, 0);
+        else if (!strcmp(mode, "null-get"))
+            shmem_int_get(NULL, x, 1, 0);
+        else if (!strcmp(mode, "null-iput"))
+            shmem_int_iput(x, NULL, 1, 1, 2, 0);
+        else if (!strcmp(mode, "null-put-nbi"))
+            shmem_int_put_nbi(x, NULL, 1, 0);
+        fprintf(stderr, "fault_prog: %s returned\n", mode);
+        return 99;
+    } else if (!strcmp(mode, "barrier-alone")) {
+        if (me == 0)
+            wait_forever();
+        shmem_barrier_all();
+        return 99;
+    } else if (!strcmp(mode, "split-invalid")) {
+        shmem_team_t t;
+        int rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, n, NULL, 0, &t);
+        printf("fault_prog: rank %d: split returned %d, %s\n", me, rc,
+               t == SHMEM_TEAM_INVALID ? "SHMEM_TEAM_INVALID" : "a team");
+        shmem_finalize();
+        return 0;
     } else if (!strcmp(mode, "shmem-bad-pe")) {
         static int x;
         if (me == (n > 2 ? 2 : n - 1)) {
@@ -235,7 +351,7 @@ int main(int argc, char **argv)
 
     if (!strncmp(mode, "before-init", 11) || !strncmp(mode, "clear-", 6) ||
         !strcmp(mode, "free-private") || !strcmp(mode, "malloc-too-big") ||
-        !strcmp(mode, "reduce-mismatch") || !strcmp(mode, "shmem-bad-pe"))
+        !strcmp(mode, "reduce-mismatch") || !strcmp(mode, "shmem-bad-pe") || shmem_mode(mode))
         return run_shmem(mode);
 
     init_or_die();

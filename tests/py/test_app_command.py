@@ -30,6 +30,22 @@ def test_bad_shared_argument_is_one_line_and_status_2(built, capsys, argv, says)
     assert len(err) == 1 and err[0].startswith(f"meshmem {argv[0]}: ") and says in err[0]
 
 
+def test_vs_words_and_errors_are_bench_s(capsys):
+    """--vs takes the same words in meshmem bench and the applications (mpi: OpenMPI's MPI,
+    none alone) and words its error alike (bench's came from argparse: "invalid choice")."""
+    assert main(["sort", "--vs", "mpich"]) == 2
+    app = capsys.readouterr().err.strip()
+    assert app == ("meshmem sort: --vs mpich: choose from openmpi, serial, mpi "
+                   "(comma-separated), or none alone"), app
+    assert main(["bench", "put", "--vs", "mpich"]) == 2
+    bench = capsys.readouterr().err.strip()
+    assert bench == "meshmem bench: --vs mpich: choose from openmpi, oshmem, mpi, or none alone", \
+        bench
+    from meshmem import options
+    assert options.vs_list("mpi,serial", ("openmpi", "serial")) == ["openmpi", "serial"]
+    assert options.vs_list("none", ("openmpi", "serial")) == []
+
+
 def test_hosts_fail_clearly_while_meshrun_lacks_them(built, capsys, monkeypatch):
     monkeypatch.setattr(app_command, "_meshrun_help", "usage: meshrun -n N --heap SIZE")
     assert main(["sort", "--vhosts", "2"]) == 2

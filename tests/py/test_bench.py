@@ -72,6 +72,23 @@ def test_memcpy_notes_explain_rows_above_their_reference():
     assert "within the 1-rank memcpy" in bench.memcpy_notes([within_one])[0]
 
 
+def test_table_leaves_out_the_columns_no_row_fills(capsys):
+    """An 8-byte put has no bandwidth, memcpy reference or floor: its table printed 8 columns of
+    "-" out of 14; now only the columns some row fills."""
+    small = dict(op="put", ranks=2, bytes=8, meshmem_us=0.011, baseline_us=0.05,
+                 speedup_vs_baseline=4.5, memcpy_GBps=None, baseline="openmpi-oshmem")
+    big = dict(small, bytes=65536, meshmem_GBps=53.7, memcpy_GBps=53.2, meshmem_vs_memcpy=1.01,
+               memcpy_one_rank_GBps=53.5)
+    bench.print_table([small])
+    head, _, row = capsys.readouterr().out.splitlines()
+    assert head.split() == ["op", "ranks", "size", "meshmem", "µs", "peer", "µs", "×", "OpenMPI",
+                            "peer"], head
+    assert row.split() == ["put", "2", "8", "0.011", "0.050", "4.50", "OpenMPI", "(OSHMEM)"], row
+    bench.print_table([small, big])
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "memcpy GB/s" in head and "1-rank memcpy" in head and "floor" not in head, head
+
+
 def test_plot(tmp_path):
     pytest.importorskip("matplotlib")
     from meshmem.cli.plot import plot_latency

@@ -101,6 +101,25 @@ def test_freed_array_is_refused(installed, launch, tmp_path):
     assert r.out.count("b [0, 0, 0, 0]\n") == 2, r.out
 
 
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_allocation_on_some_ranks_is_named_in_python_terms(installed, launch, tmp_path, n):
+    """A symmetric array allocated on rank 0 alone, then meshmem.alltoall: one line naming both
+    calls as Python knows them (it said "meshmem_coll_alltoall: team rank 0 sent 8 bytes where
+    4 were expected", naming a C function and the collective that was right)."""
+    r = run_code(installed, launch, tmp_path, n, "import numpy as np, meshmem\n"
+                 "send = meshmem.zeros(meshmem.size(), np.int32)\n"
+                 "recv = meshmem.zeros(meshmem.size(), np.int32)\n"
+                 "if meshmem.rank() == 0:\n"
+                 "    extra = meshmem.zeros(4, np.int64)\n"
+                 "meshmem.alltoall(send, recv)\n"
+                 "print('unnoticed')\n")
+    assert r.rc == 1, r.err
+    lines = [line for line in r.err.splitlines() if re.match(r"meshmem\[\d+\] error: ", line)]
+    assert len(lines) == 1, r.err
+    assert re.fullmatch(r"meshmem\[\d\] error: ranks are in different collectives: rank 0 is in "
+                        r"meshmem\.zeros, rank \d in meshmem\.alltoall", lines[0]), r.err
+
+
 def test_whole_lines_of_print(installed, launch, tmp_path):
     """4 ranks printing 200 lines each with print(): every line whole (they were cut inside,
     "rank 3 line 5rank 2 line 0")."""

@@ -6,6 +6,7 @@ The hand-made fabric: 2 nodes (or a 2 x 2 GHC), links of 8 Gbit/s at efficiency 
 beta = 1 ns per byte), 1 us start-up per hop, no rendezvous extra, no sync, memory 1 GB/s.
 """
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -90,6 +91,20 @@ def test_compute_annotation(launch, tmp_path):
     assert pred["rank_end_s"][0] == pytest.approx(pred["rank_end_s"][1])  # the barrier joins them
     steps = pred["critical_path"]
     assert any(s["kind"] == "compute" and s["label"] == "work" and s["rank"] == 0 for s in steps)
+
+
+def test_report_says_how_much_is_compute_between_calls(launch, tmp_path):
+    """The prediction is often mostly the program's compute between calls, measured on this
+    machine: the report says how much (a first reader took it all for the fabric's)."""
+    job, pred = run_model(launch, tmp_path, ["compute"])
+    m = re.search(r"^  of which ([0-9.]+ (?:s|ms|us)) \((\d+) %\) is the program's compute "
+                  r"between calls \(this machine's own time, measured here x 0, or the fabric's "
+                  r"price of its annotations\), the rest the modelled fabric's communication and "
+                  r"waits$", job.out, re.M)
+    assert m, job.out
+    own = sum(s["end_s"] - s["start_s"] for s in pred["critical_path"] if s["kind"] == "compute")
+    assert int(m.group(2)) == round(100 * own / pred["predicted_s"])
+    assert int(m.group(2)) >= 99  # 1 s of annotated work against a 1 us barrier
 
 
 def test_pingpong_waits_follow_the_stores(launch, tmp_path):

@@ -247,6 +247,19 @@ def test_rank_fails(launch, n, mode):
     assert re.search(pattern, res.err), res.err
 
 
+@pytest.mark.parametrize("n", [3, 4])
+@pytest.mark.parametrize("mode", ["exit0-barrier", "exit0-coll"])
+def test_a_rank_that_left_is_named_once(launch, n, mode):
+    """Rank 1 leaves main by exit(0) while the others need it: one line naming rank 1 as the
+    one that left (every waiting rank printed its own)."""
+    res = launch.fault(n, mode)
+    check_ended(res, 1)
+    lines = error_lines(res.err)
+    assert len(lines) == 1, res.err
+    assert re.search(r"waits for rank 1 in a collective, but rank 1 (is in shmem_finalize|has "
+                     r"finalized) \(did it leave main", lines[0]), res.err
+
+
 @pytest.mark.parametrize("n", RANKS)
 @pytest.mark.parametrize("block", [8, 48, 200])  # in a flag line, at its edge, eager
 @pytest.mark.parametrize("op", ["alltoall", "bcast", "gather", "reduce"])
@@ -505,6 +518,16 @@ def test_timeout(launch):
             "(after shmem_init, without shmem_finalize)") in res.err, res.err
 
 
+
+def test_timeout_names_the_call_each_rank_waits_in(launch):
+    """PE 0 outside any call, the others in shmem_barrier_all: the --timeout line says which
+    call the waiting ranks are in (it named no call)."""
+    res = launch.fault(3, "barrier-alone", extra=("--timeout", "2"))
+    check_ended(res, 124, limit=2 + STOP)
+    assert ("meshrun: the job ran past --timeout 2 s: stopping it; still running: ranks 0-2 "
+            "(after shmem_init, without shmem_finalize); rank 1 waits in shmem_barrier_all, "
+            "rank 2 in shmem_barrier_all\n") in res.err, res.err
+
 # ------------------------------------------------------------------------------------------
 # bad input to meshrun
 
@@ -576,3 +599,67 @@ def test_stale_objects_of_a_killed_launcher_are_swept(launch):
         for path in (stale, live):
             if os.path.exists(path):
                 os.unlink(path)
+
+
+# ------------------------------------------------------------------------------------------
+# arguments that must be equal on every PE, and are not: one line naming the call, the
+# argument and its values on two PEs (the call's tag in the lines the collective posts anyway)
+
+DIFFERS = {
+    "root-differs": r"shmem_long_broadcast: PE_root differs between PEs \(PE 0: 0, PE (\d+): 1\)",
+    "op-differs": r"shmem_int_(sum|max)_reduce: the operation differs between PEs \(PE 0: "
+                  r"shmem_int_sum_reduce, PE \d+: shmem_int_max_reduce\)",
+    "split-differs": r"shmem_team_split_strided: arguments differ between PEs \(PE 0: size 2, "
+                     r"PE \d+: size 3\)",
+    "malloc-barrier": r"PEs are in different collectives: PE 0 is in shmem_malloc, PE \d+ in "
+                      r"shmem_barrier_all",
+    # it hung until --timeout: both sides wait for a line of another kind
+    "malloc-alltoall": r"PEs are in different collectives: PE 0 is in shmem_malloc, PE \d+ in "
+                       r"shmem_int_alltoall",
+}
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("mode", DIFFERS)
+def test_arguments_that_differ_between_pes(launch, n, mode):
+    line = the_error_line(launch.fault(n, mode))
+    assert re.fullmatch(r"meshmem\[\d\] error: " + DIFFERS[mode], line), line
+
+
+# handles and pointers that are not what they claim: one line, no SIGSEGV
+HANDLES = {
+    "dead-team": r"shmem_team_sync: team argument \(0x[0-9a-f]+\) is not a team: destroyed "
+                 r"already, or never made by a split",
+    "madeup-team": r"shmem_team_my_pe: team argument \(0x[0-9a-f]+\) is not a team: destroyed "
+                   r"already, or never made by a split",
+    "dead-ctx": r"shmem_ctx_int_put: ctx argument \(0x[0-9a-f]+\) is a context "
+                r"shmem_ctx_destroy destroyed already",
+    "null-put": r"shmem_int_put: source argument is NULL for 4 bytes",
+    "null-put-nbi": r"shmem_int_put_nbi: source argument is NULL for 4 bytes",
+    "null-get": r"shmem_int_get: dest argument is NULL for 4 bytes",
+    "null-iput": r"shmem_int_iput: source argument is NULL for 8 bytes",
+}
+
+
+@pytest.mark.parametrize("n", [1, 3])
+@pytest.mark.parametrize("mode", HANDLES)
+def test_handles_and_pointers_that_are_not_valid(launch, n, mode):
+    line = the_error_line(launch.fault(n, mode))
+    assert re.fullmatch(rf"meshmem\[{n - 1}\] error: " + HANDLES[mode], line), line
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_null_with_no_elements_is_legal(launch, n):
+    res = launch.fault(n, "null-zero")
+    check_ended(res, 0)
+    assert res.out.count("NULL with 0 elements passed\n") == n, res.out
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_split_that_leaves_the_parent_returns_invalid(launch, n):
+    """A split the spec answers with SHMEM_TEAM_INVALID is an error returned, not a fatal one:
+    no error line, the program goes on and ends with status 0."""
+    res = launch.fault(n, "split-invalid")
+    check_ended(res, 0)
+    assert res.out.count("split returned -1, SHMEM_TEAM_INVALID\n") == n, res.out
+    assert not error_lines(res.err), res.err

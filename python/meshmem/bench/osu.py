@@ -237,7 +237,7 @@ def add_arguments(p):
     p.add_argument("--sizes", metavar="LIST",
                    help="message sizes, comma-separated, e.g. 8,1K,64K,1M (default: per "
                         "operation; operations without a size ignore it)")
-    p.add_argument("--vs", choices=("openmpi", "oshmem", "mpi", "none"), default="openmpi",
+    p.add_argument("--vs", default="openmpi", metavar="{openmpi,oshmem,mpi,none}",
                    help="the peer: openmpi (its OSHMEM where it runs here, else MPI; default), "
                         "oshmem or mpi to insist on one, none for meshmem alone")
     options.add_rounds(p, 5)
@@ -400,28 +400,43 @@ def peer_column(rows: list) -> str:
     return "× OpenMPI" if peers and all(p.startswith("openmpi") for p in peers) else "× peer"
 
 
+def table_columns(rows: list) -> list:
+    """The table's columns, (header, width, cell of a row): op, ranks, size and meshmem's time
+    always, the others where some row has a value (an 8-byte put has no bandwidth, memcpy
+    reference nor floor: its table printed 8 columns of "-" out of 14)."""
+    def pct(r):
+        p = r.get("meshmem_vs_memcpy")
+        return "-" if p is None else format(100 * p, ".0f") + " %"
+    cols = [
+        ("op", -22, row_label),
+        ("ranks", 6, lambda r: str(r["ranks"])),
+        ("size", 7, lambda r: format_size(r["bytes"]) if r.get("sized", True) else "-"),
+        ("meshmem µs", 12, lambda r: fmt_optional(r["meshmem_us"], ".3f")),
+        ("peer µs", 11, lambda r: fmt_optional(r["baseline_us"], ".3f")),
+        (peer_column(rows), 11, lambda r: fmt_optional(r.get("speedup_vs_baseline"), ".2f")),
+        ("meshmem GB/s", 14, lambda r: fmt_optional(r.get("meshmem_GBps"), ".2f")),
+        ("memcpy GB/s", 13, lambda r: fmt_optional(r["memcpy_GBps"], ".2f")),
+        ("% memcpy", 10, pct),
+        ("1-rank memcpy", 15, lambda r: fmt_optional(r.get("memcpy_one_rank_GBps"), ".2f")),
+        ("floor µs", 10, lambda r: fmt_optional(r.get("floor_us"), ".3f")),
+        ("× floor", 9, lambda r: fmt_optional(r.get("meshmem_vs_floor"), ".2f")),
+    ]
+    return [c for i, c in enumerate(cols) if i < 4 or any(c[2](r) != "-" for r in rows)]
+
+
 def print_table(rows: list, out=None):
-    """The OSU-style table: latency of both sides, the speed-up, and bandwidths for large sizes."""
+    """The OSU-style table: latency of both sides, the speed-up, and bandwidths for large sizes
+    (the columns no row fills left out)."""
     out = out or sys.stdout
-    col = peer_column(rows)
-    head = (f"{'op':<22}{'ranks':>6}{'size':>7}{'meshmem µs':>12}{'peer µs':>11}"
-            f"{col:>11}{'meshmem GB/s':>14}{'memcpy GB/s':>13}{'% memcpy':>10}"
-            f"{'1-rank memcpy':>15}{'floor µs':>10}{'× floor':>9}  peer")
+    cols = table_columns(rows)
+
+    def line(cells):
+        return "".join(f"{c:<{-w}}" if w < 0 else f"{c:>{w}}" for c, (_, w, _) in zip(cells, cols))
+    head = line([h for h, _, _ in cols]) + "  peer"
     print(head, file=out)
     print("-" * len(head), file=out)
     for r in rows:
-        pct = r.get("meshmem_vs_memcpy")
-        size = format_size(r["bytes"]) if r.get("sized", True) else "-"
-        print(f"{row_label(r):<22}{r['ranks']:>6}{size:>7}"
-              f"{fmt_optional(r['meshmem_us'], '.3f'):>12}"
-              f"{fmt_optional(r['baseline_us'], '.3f'):>11}"
-              f"{fmt_optional(r.get('speedup_vs_baseline'), '.2f'):>11}"
-              f"{fmt_optional(r.get('meshmem_GBps'), '.2f'):>14}"
-              f"{fmt_optional(r['memcpy_GBps'], '.2f'):>13}"
-              f"{'-' if pct is None else format(100 * pct, '.0f') + ' %':>10}"
-              f"{fmt_optional(r.get('memcpy_one_rank_GBps'), '.2f'):>15}"
-              f"{fmt_optional(r.get('floor_us'), '.3f'):>10}"
-              f"{fmt_optional(r.get('meshmem_vs_floor'), '.2f'):>9}"
+        print(line([cell(r) for _, _, cell in cols]) +
               f"  {peer_name(r['baseline']) if r['baseline'] else 'none'}", file=out)
 
 
@@ -532,6 +547,9 @@ def check(args) -> tuple[list, list, list | None, dict]:
     for name, _ in selected:
         if OPS[name].sized and args.ranks < 2:
             raise UserError(f"{name} needs at least 2 ranks (--ranks)")
+    # the words and the error line of the applications' --vs (bench's mpi is its own twin)
+    args.vs = (options.vs_list(args.vs, ("openmpi", "oshmem", "mpi"), several=False,
+                               aliases={}) or ["none"])[0]
     if args.baselines_only and args.vs == "none":
         raise UserError("--baselines-only with --vs none leaves nothing to measure")
     if args.vhosts < 0 or args.vhosts > 64:

@@ -87,6 +87,27 @@ def comma_list(text: str) -> list[str]:
     return list(dict.fromkeys(t.strip() for t in str(text).split(",") if t.strip()))
 
 
+# --vs words every command takes besides its own peers: "mpi" is OpenMPI's MPI (the twin of
+# an application; bench's MPI twin), "none" no peer at all
+VS_ALIASES = {"mpi": "openmpi"}
+
+
+def vs_list(text: str, peers: tuple, several: bool = True, aliases: dict | None = None) -> list:
+    """The peers --vs @p text names, [] for none: a comma list of @p peers (one of them when
+    not @p several), a word of @p aliases standing for its peer, or none alone. The same words
+    and the same error line for `meshmem bench` and the applications."""
+    aliases = VS_ALIASES if aliases is None else aliases
+    names = comma_list(text)
+    if names == ["none"]:
+        return []
+    got = [n if n in peers else aliases.get(n) for n in names]
+    if not got or None in got or (not several and len(got) > 1):
+        words = ", ".join([*peers, *(a for a in aliases if a not in peers)])
+        raise UserError(f"--vs {text}: choose from {words}"
+                        f"{' (comma-separated)' if several else ''}, or none alone")
+    return [p for p in peers if p in got]
+
+
 def choices_list(option: str, text: str, allowed: tuple) -> list[str]:
     """The comma list @p text, every entry one of @p allowed (UserError naming @p option)."""
     got = comma_list(text)

@@ -470,6 +470,12 @@ def format_report(res: ReplayResult, max_steps: int = 12) -> str:
     """The text meshrun --fabric prints: predicted total, per-phase table, critical path."""
     lines = [f"fabric model ({res.fabric}, {res.nranks} ranks, measured compute x {res.compute_scale:g}): "
              f"predicted time {_fmt(res.total_s)}"]
+    own = sum(st["end_s"] - st["start_s"] for st in res.critical_path if st["kind"] == "compute")
+    if res.total_s > 0:  # what part of the prediction is not the fabric's at all
+        lines.append(f"  of which {_fmt(own)} ({100 * min(own / res.total_s, 1):.0f} %) is the "
+                     f"program's compute between calls (this machine's own time, measured here x "
+                     f"{res.compute_scale:g}, or the fabric's price of its annotations), the rest "
+                     f"the modelled fabric's communication and waits")
     lines.append(f"  {'phase':16} {'time':>11} {'compute':>11} {'comm':>11} {'wait':>11}  slowest rank")
     for name, p in res.phases.items():
         note = "  (not in the total)" if name == SETUP_PHASE else ""

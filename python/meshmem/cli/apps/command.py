@@ -266,7 +266,8 @@ class AppCommand:
         vs_default = self.default_vs or ",".join(self.baselines)
         g.add_argument("--vs", default=vs_default, metavar="LIST",
                        help=f"the peers run beside meshmem, exactly those: a comma list of "
-                            f"{', '.join(self.baselines)}, or none (default {vs_default})")
+                            f"{', '.join(self.baselines)} (mpi: openmpi, as in meshmem bench), "
+                            f"or none (default {vs_default})")
         options.add_json(g)
         options.add_plot(g, self.plot_what)
         g.add_argument("--fabric", metavar="FILE",
@@ -282,14 +283,7 @@ class AppCommand:
 
     def baselines_of(self, a) -> list[str]:
         """The baselines --vs names, checked; 'none' gives []."""
-        names = options.comma_list(a.vs)
-        if names == ["none"]:
-            return []
-        bad = [n for n in names if n not in self.baselines]
-        if bad or not names:
-            raise UsageError(f"--vs {a.vs}: choose from {', '.join(self.baselines)} "
-                             "(comma-separated), or none alone")
-        return [b for b in self.baselines if b in names]
+        return options.vs_list(a.vs, tuple(self.baselines))
 
     def hosts_of(self, a) -> tuple[list, list]:
         """meshrun's and mpirun's host arguments; UsageError while meshrun lacks the option.
