@@ -52,8 +52,7 @@ static void on_ping(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_
     meshmem_am_reply_short(t, H_PONG, na, a);
 }
 
-static void on_mping(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a,
-                     int na)
+static void on_mping(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a, int na)
 {
     (void)a, (void)na;
     meshmem_am_reply_medium(t, H_MPONG, buf, n, 0, NULL);
@@ -213,8 +212,8 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
 /* put, get, am_put[_fF], am_get[_fF], am_pingpong, am_rate, stream_put, stream_nN[_batch] */
 static int op_known(const char *op)
 {
-    static const char *const exact[] = {"put", "get", "am_put", "am_get", "am_pingpong",
-                                        "am_rate", "stream_put"};
+    static const char *const exact[] = {"put",         "get",     "am_put",    "am_get",
+                                        "am_pingpong", "am_rate", "stream_put"};
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (!strcmp(op, exact[i]))
             return 1;

@@ -36,8 +36,8 @@ static double rt_sum_to_root(double v)
 {
     *sum_slot = v;
     double sum = 0;
-    meshmem_coll_reduce(MESHMEM_TEAM_WORLD, sum_slot, &sum, 1, MESHMEM_FLOAT64, MESHMEM_OP_SUM,
-                        0, MESHMEM_ALGO_AUTO);
+    meshmem_coll_reduce(MESHMEM_TEAM_WORLD, sum_slot, &sum, 1, MESHMEM_FLOAT64, MESHMEM_OP_SUM, 0,
+                        MESHMEM_ALGO_AUTO);
     return sum;
 }
 
@@ -68,15 +68,14 @@ static void call(const coll_geom_t *g)
         st = meshmem_coll_allgather(w, s_buf, r_buf, g->count, MESHMEM_BYTE, algo);
         break;
     case COLL_ALLGATHERV:
-        st = meshmem_coll_allgatherv(w, s_buf, g->count, r_buf, counts, displs, MESHMEM_BYTE,
-                                     algo);
+        st = meshmem_coll_allgatherv(w, s_buf, g->count, r_buf, counts, displs, MESHMEM_BYTE, algo);
         break;
     case COLL_ALLTOALL:
         st = meshmem_coll_alltoall(w, s_buf, r_buf, g->count, MESHMEM_BYTE, algo);
         break;
     case COLL_ALLTOALLV:
-        st = meshmem_coll_alltoallv(w, s_buf, counts, displs, r_buf, counts, displs, g->recv,
-                                    NULL, MESHMEM_BYTE, algo);
+        st = meshmem_coll_alltoallv(w, s_buf, counts, displs, r_buf, counts, displs, g->recv, NULL,
+                                    MESHMEM_BYTE, algo);
         break;
     case COLL_REDUCE:
         st = meshmem_coll_reduce(w, s_buf, r_buf, g->count, red_type, MESHMEM_OP_SUM, 0, algo);
@@ -85,8 +84,7 @@ static void call(const coll_geom_t *g)
         st = meshmem_coll_allreduce(w, s_buf, r_buf, g->count, red_type, MESHMEM_OP_SUM, algo);
         break;
     case COLL_REDUCE_SCATTER:
-        st = meshmem_coll_reduce_scatter(w, s_buf, r_buf, g->count, red_type, MESHMEM_OP_SUM,
-                                         algo);
+        st = meshmem_coll_reduce_scatter(w, s_buf, r_buf, g->count, red_type, MESHMEM_OP_SUM, algo);
         break;
     }
     if (st != MESHMEM_OK)
@@ -110,7 +108,7 @@ typedef struct {
 static floor_line_t *floor_lines; /* symmetric: floor_lines[r] is written by rank r */
 static floor_line_t **floor_out;  /* floor_out[j]: my line at rank j, as loads/stores reach it */
 static uint64_t floor_seq;
-static int floor_yield;           /* more ranks than cores: a wait yields its core */
+static int floor_yield; /* more ranks than cores: a wait yields its core */
 
 /* the floor's lines, with every peer's reachable by load/store; @return 0, or -1 when a peer
  * is not (no floor then: it is defined by direct stores) */
@@ -131,8 +129,8 @@ static int floor_setup(void)
     floor_yield = cpus > 0 && npes > cpus;
     /* all or none: a rank that skipped the floor would leave the others in its barriers */
     int all = 0;
-    meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, &reachable, &all, 1, MESHMEM_INT32,
-                           MESHMEM_OP_MIN, MESHMEM_ALGO_AUTO);
+    meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, &reachable, &all, 1, MESHMEM_INT32, MESHMEM_OP_MIN,
+                           MESHMEM_ALGO_AUTO);
     return all ? 0 : -1;
 }
 
@@ -160,7 +158,9 @@ static void floor_call(const coll_geom_t *g)
     /* per-peer blocks on the sending or the receiving side, else the one vector */
     size_t sstep = op == COLL_ALLTOALL || op == COLL_ALLTOALLV || op == COLL_SCATTER ? n : 0;
     size_t rstep = op == COLL_ALLTOALL || op == COLL_ALLTOALLV || op == COLL_GATHER ||
-                           op == COLL_ALLGATHER || op == COLL_ALLGATHERV ? n : 0;
+                           op == COLL_ALLGATHER || op == COLL_ALLGATHERV
+                       ? n
+                       : 0;
     int from_root = op == COLL_BCAST || op == COLL_SCATTER;
     int to_root = op == COLL_GATHER || op == COLL_REDUCE;
     char *into = op == COLL_BCAST ? s_buf : r_buf;
@@ -196,8 +196,10 @@ static char *buffer(size_t bytes, int private_bufs)
         p = meshmem_align(4096, bytes);
     }
     if (p == NULL) {
-        fprintf(stderr, "osu_coll: rank %d: cannot allocate %zu bytes (%s); a larger "
-                        "--heap may help\n", me, bytes, private_bufs ? "malloc" : "symmetric heap");
+        fprintf(stderr,
+                "osu_coll: rank %d: cannot allocate %zu bytes (%s); a larger "
+                "--heap may help\n",
+                me, bytes, private_bufs ? "malloc" : "symmetric heap");
         meshmem_global_exit(1);
     }
     memset(p, 0, bytes); /* touch every page: page faults are not measured */
@@ -221,8 +223,8 @@ int main(int argc, char **argv)
         fprintf(stderr, ")\n");
         return 2;
     }
-    static const meshmem_dtype_t types[CT_COUNT] = {MESHMEM_FLOAT32, MESHMEM_FLOAT64,
-                                                    MESHMEM_INT32, MESHMEM_INT64};
+    static const meshmem_dtype_t types[CT_COUNT] = {MESHMEM_FLOAT32, MESHMEM_FLOAT64, MESHMEM_INT32,
+                                                    MESHMEM_INT64};
     red_type = types[o.type];
 
     if (meshmem_init(MESHMEM_THREAD_SINGLE, NULL) != MESHMEM_OK) {

@@ -32,12 +32,22 @@
 
 /** The collectives, in the order `meshmem bench` lists them. */
 enum {
-    COLL_BARRIER, COLL_BCAST, COLL_SCATTER, COLL_GATHER, COLL_ALLGATHER, COLL_ALLGATHERV,
-    COLL_ALLTOALL, COLL_ALLTOALLV, COLL_REDUCE, COLL_ALLREDUCE, COLL_REDUCE_SCATTER, COLL_COUNT
+    COLL_BARRIER,
+    COLL_BCAST,
+    COLL_SCATTER,
+    COLL_GATHER,
+    COLL_ALLGATHER,
+    COLL_ALLGATHERV,
+    COLL_ALLTOALL,
+    COLL_ALLTOALLV,
+    COLL_REDUCE,
+    COLL_ALLREDUCE,
+    COLL_REDUCE_SCATTER,
+    COLL_COUNT
 };
 static const char *const coll_names[COLL_COUNT] = {
-    "barrier", "bcast", "scatter", "gather", "allgather", "allgatherv",
-    "alltoall", "alltoallv", "reduce", "allreduce", "reduce_scatter"};
+    "barrier",  "bcast",     "scatter", "gather",    "allgather",     "allgatherv",
+    "alltoall", "alltoallv", "reduce",  "allreduce", "reduce_scatter"};
 
 /** Element types of the reductions. */
 enum { CT_F32, CT_F64, CT_I32, CT_I64, CT_COUNT };
@@ -46,20 +56,20 @@ static const size_t coll_type_size[CT_COUNT] = {4, 8, 4, 8};
 
 /** The options beyond osu_common.h's. */
 typedef struct {
-    int op;               /* COLL_* */
-    const char *algo;     /* -a, "auto" by default */
-    int private_bufs;     /* -p 1 */
-    int type;             /* CT_* */
+    int op;           /* COLL_* */
+    const char *algo; /* -a, "auto" by default */
+    int private_bufs; /* -p 1 */
+    int type;         /* CT_* */
 } coll_opts_t;
 
 /** Buffer geometry of one call of @c op at one size, for one rank. */
 typedef struct {
-    size_t block;   /* bytes per block (elements * esize for reductions) */
-    size_t count;   /* elements per block */
-    size_t esize;   /* element size (1 for the data-movement collectives) */
-    size_t send;    /* send buffer bytes */
-    size_t recv;    /* receive buffer bytes */
-    size_t moved;   /* bytes this rank moves per call: the memcpy reference copies as much */
+    size_t block; /* bytes per block (elements * esize for reductions) */
+    size_t count; /* elements per block */
+    size_t esize; /* element size (1 for the data-movement collectives) */
+    size_t send;  /* send buffer bytes */
+    size_t recv;  /* receive buffer bytes */
+    size_t moved; /* bytes this rank moves per call: the memcpy reference copies as much */
 } coll_geom_t;
 
 static inline int coll_is_reduction(int op)
@@ -77,15 +87,27 @@ static coll_geom_t coll_geom(const coll_opts_t *o, size_t bytes, int npes)
     switch (o->op) {
     case COLL_BARRIER: break;
     case COLL_BCAST: g.send = g.recv = g.moved = g.block; break;
-    case COLL_SCATTER: g.send = n * g.block; g.recv = g.moved = g.block; break;
-    case COLL_GATHER: g.send = g.moved = g.block; g.recv = n * g.block; break;
+    case COLL_SCATTER:
+        g.send = n * g.block;
+        g.recv = g.moved = g.block;
+        break;
+    case COLL_GATHER:
+        g.send = g.moved = g.block;
+        g.recv = n * g.block;
+        break;
     case COLL_ALLGATHER:
-    case COLL_ALLGATHERV: g.send = g.block; g.recv = g.moved = n * g.block; break;
+    case COLL_ALLGATHERV:
+        g.send = g.block;
+        g.recv = g.moved = n * g.block;
+        break;
     case COLL_ALLTOALL:
     case COLL_ALLTOALLV: g.send = g.recv = g.moved = n * g.block; break;
     case COLL_REDUCE:
     case COLL_ALLREDUCE: g.send = g.recv = g.moved = g.block; break;
-    case COLL_REDUCE_SCATTER: g.send = g.moved = n * g.block; g.recv = g.block; break;
+    case COLL_REDUCE_SCATTER:
+        g.send = g.moved = n * g.block;
+        g.recv = g.block;
+        break;
     }
     return g;
 }
@@ -115,8 +137,10 @@ static void coll_parse_args(int argc, char **argv, osu_args_t *a, coll_opts_t *o
                     if (!strcmp(v, coll_type_names[k]))
                         t = k;
                 if (t < 0) {
-                    fprintf(stderr, "%s: -d \"%s\": type must be float32, float64, int32 or "
-                                    "int64\n", argv[0], v);
+                    fprintf(stderr,
+                            "%s: -d \"%s\": type must be float32, float64, int32 or "
+                            "int64\n",
+                            argv[0], v);
                     exit(2);
                 }
                 o->type = t;
@@ -233,7 +257,7 @@ static const char *coll_check(const coll_opts_t *o, const coll_geom_t *g, int me
     case COLL_REDUCE_SCATTER:
         if (o->op == COLL_REDUCE && me != 0)
             return NULL;
-        for (size_t i = 0; i < g->count; i += g->count > 2 ? g->count - 1 : 1) {
+        for (size_t i = 0; i<g->count; i += g->count> 2 ? g->count - 1 : 1) {
             long v = coll_get_elem(rbuf, o->type, i);
             if (v != sum) {
                 snprintf(why, sizeof why, "element %zu is %ld, expected %ld", i, v, sum);
@@ -296,8 +320,8 @@ static int coll_measure(const osu_runtime_t *rt, const osu_args_t *a, const coll
         return 1;
     }
     if (rt->me == 0) {
-        printf("@osu op=%s pes=%d bytes=%zu us=%.4f iters=%d\n", coll_names[o->op], rt->npes,
-               size, sum / rt->npes, iters);
+        printf("@osu op=%s pes=%d bytes=%zu us=%.4f iters=%d\n", coll_names[o->op], rt->npes, size,
+               sum / rt->npes, iters);
         fflush(stdout);
     }
     if (a->memcpy_min && size >= a->memcpy_min && g->moved)
@@ -306,8 +330,8 @@ static int coll_measure(const osu_runtime_t *rt, const osu_args_t *a, const coll
 }
 
 /** meshmem's algorithm names (meshmem_algo_name order); the MPI twin accepts and ignores them. */
-static const char *const coll_algo_names[] = {"auto", "onestep", "naive", "aggressive", "ring",
-                                              "recdbl"};
+static const char *const coll_algo_names[] = {"auto",       "onestep", "naive",
+                                              "aggressive", "ring",    "recdbl"};
 
 /** Sizes up to which the floor is measured: those whose blocks fit in one flag line with the
  * runtime's header word (meshmem's line path, MM_MSG_INLINE). */
@@ -332,8 +356,7 @@ static int coll_run_sizes(const osu_runtime_t *rt, const osu_args_t *a, const co
         if (coll_measure(rt, a, o, size, &g, call, sbuf, rbuf))
             return 1;
         if (floor && g.block <= COLL_FLOOR_MAX_BYTES) { /* after the check: it clobbers rbuf */
-            double sum = rt->sum_to_root(coll_time(rt, a, size, &g, floor,
-                                                   o->op == COLL_BARRIER));
+            double sum = rt->sum_to_root(coll_time(rt, a, size, &g, floor, o->op == COLL_BARRIER));
             if (rt->me == 0)
                 printf("@floor bytes=%zu us=%.4f\n", size, sum / rt->npes);
             fflush(stdout);

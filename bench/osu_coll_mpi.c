@@ -102,7 +102,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: %s needs at least 2 ranks\n", argv[0], a.op);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    red_type = o.type == CT_F32 ? MPI_FLOAT
+    red_type = o.type == CT_F32   ? MPI_FLOAT
                : o.type == CT_F64 ? MPI_DOUBLE
                : o.type == CT_I32 ? MPI_INT32_T
                                   : MPI_INT64_T;

@@ -77,8 +77,8 @@ static long osu_parse_long(const char *prog, const char *what, const char *s, lo
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > hi) {
-        fprintf(stderr, "%s: %s argument \"%s\" is not an integer in [%ld, %ld]\n", prog, what,
-                s, lo, hi);
+        fprintf(stderr, "%s: %s argument \"%s\" is not an integer in [%ld, %ld]\n", prog, what, s,
+                lo, hi);
         exit(2);
     }
     return v;
@@ -138,8 +138,8 @@ static void osu_parse_args(int argc, char **argv, osu_args_t *a)
 }
 
 /** Operations both programs implement (python/meshmem/bench/osu.py's OPS names these modes). */
-static const char *const osu_ops[] = {"put", "get", "atomic", "put_signal", "pingpong",
-                                      "put_pingpong", "put_bidir", "barrier"};
+static const char *const osu_ops[] = {"put",      "get",          "atomic",    "put_signal",
+                                      "pingpong", "put_pingpong", "put_bidir", "barrier"};
 
 /** @return non-zero when @p op is one of osu_ops. */
 static inline int osu_op_known(const char *op)
@@ -241,8 +241,8 @@ static void osu_memcpy_reference(const osu_runtime_t *rt, const osu_args_t *a, s
         one_us = osu_memcpy_us(dst, src, moved, iters, warmup);
     rt->barrier();
     if (rt->me == 0)
-        printf("@memcpy bytes=%zu all_GBps=%.4f one_GBps=%.4f moved=%zu\n", size,
-               sum / rt->npes, (double)moved / one_us * 1e-3, moved);
+        printf("@memcpy bytes=%zu all_GBps=%.4f one_GBps=%.4f moved=%zu\n", size, sum / rt->npes,
+               (double)moved / one_us * 1e-3, moved);
     fflush(stdout);
     free(src);
     free(dst);
@@ -280,8 +280,7 @@ static inline int osu_is_initiator(int me, int npes)
  * may return its time too, and it is left out here, not by each operation.
  */
 static inline void osu_run_sizes(const osu_runtime_t *rt, const osu_args_t *a,
-                                 double (*run)(const char *op, size_t size, int iters,
-                                               int warmup),
+                                 double (*run)(const char *op, size_t size, int iters, int warmup),
                                  int counted)
 {
     double ncounted = rt->sum_to_root(counted ? 1.0 : 0.0);

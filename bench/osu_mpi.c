@@ -24,7 +24,7 @@
 
 static int me, npes;
 static MPI_Win win;
-static char *win_buf;   /* [max_size] message area, then the signal and the counter */
+static char *win_buf; /* [max_size] message area, then the signal and the counter */
 static char *s_buf, *r_buf;
 static MPI_Aint sig_disp, counter_disp;
 
@@ -151,8 +151,7 @@ static double run_op(const char *op, size_t size, int iters, int warmup)
             uint64_t v = ++seq;
             MPI_Put(s_buf, n, MPI_BYTE, peer, 0, n, MPI_BYTE, win);
             MPI_Win_flush(peer, win);
-            MPI_Accumulate(&v, 1, MPI_UINT64_T, peer, sig_disp, 1, MPI_UINT64_T, MPI_REPLACE,
-                           win);
+            MPI_Accumulate(&v, 1, MPI_UINT64_T, peer, sig_disp, 1, MPI_UINT64_T, MPI_REPLACE, win);
             MPI_Win_flush(peer, win);
         }
     }

@@ -36,10 +36,10 @@
 _Static_assert(sizeof(unsigned long) == sizeof(uint64_t), "unsigned long must be 64 bits");
 #endif
 
-static char *s_buf, *r_buf;       /* symmetric message buffers */
-static uint64_t signal_word;      /* symmetric (static data): the put_signal / pingpong flag */
-static long counter;              /* symmetric: the fetch_add target */
-static double *root_sum;          /* symmetric [npes]: values gathered at rank 0 */
+static char *s_buf, *r_buf;  /* symmetric message buffers */
+static uint64_t signal_word; /* symmetric (static data): the put_signal / pingpong flag */
+static long counter;         /* symmetric: the fetch_add target */
+static double *root_sum;     /* symmetric [npes]: values gathered at rank 0 */
 static int me, npes;
 
 /* put with signal (SET), in whichever form the OpenSHMEM version offers */

@@ -38,17 +38,17 @@ extern "C" {
 
 /** One status type for the whole library. */
 typedef enum {
-    MESHMEM_OK              = 0,   /**< success */
-    MESHMEM_INPROGRESS      = 1,   /**< operation started, not complete */
-    MESHMEM_ERR_ARG         = -1,  /**< invalid argument */
-    MESHMEM_ERR_NOMEM       = -2,  /**< out of (symmetric) memory */
-    MESHMEM_ERR_SYSTEM      = -3,  /**< a system call failed (errno logged) */
-    MESHMEM_ERR_STATE       = -4,  /**< call not allowed in the current state */
+    MESHMEM_OK = 0,                 /**< success */
+    MESHMEM_INPROGRESS = 1,         /**< operation started, not complete */
+    MESHMEM_ERR_ARG = -1,           /**< invalid argument */
+    MESHMEM_ERR_NOMEM = -2,         /**< out of (symmetric) memory */
+    MESHMEM_ERR_SYSTEM = -3,        /**< a system call failed (errno logged) */
+    MESHMEM_ERR_STATE = -4,         /**< call not allowed in the current state */
     MESHMEM_ERR_NOT_SYMMETRIC = -5, /**< address is not symmetric */
-    MESHMEM_ERR_RANK        = -6,  /**< rank out of range */
-    MESHMEM_ERR_TEAM        = -7,  /**< invalid team */
-    MESHMEM_ERR_UNSUPPORTED = -8,  /**< operation not supported for these arguments */
-    MESHMEM_ERR_ABORTED     = -9,  /**< the job is being torn down */
+    MESHMEM_ERR_RANK = -6,          /**< rank out of range */
+    MESHMEM_ERR_TEAM = -7,          /**< invalid team */
+    MESHMEM_ERR_UNSUPPORTED = -8,   /**< operation not supported for these arguments */
+    MESHMEM_ERR_ABORTED = -9,       /**< the job is being torn down */
 } meshmem_status_t;
 
 /** @return a constant string describing @p status. */
@@ -60,10 +60,10 @@ const char *meshmem_status_string(meshmem_status_t status);
 
 /** Thread levels, as OpenSHMEM. */
 enum {
-    MESHMEM_THREAD_SINGLE     = 0,
-    MESHMEM_THREAD_FUNNELED   = 1,
+    MESHMEM_THREAD_SINGLE = 0,
+    MESHMEM_THREAD_FUNNELED = 1,
     MESHMEM_THREAD_SERIALIZED = 2,
-    MESHMEM_THREAD_MULTIPLE   = 3,
+    MESHMEM_THREAD_MULTIPLE = 3,
 };
 
 /**
@@ -164,12 +164,12 @@ void meshmem_get(void *dest, const void *src, size_t nbytes, int rank);
  * @brief Strided put: element i (of @p elem_size bytes) of src at src + i*sst*elem_size goes to
  * dest + i*dst*elem_size on @p rank, for i < @p nelems.
  */
-void meshmem_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
-                  size_t elem_size, size_t nelems, int rank);
+void meshmem_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t elem_size,
+                  size_t nelems, int rank);
 
 /** @brief Strided get, the mirror of meshmem_iput. */
-void meshmem_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
-                  size_t elem_size, size_t nelems, int rank);
+void meshmem_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t elem_size,
+                  size_t nelems, int rank);
 
 /** Signal update operations. */
 enum {
@@ -204,12 +204,21 @@ void meshmem_quiet(void);
 
 /** Element types for atomics, waits and reductions. */
 typedef enum {
-    MESHMEM_INT8, MESHMEM_INT16, MESHMEM_INT32, MESHMEM_INT64,
-    MESHMEM_UINT8, MESHMEM_UINT16, MESHMEM_UINT32, MESHMEM_UINT64,
-    MESHMEM_FLOAT32, MESHMEM_FLOAT64,
-    MESHMEM_FLOAT16, MESHMEM_BFLOAT16,
-    MESHMEM_LONGDOUBLE,           /**< long double: sum, prod, min, max */
-    MESHMEM_COMPLEXF, MESHMEM_COMPLEXD, /**< float/double _Complex: sum, prod */
+    MESHMEM_INT8,
+    MESHMEM_INT16,
+    MESHMEM_INT32,
+    MESHMEM_INT64,
+    MESHMEM_UINT8,
+    MESHMEM_UINT16,
+    MESHMEM_UINT32,
+    MESHMEM_UINT64,
+    MESHMEM_FLOAT32,
+    MESHMEM_FLOAT64,
+    MESHMEM_FLOAT16,
+    MESHMEM_BFLOAT16,
+    MESHMEM_LONGDOUBLE, /**< long double: sum, prod, min, max */
+    MESHMEM_COMPLEXF,
+    MESHMEM_COMPLEXD, /**< float/double _Complex: sum, prod */
     MESHMEM_DTYPE_COUNT
 } meshmem_dtype_t;
 
@@ -218,8 +227,14 @@ size_t meshmem_dtype_size(meshmem_dtype_t dtype);
 
 /** Atomic memory operations. */
 typedef enum {
-    MESHMEM_AMO_FETCH, MESHMEM_AMO_SET, MESHMEM_AMO_SWAP, MESHMEM_AMO_CSWAP,
-    MESHMEM_AMO_ADD, MESHMEM_AMO_AND, MESHMEM_AMO_OR, MESHMEM_AMO_XOR,
+    MESHMEM_AMO_FETCH,
+    MESHMEM_AMO_SET,
+    MESHMEM_AMO_SWAP,
+    MESHMEM_AMO_CSWAP,
+    MESHMEM_AMO_ADD,
+    MESHMEM_AMO_AND,
+    MESHMEM_AMO_OR,
+    MESHMEM_AMO_XOR,
 } meshmem_amo_op_t;
 
 /**
@@ -239,7 +254,11 @@ meshmem_status_t meshmem_atomic(meshmem_amo_op_t op, meshmem_dtype_t dtype, void
 
 /** Comparisons for waits, as OpenSHMEM's SHMEM_CMP_*. */
 typedef enum {
-    MESHMEM_CMP_EQ = 1, MESHMEM_CMP_NE, MESHMEM_CMP_GT, MESHMEM_CMP_LE, MESHMEM_CMP_LT,
+    MESHMEM_CMP_EQ = 1,
+    MESHMEM_CMP_NE,
+    MESHMEM_CMP_GT,
+    MESHMEM_CMP_LE,
+    MESHMEM_CMP_LT,
     MESHMEM_CMP_GE,
 } meshmem_cmp_t;
 
@@ -285,8 +304,8 @@ int meshmem_team_translate(meshmem_team_t src, int src_rank, meshmem_team_t dst)
  * start, start+stride, ... (size of them). Non-members get MESHMEM_TEAM_INVALID.
  * @return MESHMEM_OK or an error (bad arguments, no team slot left).
  */
-meshmem_status_t meshmem_team_split_strided(meshmem_team_t parent, int start, int stride,
-                                            int size, meshmem_team_t *new_team);
+meshmem_status_t meshmem_team_split_strided(meshmem_team_t parent, int start, int stride, int size,
+                                            meshmem_team_t *new_team);
 
 /**
  * @brief Split @p parent (collective) into a 2-D grid with @p xrange columns: x-axis teams
@@ -335,8 +354,13 @@ void meshmem_topology_square(int n, int *kx, int *ky);
 
 /** Reduction operators. */
 typedef enum {
-    MESHMEM_OP_SUM, MESHMEM_OP_PROD, MESHMEM_OP_MIN, MESHMEM_OP_MAX,
-    MESHMEM_OP_AND, MESHMEM_OP_OR, MESHMEM_OP_XOR,
+    MESHMEM_OP_SUM,
+    MESHMEM_OP_PROD,
+    MESHMEM_OP_MIN,
+    MESHMEM_OP_MAX,
+    MESHMEM_OP_AND,
+    MESHMEM_OP_OR,
+    MESHMEM_OP_XOR,
     MESHMEM_OP_COUNT
 } meshmem_op_t;
 
@@ -350,42 +374,38 @@ meshmem_status_t meshmem_team_sync(meshmem_team_t team);
  * @brief Broadcast @p nbytes from @p src on team rank @p root to @p dest on every member
  * (the root's dest included, as OpenSHMEM 1.5). @p dest symmetric; @p src local.
  */
-meshmem_status_t meshmem_broadcast(meshmem_team_t team, void *dest, const void *src,
-                                   size_t nbytes, int root);
+meshmem_status_t meshmem_broadcast(meshmem_team_t team, void *dest, const void *src, size_t nbytes,
+                                   int root);
 
 /**
  * @brief Concatenate each member's @p nbytes (which may differ per member) into @p dest on every
  * member, in team-rank order. @p dest symmetric.
  */
-meshmem_status_t meshmem_collect(meshmem_team_t team, void *dest, const void *src,
-                                 size_t nbytes);
+meshmem_status_t meshmem_collect(meshmem_team_t team, void *dest, const void *src, size_t nbytes);
 
 /** @brief Like meshmem_collect with the same @p nbytes on every member (all-gather). */
-meshmem_status_t meshmem_fcollect(meshmem_team_t team, void *dest, const void *src,
-                                  size_t nbytes);
+meshmem_status_t meshmem_fcollect(meshmem_team_t team, void *dest, const void *src, size_t nbytes);
 
 /**
  * @brief All-to-all: block j (of @p nbytes) of @p src goes to block me of @p dest on member j.
  * @p dest symmetric.
  */
-meshmem_status_t meshmem_alltoall(meshmem_team_t team, void *dest, const void *src,
-                                  size_t nbytes);
+meshmem_status_t meshmem_alltoall(meshmem_team_t team, void *dest, const void *src, size_t nbytes);
 
 /**
  * @brief Strided all-to-all (OpenSHMEM alltoalls): elements of @p elem_size bytes, @p nelems per
  * pair, @p dst / @p sst strides in elements.
  */
-meshmem_status_t meshmem_alltoalls(meshmem_team_t team, void *dest, const void *src,
-                                   ptrdiff_t dst, ptrdiff_t sst, size_t elem_size,
-                                   size_t nelems);
+meshmem_status_t meshmem_alltoalls(meshmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                                   ptrdiff_t sst, size_t elem_size, size_t nelems);
 
 /**
  * @brief All-reduce @p count elements of @p dtype with @p op into @p dest on every member.
  * Results are bitwise identical on every member. In place (dest == src) is allowed.
  * @return MESHMEM_ERR_ARG for an op the type does not support.
  */
-meshmem_status_t meshmem_allreduce(meshmem_team_t team, void *dest, const void *src,
-                                   size_t count, meshmem_dtype_t dtype, meshmem_op_t op);
+meshmem_status_t meshmem_allreduce(meshmem_team_t team, void *dest, const void *src, size_t count,
+                                   meshmem_dtype_t dtype, meshmem_op_t op);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Modelling (meshrun --fabric: running the program on a modelled fabric)                      */

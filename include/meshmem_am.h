@@ -63,25 +63,25 @@ typedef void (*meshmem_am_handler_t)(meshmem_am_token_t token, void *buf, size_t
 
 /** Message kinds. */
 typedef enum {
-    MESHMEM_AM_SHORT  = 1, /**< arguments only */
+    MESHMEM_AM_SHORT = 1,  /**< arguments only */
     MESHMEM_AM_MEDIUM = 2, /**< payload in a temporary buffer */
-    MESHMEM_AM_LONG   = 3, /**< payload at a symmetric destination */
+    MESHMEM_AM_LONG = 3,   /**< payload at a symmetric destination */
 } meshmem_am_kind_t;
 
 /** Whether a handler takes requests, replies or both. */
 enum {
     MESHMEM_AM_REQUEST = 1,
-    MESHMEM_AM_REPLY   = 2,
-    MESHMEM_AM_REQREP  = 3,
+    MESHMEM_AM_REPLY = 2,
+    MESHMEM_AM_REQREP = 3,
 };
 
 /** One handler registration (as GASNet-EX's gex_AM_Entry_t). */
 typedef struct {
-    int                  index; /**< 0 .. MESHMEM_AM_MAX_HANDLERS-1 */
-    meshmem_am_handler_t fn;    /**< the handler */
-    meshmem_am_kind_t    kind;  /**< the one kind of message it takes */
-    int                  flags; /**< MESHMEM_AM_REQUEST, _REPLY or _REQREP */
-    int                  nargs; /**< the argument count it takes, or -1 for any */
+    int index;               /**< 0 .. MESHMEM_AM_MAX_HANDLERS-1 */
+    meshmem_am_handler_t fn; /**< the handler */
+    meshmem_am_kind_t kind;  /**< the one kind of message it takes */
+    int flags;               /**< MESHMEM_AM_REQUEST, _REPLY or _REQREP */
+    int nargs;               /**< the argument count it takes, or -1 for any */
 } meshmem_am_entry_t;
 
 /**
@@ -117,9 +117,8 @@ meshmem_status_t meshmem_am_request_short(int rank, int handler, int nargs,
  * @return as meshmem_am_request_short; MESHMEM_ERR_ARG also when @p nbytes exceeds
  *         meshmem_am_max_medium().
  */
-meshmem_status_t meshmem_am_request_medium(int rank, int handler, const void *buf,
-                                           size_t nbytes, int nargs,
-                                           const meshmem_am_arg_t *args);
+meshmem_status_t meshmem_am_request_medium(int rank, int handler, const void *buf, size_t nbytes,
+                                           int nargs, const meshmem_am_arg_t *args);
 
 /**
  * @brief Send a LONG request: @p nbytes of @p buf are written to symmetric @p dest on @p rank,
@@ -141,9 +140,8 @@ meshmem_status_t meshmem_am_reply_short(meshmem_am_token_t token, int handler, i
                                         const meshmem_am_arg_t *args);
 
 /** @brief Reply with a MEDIUM message (see meshmem_am_reply_short and _request_medium). */
-meshmem_status_t meshmem_am_reply_medium(meshmem_am_token_t token, int handler,
-                                         const void *buf, size_t nbytes, int nargs,
-                                         const meshmem_am_arg_t *args);
+meshmem_status_t meshmem_am_reply_medium(meshmem_am_token_t token, int handler, const void *buf,
+                                         size_t nbytes, int nargs, const meshmem_am_arg_t *args);
 
 /**
  * @brief Reply with a LONG message to symmetric @p dest on the requester (see
@@ -191,8 +189,7 @@ meshmem_status_t meshmem_am_quiet(void);
  * @note Not complete on return: meshmem_am_quiet() completes it (every PUT handler has run).
  * @return MESHMEM_OK, MESHMEM_ERR_RANK, MESHMEM_ERR_NOT_SYMMETRIC, MESHMEM_ERR_STATE.
  */
-meshmem_status_t meshmem_am_put(void *dest, const void *src, size_t nbytes, int rank,
-                                size_t frag);
+meshmem_status_t meshmem_am_put(void *dest, const void *src, size_t nbytes, int rank, size_t frag);
 
 /**
  * @brief Get @p nbytes from symmetric @p src on @p rank into local @p dest: per fragment of
@@ -200,8 +197,7 @@ meshmem_status_t meshmem_am_put(void *dest, const void *src, size_t nbytes, int 
  * @p dest is symmetric, else by MEDIUM replies copied here by their handler. Complete on return.
  * @return MESHMEM_OK, MESHMEM_ERR_RANK, MESHMEM_ERR_NOT_SYMMETRIC, MESHMEM_ERR_STATE.
  */
-meshmem_status_t meshmem_am_get(void *dest, const void *src, size_t nbytes, int rank,
-                                size_t frag);
+meshmem_status_t meshmem_am_get(void *dest, const void *src, size_t nbytes, int rank, size_t frag);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Streams                                                                                     */
@@ -210,32 +206,32 @@ meshmem_status_t meshmem_am_get(void *dest, const void *src, size_t nbytes, int 
 /** A stream's state on one side (producer or consumer); plain data, no allocation. */
 typedef struct {
     /* producer's fast path (meshmem_stream_push1): first, one line with the element size */
-    char     *wp;         /**< producer: where the next element goes (consumer's buffer, mapped here) */
-    char     *wlim;       /**< producer: the last element of the current batch (pushing it completes
+    char *wp;         /**< producer: where the next element goes (consumer's buffer, mapped here) */
+    char *wlim;       /**< producer: the last element of the current batch (pushing it completes
                                the batch: out of line); NULL when closed or not the producer */
-    size_t    elem_size;  /**< bytes per element */
-    char     *buf;        /**< symmetric element buffer (the consumer's copy receives) */
-    uint64_t *signal;     /**< symmetric 64-bit count word (the consumer's copy counts) */
-    size_t    capacity;   /**< elements the buffer holds */
-    size_t    batch;      /**< N: elements per signal */
-    int       producer, consumer; /**< world ranks */
-    int       role;       /**< 0 producer, 1 consumer, -1 neither */
-    int       closed;     /**< producer: closed */
-    char     *remote;     /**< producer: the consumer's buffer as mapped here, or the staging
+    size_t elem_size; /**< bytes per element */
+    char *buf;        /**< symmetric element buffer (the consumer's copy receives) */
+    uint64_t *signal; /**< symmetric 64-bit count word (the consumer's copy counts) */
+    size_t capacity;  /**< elements the buffer holds */
+    size_t batch;     /**< N: elements per signal */
+    int producer, consumer; /**< world ranks */
+    int role;               /**< 0 producer, 1 consumer, -1 neither */
+    int closed;             /**< producer: closed */
+    char *remote;           /**< producer: the consumer's buffer as mapped here, or the staging
                                buffer when the consumer is on another host */
-    char     *stage;      /**< producer: staging buffer for a consumer on another host (freed
+    char *stage;            /**< producer: staging buffer for a consumer on another host (freed
                                by meshmem_stream_close), else NULL */
 #ifdef __cplusplus
     uint64_t *remote_signal; /* the same pointer: C++ has no _Atomic; only the library uses it */
 #else
     _Atomic uint64_t *remote_signal; /**< producer: the consumer's signal as mapped here */
 #endif
-    size_t    sig_off;    /**< producer: bytes made visible */
-    size_t    next_off;   /**< producer: byte offset of the next batch boundary (SIZE_MAX: none) */
-    size_t    batch_bytes; /**< producer: N * elem_size (SIZE_MAX when N exceeds the capacity) */
-    size_t    woken_off;  /**< producer: bytes visible when the consumer was last woken */
-    uint64_t  signalled;  /**< producer: elements made visible */
-    uint64_t  popped;     /**< consumer: elements taken */
+    size_t sig_off;     /**< producer: bytes made visible */
+    size_t next_off;    /**< producer: byte offset of the next batch boundary (SIZE_MAX: none) */
+    size_t batch_bytes; /**< producer: N * elem_size (SIZE_MAX when N exceeds the capacity) */
+    size_t woken_off;   /**< producer: bytes visible when the consumer was last woken */
+    uint64_t signalled; /**< producer: elements made visible */
+    uint64_t popped;    /**< consumer: elements taken */
 } meshmem_stream_t;
 
 /** Bit of the signal word set when the producer has closed the stream. */
@@ -255,8 +251,8 @@ typedef struct {
  *         MESHMEM_ERR_RANK, MESHMEM_ERR_NOT_SYMMETRIC, MESHMEM_ERR_NOMEM (no staging buffer).
  */
 meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem_size,
-                                     size_t capacity, uint64_t *signal, size_t batch,
-                                     int producer, int consumer);
+                                     size_t capacity, uint64_t *signal, size_t batch, int producer,
+                                     int consumer);
 
 /**
  * @brief Producer: append @p count elements of @p elems (one copy into the consumer's buffer).

@@ -74,22 +74,20 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
 
 /** @brief Every member gets every member's @p count elements, in team-rank order. */
 meshmem_status_t meshmem_coll_allgather(meshmem_team_t team, const void *sendbuf, void *recvbuf,
-                                        size_t count, meshmem_dtype_t dtype,
-                                        meshmem_algo_t algo);
+                                        size_t count, meshmem_dtype_t dtype, meshmem_algo_t algo);
 
 /**
  * @brief All-gather with a count per member: member r's @p sendcount elements land at
  * recvbuf + displs[r] on every member; recvcounts[r] must equal r's sendcount.
  */
-meshmem_status_t meshmem_coll_allgatherv(meshmem_team_t team, const void *sendbuf,
-                                         size_t sendcount, void *recvbuf,
-                                         const size_t *recvcounts, const size_t *displs,
-                                         meshmem_dtype_t dtype, meshmem_algo_t algo);
+meshmem_status_t meshmem_coll_allgatherv(meshmem_team_t team, const void *sendbuf, size_t sendcount,
+                                         void *recvbuf, const size_t *recvcounts,
+                                         const size_t *displs, meshmem_dtype_t dtype,
+                                         meshmem_algo_t algo);
 
 /** @brief Block j of @p sendbuf goes to block me of @p recvbuf at member j. */
 meshmem_status_t meshmem_coll_alltoall(meshmem_team_t team, const void *sendbuf, void *recvbuf,
-                                       size_t count, meshmem_dtype_t dtype,
-                                       meshmem_algo_t algo);
+                                       size_t count, meshmem_dtype_t dtype, meshmem_algo_t algo);
 
 /**
  * @brief All-to-all with counts per pair (elements; displacements in elements).
@@ -107,8 +105,8 @@ meshmem_status_t meshmem_coll_alltoallv(meshmem_team_t team, const void *sendbuf
 
 /** @brief Reduce @p count elements with @p op into @p recvbuf at @p root. */
 meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, void *recvbuf,
-                                     size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
-                                     int root, meshmem_algo_t algo);
+                                     size_t count, meshmem_dtype_t dtype, meshmem_op_t op, int root,
+                                     meshmem_algo_t algo);
 
 /**
  * @brief All-reduce @p count elements with @p op into @p recvbuf on every member; results are
@@ -124,9 +122,8 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
  * every member's @p sendbuf (size x recvcount elements) lands in @p recvbuf of member r.
  */
 meshmem_status_t meshmem_coll_reduce_scatter(meshmem_team_t team, const void *sendbuf,
-                                             void *recvbuf, size_t recvcount,
-                                             meshmem_dtype_t dtype, meshmem_op_t op,
-                                             meshmem_algo_t algo);
+                                             void *recvbuf, size_t recvcount, meshmem_dtype_t dtype,
+                                             meshmem_op_t op, meshmem_algo_t algo);
 
 #pragma GCC visibility pop
 

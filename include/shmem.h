@@ -74,15 +74,15 @@ extern "C" {
  * set's team (SHMEM_ASET_PSYNC_WORDS words, see shmem_coll.h), so one size fits every routine
  * and a program may reuse one pSync for every kind of collective. pWrk is not used.
  */
-#define SHMEM_SYNC_VALUE               0L
-#define SHMEM_SYNC_SIZE                8
-#define SHMEM_BARRIER_SYNC_SIZE        SHMEM_SYNC_SIZE
-#define SHMEM_BCAST_SYNC_SIZE          SHMEM_SYNC_SIZE
-#define SHMEM_REDUCE_SYNC_SIZE         SHMEM_SYNC_SIZE
-#define SHMEM_COLLECT_SYNC_SIZE        SHMEM_SYNC_SIZE
-#define SHMEM_ALLTOALL_SYNC_SIZE       SHMEM_SYNC_SIZE
-#define SHMEM_ALLTOALLS_SYNC_SIZE      SHMEM_SYNC_SIZE
-#define SHMEM_REDUCE_MIN_WRKDATA_SIZE  1
+#define SHMEM_SYNC_VALUE              0L
+#define SHMEM_SYNC_SIZE               8
+#define SHMEM_BARRIER_SYNC_SIZE       SHMEM_SYNC_SIZE
+#define SHMEM_BCAST_SYNC_SIZE         SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_SYNC_SIZE        SHMEM_SYNC_SIZE
+#define SHMEM_COLLECT_SYNC_SIZE       SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALL_SYNC_SIZE      SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALLS_SYNC_SIZE     SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
 
 /* deprecated spellings of the constants (OpenSHMEM 1.5 Annex: still accepted) */
 #define _SHMEM_MAJOR_VERSION           SHMEM_MAJOR_VERSION
@@ -346,8 +346,7 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
     void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,         \
                                  int pe);                                                          \
     void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);                     \
-    void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,         \
-                                 int pe);
+    void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe);
 SHMEM_RMA_TYPES(SHMEM_DECL_RMA_)
 #undef SHMEM_DECL_RMA_
 
@@ -368,11 +367,11 @@ SHMEM_RMA_TYPES(SHMEM_DECL_RMA_)
     void shmem_ctx_iget##BITS(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,      \
                               ptrdiff_t sst, size_t nelems, int pe);                               \
     void shmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);             \
-    void shmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source,                \
-                                   size_t nelems, int pe);                                         \
+    void shmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
+                                   int pe);                                                        \
     void shmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);             \
-    void shmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source,                \
-                                   size_t nelems, int pe);
+    void shmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
+                                   int pe);
 SHMEM_SIZED_TYPES(SHMEM_DECL_RMA_SIZED_)
 #undef SHMEM_DECL_RMA_SIZED_
 
@@ -382,11 +381,9 @@ void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t ne
 void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
 void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
-                          int pe);
+void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
-                          int pe);
+void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Signals (9.7)                                                                               */
@@ -404,9 +401,8 @@ void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_
                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);      \
     void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,   \
                                     uint64_t signal, int sig_op, int pe);                          \
-    void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source,                 \
-                                        size_t nelems, uint64_t *sig_addr, uint64_t signal,        \
-                                        int sig_op, int pe);
+    void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,  \
+                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 SHMEM_RMA_TYPES(SHMEM_DECL_SIGNAL_)
 #undef SHMEM_DECL_SIGNAL_
 
@@ -558,8 +554,7 @@ SHMEM_AMO_DEPRECATED_EXTENDED_TYPES(SHMEM_DECL_AMO_DEPRECATED_EXTENDED_)
                                               const int *status, int cmp, T *cmp_values);          \
     int shmem_##N##_test(T *ivar, int cmp, T cmp_value);                                           \
     int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);    \
-    size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,               \
-                                T cmp_value);                                                      \
+    size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value); \
     size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status,      \
                                  int cmp, T cmp_value);                                            \
     int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,           \
@@ -647,19 +642,20 @@ void shmem_c11_type_not_supported(void);
 
 /* dispatch OP over TABLE, with or without a leading context */
 #define SHMEM_C11_CTX_DISPATCH(TABLE, OP, ...)                                                     \
-    _Generic(&*(SHMEM_C11_ARG0(__VA_ARGS__)),                                                      \
-        shmem_ctx_t: _Generic((SHMEM_C11_ARG1(__VA_ARGS__)) + 0,                                   \
-                              TABLE(SHMEM_C11_CTX_##OP##_) default: shmem_c11_type_not_supported), \
-        TABLE(SHMEM_C11_##OP##_) default: shmem_c11_type_not_supported)(__VA_ARGS__)
+    _Generic(&*(SHMEM_C11_ARG0(__VA_ARGS__)), shmem_ctx_t                                          \
+             : _Generic((SHMEM_C11_ARG1(__VA_ARGS__)) + 0, TABLE(SHMEM_C11_CTX_##OP##_) default    \
+                        : shmem_c11_type_not_supported),                                           \
+               TABLE(SHMEM_C11_##OP##_) default                                                    \
+             : shmem_c11_type_not_supported)(__VA_ARGS__)
 /* dispatch OP over TABLE on the first argument (routines without a context form) */
 #define SHMEM_C11_DISPATCH(TABLE, OP, ...)                                                         \
-    _Generic(&*(SHMEM_C11_ARG0(__VA_ARGS__)),                                                      \
-        TABLE(SHMEM_C11_##OP##_) default: shmem_c11_type_not_supported)(__VA_ARGS__)
+    _Generic(&*(SHMEM_C11_ARG0(__VA_ARGS__)), TABLE(SHMEM_C11_##OP##_) default                     \
+             : shmem_c11_type_not_supported)(__VA_ARGS__)
 
 /* the association of each generic routine: T * selects the typed routine */
-#define SHMEM_C11_ASSOC_(T, FN)   T *: FN,
+#define SHMEM_C11_ASSOC_(T, FN) T * : FN,
 /* routines that read through the pointer also accept a pointer to const */
-#define SHMEM_C11_ASSOC_RO_(T, FN) T *: FN, const T *: FN,
+#define SHMEM_C11_ASSOC_RO_(T, FN) T * : FN, const T * : FN,
 
 #define SHMEM_C11_put_(T, N)                SHMEM_C11_ASSOC_(T, shmem_##N##_put)
 #define SHMEM_C11_CTX_put_(T, N)            SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_put)
@@ -692,72 +688,58 @@ void shmem_c11_type_not_supported(void);
 #define shmem_put_nbi(...) SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, put_nbi, __VA_ARGS__)
 #define shmem_get_nbi(...) SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, get_nbi, __VA_ARGS__)
 /** @brief Type-generic put with signal: shmem_put_signal([ctx,] dest, source, nelems, ...). */
-#define shmem_put_signal(...)                                                                      \
-    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, put_signal, __VA_ARGS__)
+#define shmem_put_signal(...) SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, put_signal, __VA_ARGS__)
 #define shmem_put_signal_nbi(...)                                                                  \
     SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_RMA, put_signal_nbi, __VA_ARGS__)
 
-#define SHMEM_C11_atomic_fetch_(T, N)     SHMEM_C11_ASSOC_RO_(T, shmem_##N##_atomic_fetch)
-#define SHMEM_C11_CTX_atomic_fetch_(T, N) SHMEM_C11_ASSOC_RO_(T, shmem_ctx_##N##_atomic_fetch)
-#define SHMEM_C11_atomic_fetch_nbi_(T, N) SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_nbi)
-#define SHMEM_C11_CTX_atomic_fetch_nbi_(T, N)                                                      \
-    SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_nbi)
-#define SHMEM_C11_atomic_set_(T, N)      SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_set)
-#define SHMEM_C11_CTX_atomic_set_(T, N)  SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_set)
-#define SHMEM_C11_atomic_swap_(T, N)     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_swap)
-#define SHMEM_C11_CTX_atomic_swap_(T, N) SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_swap)
-#define SHMEM_C11_atomic_swap_nbi_(T, N) SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_swap_nbi)
-#define SHMEM_C11_CTX_atomic_swap_nbi_(T, N)                                                       \
-    SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_swap_nbi)
-#define SHMEM_C11_atomic_compare_swap_(T, N)                                                       \
-    SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_compare_swap)
+#define SHMEM_C11_atomic_fetch_(T, N)         SHMEM_C11_ASSOC_RO_(T, shmem_##N##_atomic_fetch)
+#define SHMEM_C11_CTX_atomic_fetch_(T, N)     SHMEM_C11_ASSOC_RO_(T, shmem_ctx_##N##_atomic_fetch)
+#define SHMEM_C11_atomic_fetch_nbi_(T, N)     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_nbi)
+#define SHMEM_C11_CTX_atomic_fetch_nbi_(T, N) SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_nbi)
+#define SHMEM_C11_atomic_set_(T, N)           SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_set)
+#define SHMEM_C11_CTX_atomic_set_(T, N)       SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_set)
+#define SHMEM_C11_atomic_swap_(T, N)          SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_swap)
+#define SHMEM_C11_CTX_atomic_swap_(T, N)      SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_swap)
+#define SHMEM_C11_atomic_swap_nbi_(T, N)      SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_swap_nbi)
+#define SHMEM_C11_CTX_atomic_swap_nbi_(T, N)  SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_swap_nbi)
+#define SHMEM_C11_atomic_compare_swap_(T, N)  SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_compare_swap)
 #define SHMEM_C11_CTX_atomic_compare_swap_(T, N)                                                   \
     SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_compare_swap)
 #define SHMEM_C11_atomic_compare_swap_nbi_(T, N)                                                   \
     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_compare_swap_nbi)
 #define SHMEM_C11_CTX_atomic_compare_swap_nbi_(T, N)                                               \
     SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_compare_swap_nbi)
-#define SHMEM_C11_atomic_fetch_inc_(T, N) SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_inc)
-#define SHMEM_C11_CTX_atomic_fetch_inc_(T, N)                                                      \
-    SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_inc)
-#define SHMEM_C11_atomic_fetch_inc_nbi_(T, N)                                                      \
-    SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_inc_nbi)
+#define SHMEM_C11_atomic_fetch_inc_(T, N)     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_inc)
+#define SHMEM_C11_CTX_atomic_fetch_inc_(T, N) SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_inc)
+#define SHMEM_C11_atomic_fetch_inc_nbi_(T, N) SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_inc_nbi)
 #define SHMEM_C11_CTX_atomic_fetch_inc_nbi_(T, N)                                                  \
     SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_inc_nbi)
-#define SHMEM_C11_atomic_inc_(T, N)     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_inc)
-#define SHMEM_C11_CTX_atomic_inc_(T, N) SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_inc)
-#define SHMEM_C11_atomic_fetch_add_(T, N) SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_add)
-#define SHMEM_C11_CTX_atomic_fetch_add_(T, N)                                                      \
-    SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_add)
-#define SHMEM_C11_atomic_fetch_add_nbi_(T, N)                                                      \
-    SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_add_nbi)
+#define SHMEM_C11_atomic_inc_(T, N)           SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_inc)
+#define SHMEM_C11_CTX_atomic_inc_(T, N)       SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_inc)
+#define SHMEM_C11_atomic_fetch_add_(T, N)     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_add)
+#define SHMEM_C11_CTX_atomic_fetch_add_(T, N) SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_add)
+#define SHMEM_C11_atomic_fetch_add_nbi_(T, N) SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_add_nbi)
 #define SHMEM_C11_CTX_atomic_fetch_add_nbi_(T, N)                                                  \
     SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_add_nbi)
-#define SHMEM_C11_atomic_add_(T, N)     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_add)
-#define SHMEM_C11_CTX_atomic_add_(T, N) SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_add)
-#define SHMEM_C11_atomic_fetch_and_(T, N) SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_and)
-#define SHMEM_C11_CTX_atomic_fetch_and_(T, N)                                                      \
-    SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_and)
-#define SHMEM_C11_atomic_fetch_and_nbi_(T, N)                                                      \
-    SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_and_nbi)
+#define SHMEM_C11_atomic_add_(T, N)           SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_add)
+#define SHMEM_C11_CTX_atomic_add_(T, N)       SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_add)
+#define SHMEM_C11_atomic_fetch_and_(T, N)     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_and)
+#define SHMEM_C11_CTX_atomic_fetch_and_(T, N) SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_and)
+#define SHMEM_C11_atomic_fetch_and_nbi_(T, N) SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_and_nbi)
 #define SHMEM_C11_CTX_atomic_fetch_and_nbi_(T, N)                                                  \
     SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_and_nbi)
-#define SHMEM_C11_atomic_and_(T, N)     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_and)
-#define SHMEM_C11_CTX_atomic_and_(T, N) SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_and)
-#define SHMEM_C11_atomic_fetch_or_(T, N) SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_or)
-#define SHMEM_C11_CTX_atomic_fetch_or_(T, N)                                                       \
-    SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_or)
-#define SHMEM_C11_atomic_fetch_or_nbi_(T, N)                                                       \
-    SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_or_nbi)
+#define SHMEM_C11_atomic_and_(T, N)          SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_and)
+#define SHMEM_C11_CTX_atomic_and_(T, N)      SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_and)
+#define SHMEM_C11_atomic_fetch_or_(T, N)     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_or)
+#define SHMEM_C11_CTX_atomic_fetch_or_(T, N) SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_or)
+#define SHMEM_C11_atomic_fetch_or_nbi_(T, N) SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_or_nbi)
 #define SHMEM_C11_CTX_atomic_fetch_or_nbi_(T, N)                                                   \
     SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_or_nbi)
-#define SHMEM_C11_atomic_or_(T, N)     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_or)
-#define SHMEM_C11_CTX_atomic_or_(T, N) SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_or)
-#define SHMEM_C11_atomic_fetch_xor_(T, N) SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_xor)
-#define SHMEM_C11_CTX_atomic_fetch_xor_(T, N)                                                      \
-    SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_xor)
-#define SHMEM_C11_atomic_fetch_xor_nbi_(T, N)                                                      \
-    SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_xor_nbi)
+#define SHMEM_C11_atomic_or_(T, N)            SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_or)
+#define SHMEM_C11_CTX_atomic_or_(T, N)        SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_or)
+#define SHMEM_C11_atomic_fetch_xor_(T, N)     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_xor)
+#define SHMEM_C11_CTX_atomic_fetch_xor_(T, N) SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_xor)
+#define SHMEM_C11_atomic_fetch_xor_nbi_(T, N) SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_fetch_xor_nbi)
 #define SHMEM_C11_CTX_atomic_fetch_xor_nbi_(T, N)                                                  \
     SHMEM_C11_ASSOC_(T, shmem_ctx_##N##_atomic_fetch_xor_nbi)
 #define SHMEM_C11_atomic_xor_(T, N)     SHMEM_C11_ASSOC_(T, shmem_##N##_atomic_xor)
@@ -800,8 +782,7 @@ void shmem_c11_type_not_supported(void);
     SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_fetch_or, __VA_ARGS__)
 #define shmem_atomic_fetch_or_nbi(...)                                                             \
     SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_fetch_or_nbi, __VA_ARGS__)
-#define shmem_atomic_or(...)                                                                       \
-    SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_or, __VA_ARGS__)
+#define shmem_atomic_or(...) SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_or, __VA_ARGS__)
 #define shmem_atomic_fetch_xor(...)                                                                \
     SHMEM_C11_CTX_DISPATCH(SHMEMI_C11_AMO_BITWISE, atomic_fetch_xor, __VA_ARGS__)
 #define shmem_atomic_fetch_xor_nbi(...)                                                            \
@@ -849,27 +830,22 @@ void shmem_c11_type_not_supported(void);
 #define SHMEM_C11_wait_(T, N)             SHMEM_C11_ASSOC_(T, shmem_##N##_wait)
 
 /** @brief Type-generic waits and tests: shmem_wait_until(ivar, cmp, cmp_value) and so on. */
-#define shmem_wait_until(...) SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until, __VA_ARGS__)
-#define shmem_wait_until_all(...)                                                                  \
-    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_all, __VA_ARGS__)
-#define shmem_wait_until_any(...)                                                                  \
-    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_any, __VA_ARGS__)
-#define shmem_wait_until_some(...)                                                                 \
-    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_some, __VA_ARGS__)
+#define shmem_wait_until(...)      SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until, __VA_ARGS__)
+#define shmem_wait_until_all(...)  SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_all, __VA_ARGS__)
+#define shmem_wait_until_any(...)  SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_any, __VA_ARGS__)
+#define shmem_wait_until_some(...) SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_some, __VA_ARGS__)
 #define shmem_wait_until_all_vector(...)                                                           \
     SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_all_vector, __VA_ARGS__)
 #define shmem_wait_until_any_vector(...)                                                           \
     SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_any_vector, __VA_ARGS__)
 #define shmem_wait_until_some_vector(...)                                                          \
     SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, wait_until_some_vector, __VA_ARGS__)
-#define shmem_test(...)        SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test, __VA_ARGS__)
-#define shmem_test_all(...)    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_all, __VA_ARGS__)
-#define shmem_test_any(...)    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_any, __VA_ARGS__)
-#define shmem_test_some(...)   SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_some, __VA_ARGS__)
-#define shmem_test_all_vector(...)                                                                 \
-    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_all_vector, __VA_ARGS__)
-#define shmem_test_any_vector(...)                                                                 \
-    SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_any_vector, __VA_ARGS__)
+#define shmem_test(...)            SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test, __VA_ARGS__)
+#define shmem_test_all(...)        SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_all, __VA_ARGS__)
+#define shmem_test_any(...)        SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_any, __VA_ARGS__)
+#define shmem_test_some(...)       SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_some, __VA_ARGS__)
+#define shmem_test_all_vector(...) SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_all_vector, __VA_ARGS__)
+#define shmem_test_any_vector(...) SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_any_vector, __VA_ARGS__)
 #define shmem_test_some_vector(...)                                                                \
     SHMEM_C11_DISPATCH(SHMEMI_C11_P2P, test_some_vector, __VA_ARGS__)
 /** @deprecated shmem_wait(ivar, cmp_value): wait while *ivar == cmp_value. */

@@ -156,7 +156,8 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
 #define SHMEM_SYNC_PICK_(a1, a2, a3, a4, routine, ...) routine
 #define shmem_sync(...)                                                                            \
     SHMEM_SYNC_PICK_(__VA_ARGS__, shmem_sync, shmem_sync_takes_1_or_4_arguments,                   \
-                     shmem_sync_takes_1_or_4_arguments, shmem_team_sync, )(__VA_ARGS__)
+                     shmem_sync_takes_1_or_4_arguments, shmem_team_sync, )                         \
+    (__VA_ARGS__)
 #endif
 
 /**
@@ -317,18 +318,42 @@ struct shmem_generic_no_match_ {
     char unused_;
 };
 
-#define SHMEM_GENERIC_CASE_broadcast(CTYPE, TYPENAME) CTYPE : shmem_##TYPENAME##_broadcast,
-#define SHMEM_GENERIC_CASE_collect(CTYPE, TYPENAME)   CTYPE : shmem_##TYPENAME##_collect,
-#define SHMEM_GENERIC_CASE_fcollect(CTYPE, TYPENAME)  CTYPE : shmem_##TYPENAME##_fcollect,
-#define SHMEM_GENERIC_CASE_alltoall(CTYPE, TYPENAME)  CTYPE : shmem_##TYPENAME##_alltoall,
-#define SHMEM_GENERIC_CASE_alltoalls(CTYPE, TYPENAME) CTYPE : shmem_##TYPENAME##_alltoalls,
-#define SHMEM_GENERIC_CASE_and(CTYPE, TYPENAME)       CTYPE : shmem_##TYPENAME##_and_reduce,
-#define SHMEM_GENERIC_CASE_or(CTYPE, TYPENAME)        CTYPE : shmem_##TYPENAME##_or_reduce,
-#define SHMEM_GENERIC_CASE_xor(CTYPE, TYPENAME)       CTYPE : shmem_##TYPENAME##_xor_reduce,
-#define SHMEM_GENERIC_CASE_max(CTYPE, TYPENAME)       CTYPE : shmem_##TYPENAME##_max_reduce,
-#define SHMEM_GENERIC_CASE_min(CTYPE, TYPENAME)       CTYPE : shmem_##TYPENAME##_min_reduce,
-#define SHMEM_GENERIC_CASE_sum(CTYPE, TYPENAME)       CTYPE : shmem_##TYPENAME##_sum_reduce,
-#define SHMEM_GENERIC_CASE_prod(CTYPE, TYPENAME)      CTYPE : shmem_##TYPENAME##_prod_reduce,
+#define SHMEM_GENERIC_CASE_broadcast(CTYPE, TYPENAME)                                              \
+    CTYPE:                                                                                         \
+    shmem_##TYPENAME##_broadcast,
+#define SHMEM_GENERIC_CASE_collect(CTYPE, TYPENAME)                                                \
+    CTYPE:                                                                                         \
+    shmem_##TYPENAME##_collect,
+#define SHMEM_GENERIC_CASE_fcollect(CTYPE, TYPENAME)                                               \
+    CTYPE:                                                                                         \
+    shmem_##TYPENAME##_fcollect,
+#define SHMEM_GENERIC_CASE_alltoall(CTYPE, TYPENAME)                                               \
+    CTYPE:                                                                                         \
+    shmem_##TYPENAME##_alltoall,
+#define SHMEM_GENERIC_CASE_alltoalls(CTYPE, TYPENAME)                                              \
+    CTYPE:                                                                                         \
+    shmem_##TYPENAME##_alltoalls,
+#define SHMEM_GENERIC_CASE_and(CTYPE, TYPENAME)                                                    \
+    CTYPE:                                                                                         \
+    shmem_##TYPENAME##_and_reduce,
+#define SHMEM_GENERIC_CASE_or(CTYPE, TYPENAME)                                                     \
+    CTYPE:                                                                                         \
+    shmem_##TYPENAME##_or_reduce,
+#define SHMEM_GENERIC_CASE_xor(CTYPE, TYPENAME)                                                    \
+    CTYPE:                                                                                         \
+    shmem_##TYPENAME##_xor_reduce,
+#define SHMEM_GENERIC_CASE_max(CTYPE, TYPENAME)                                                    \
+    CTYPE:                                                                                         \
+    shmem_##TYPENAME##_max_reduce,
+#define SHMEM_GENERIC_CASE_min(CTYPE, TYPENAME)                                                    \
+    CTYPE:                                                                                         \
+    shmem_##TYPENAME##_min_reduce,
+#define SHMEM_GENERIC_CASE_sum(CTYPE, TYPENAME)                                                    \
+    CTYPE:                                                                                         \
+    shmem_##TYPENAME##_sum_reduce,
+#define SHMEM_GENERIC_CASE_prod(CTYPE, TYPENAME)                                                   \
+    CTYPE:                                                                                         \
+    shmem_##TYPENAME##_prod_reduce,
 
 /* select the typed routine NAME over the type list TYPES by the type of *dest */
 #define SHMEM_GENERIC_SELECT(TYPES, NAME, dest)                                                    \

@@ -21,8 +21,7 @@
 
 /* R(T *first, ...) -> shmem_N_R(first, ...); P is T * or const T * (routines that only read) */
 #define SHMEM_CXX_OVERLOAD_(R, P, CALL)                                                            \
-    template <class... A>                                                                          \
-    static inline auto R(P first, A... rest)->decltype(CALL(first, rest...))                      \
+    template <class... A> static inline auto R(P first, A... rest)->decltype(CALL(first, rest...)) \
     {                                                                                              \
         return CALL(first, rest...);                                                               \
     }
@@ -36,7 +35,8 @@
 /* a team routine: R(team, T *dest, ...) -> shmem_N_R(team, dest, ...) */
 #define SHMEM_CXX_TEAM_OVERLOAD_(R, P, CALL)                                                       \
     template <class... A>                                                                          \
-    static inline auto R(shmem_team_t team, P dest, A... rest)->decltype(CALL(team, dest, rest...)) \
+    static inline auto R(shmem_team_t team, P dest, A... rest)                                     \
+        ->decltype(CALL(team, dest, rest...))                                                      \
     {                                                                                              \
         return CALL(team, dest, rest...);                                                          \
     }

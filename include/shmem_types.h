@@ -139,7 +139,7 @@
 /* Table 10: reduction types; sum and prod: min/max types plus the complex ones */
 #define SHMEM_REDUCE_ARITH_TYPES(X)                                                                \
     SHMEM_REDUCE_MINMAX_TYPES(X)                                                                   \
-    X(double _Complex, complexd)                                                               \
+    X(double _Complex, complexd)                                                                   \
     X(float _Complex, complexf)
 
 /* OpenSHMEM 1.4 active-set reductions (shmem_TYPENAME_OP_to_all), deprecated in 1.5 */
@@ -155,7 +155,7 @@
     X(long double, longdouble)
 #define SHMEM_TO_ALL_ARITH_TYPES(X)                                                                \
     SHMEM_TO_ALL_MINMAX_TYPES(X)                                                                   \
-    X(double _Complex, complexd)                                                               \
+    X(double _Complex, complexd)                                                                   \
     X(float _Complex, complexf)
 
 /* Sized RMA forms: shmem_put8/16/32/64/128, shmem_get..., shmem_iput... (bits, bytes) */

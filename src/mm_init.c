@@ -73,8 +73,8 @@ static void mm_segment_layout(void)
     int n = mm_g.nranks;
     mm_g.heap_size = mm_round_page((size_t)(mm_config.heap_size > 0 ? mm_config.heap_size : 1));
     /* eager channels: a multiple of the cache line, at least one line */
-    mm_g.eager_bytes = ((size_t)(mm_config.eager_size > 64 ? mm_config.eager_size : 64) + 63) &
-                       ~(size_t)63;
+    mm_g.eager_bytes =
+        ((size_t)(mm_config.eager_size > 64 ? mm_config.eager_size : 64) + 63) & ~(size_t)63;
     mm_g.slot_bytes = mm_team_slot_bytes(n, mm_g.eager_bytes);
     mm_g.sync_offset = mm_round_page(sizeof(mm_seg_hdr_t));
     /* active-message rings (src/am/mm_am.h) between the sync slots and the heap, so that
@@ -119,8 +119,8 @@ meshmem_status_t meshmem_init(int requested, int *provided)
     mm_g.oversubscribed = mm_g.machine_size > mm_g.ncpus;
     mm_wait_setup();
     if (mm_heap_init(mm_symheap, (void *)mm_g.heap_base, mm_g.heap_size) != 0 ||
-        mm_msg_init(mm_g.seg + mm_g.stage_offset, mm_g.stage_size) != 0 ||
-        mm_team_init() != 0 || mm_am_init() != 0)
+        mm_msg_init(mm_g.seg + mm_g.stage_offset, mm_g.stage_size) != 0 || mm_team_init() != 0 ||
+        mm_am_init() != 0)
         goto fail;
     if (mm_boot->barrier() != 0) /* every rank can now be reached by every other */
         goto fail;
@@ -136,8 +136,8 @@ meshmem_status_t meshmem_init(int requested, int *provided)
         *provided = mm_g.thread_level;
     char heap[24], data[24], nets[64] = "none";
     for (int i = 0, n = 0; i < mm_tp_nnets && n >= 0 && (size_t)n < sizeof(nets); i++)
-        n += snprintf(nets + n, sizeof(nets) - (size_t)n, "%s%s", i ? "," : "",
-                      mm_tp_nets[i]->name);
+        n +=
+            snprintf(nets + n, sizeof(nets) - (size_t)n, "%s%s", i ? "," : "", mm_tp_nets[i]->name);
     mm_info("meshmem_init: rank %d of %d on %d host%s (%d rank%s here), heap %s, static data "
             "%s, bootstrap %s, network%s %s",
             mm_g.rank, mm_g.nranks, mm_g.nnodes, mm_g.nnodes > 1 ? "s" : "", mm_g.local_size,

@@ -55,7 +55,7 @@
  * drop before meshrun reaped the dead rank): meshrun waits this long for such a rank before it
  * names the peer as the cause */
 #define MESHRUN_CAUSE_WAIT_S 0.5
-#define MESHRUN_MAX_RANKS 4096
+#define MESHRUN_MAX_RANKS    4096
 
 static volatile sig_atomic_t meshrun_signal;
 
@@ -71,42 +71,43 @@ static void meshrun_on_child(int sig)
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: meshrun -n N [options] [--] program [args...]\n"
-            "       meshrun --hosts LIST|--hostfile FILE|--vhosts H [-n N] [options] program\n"
-            "Starts N ranks (PEs) of a meshmem or OpenSHMEM program on this machine (or across\n"
-            "hosts through OpenMPI's mpirun), passes their output through line by line and\n"
-            "returns the first non-zero exit status; if a rank fails, the others are stopped and\n"
-            "nothing of the job is left in /dev/shm.\n"
-            "\n"
-            "  -n, --np, --ranks N  number of ranks to start\n"
-            "  --hosts a:4,b:4      run across these hosts through OpenMPI's mpirun (HOST[:SLOTS]);\n"
-            "                       -n then defaults to one rank per slot\n"
-            "  --hostfile FILE      the same from a hostfile (lines: HOST [slots=N])\n"
-            "  --vhosts H           H virtual hosts on this machine (needs root): network, IPC,\n"
-            "                       UTS and mount namespaces; UCX between them over TCP;\n"
-            "                       -n then defaults to one rank per virtual host\n"
-            "  --map-by slot|node   across hosts: fill each host in turn (default), or round-robin\n"
-            "  --heap SIZE          symmetric heap per rank (e.g. 64M, 1G); sets SHMEM_SYMMETRIC_SIZE\n"
-            "  --bind-to core|none  pin rank r to the r-th allowed CPU (default none)\n"
-            "  --timeout SEC        stop the job after SEC seconds (exit status 124)\n"
-            "  --rtl CONFIG         every peer through the simulated OPTWEB engine (rtl/): a file\n"
-            "                       or a name of rtl/configs (e.g. optweb-fc8-45g); meshmem_wtime\n"
-            "                       reads simulated time (docs/rtl-transport.md)\n"
-            "  --tag-output         prefix every line a rank writes with \"[RANK] \"\n"
-            "  --fabric FILE        also predict the run's time on a modelled fabric (a file or a\n"
-            "                       name in fabrics/): every call is traced and replayed\n"
-            "                       (on this machine or with --vhosts)\n"
-            "  --compute-scale X    factor on measured compute time (default: the fabric's)\n"
-            "  --fabric-json FILE   also write the prediction as JSON\n"
-            "  --fabric-set S.K=V   replace one value of the fabric for this prediction\n"
-            "                       (repeatable, e.g. link.bandwidth_gbps=90)\n"
-            "  --version            meshrun's version\n"
-            "  -h, --help           this text\n"
-            "An option's value follows it or comes after '=' (--heap=64M).\n"
-            "\n"
-            "Each rank finds its rank in MESHMEM_RANK and the number of ranks in MESHMEM_NRANKS\n"
-            "(shmem_my_pe and shmem_n_pes after shmem_init); MESHMEM_JOB names the job.\n");
+    fprintf(
+        out,
+        "usage: meshrun -n N [options] [--] program [args...]\n"
+        "       meshrun --hosts LIST|--hostfile FILE|--vhosts H [-n N] [options] program\n"
+        "Starts N ranks (PEs) of a meshmem or OpenSHMEM program on this machine (or across\n"
+        "hosts through OpenMPI's mpirun), passes their output through line by line and\n"
+        "returns the first non-zero exit status; if a rank fails, the others are stopped and\n"
+        "nothing of the job is left in /dev/shm.\n"
+        "\n"
+        "  -n, --np, --ranks N  number of ranks to start\n"
+        "  --hosts a:4,b:4      run across these hosts through OpenMPI's mpirun (HOST[:SLOTS]);\n"
+        "                       -n then defaults to one rank per slot\n"
+        "  --hostfile FILE      the same from a hostfile (lines: HOST [slots=N])\n"
+        "  --vhosts H           H virtual hosts on this machine (needs root): network, IPC,\n"
+        "                       UTS and mount namespaces; UCX between them over TCP;\n"
+        "                       -n then defaults to one rank per virtual host\n"
+        "  --map-by slot|node   across hosts: fill each host in turn (default), or round-robin\n"
+        "  --heap SIZE          symmetric heap per rank (e.g. 64M, 1G); sets SHMEM_SYMMETRIC_SIZE\n"
+        "  --bind-to core|none  pin rank r to the r-th allowed CPU (default none)\n"
+        "  --timeout SEC        stop the job after SEC seconds (exit status 124)\n"
+        "  --rtl CONFIG         every peer through the simulated OPTWEB engine (rtl/): a file\n"
+        "                       or a name of rtl/configs (e.g. optweb-fc8-45g); meshmem_wtime\n"
+        "                       reads simulated time (docs/rtl-transport.md)\n"
+        "  --tag-output         prefix every line a rank writes with \"[RANK] \"\n"
+        "  --fabric FILE        also predict the run's time on a modelled fabric (a file or a\n"
+        "                       name in fabrics/): every call is traced and replayed\n"
+        "                       (on this machine or with --vhosts)\n"
+        "  --compute-scale X    factor on measured compute time (default: the fabric's)\n"
+        "  --fabric-json FILE   also write the prediction as JSON\n"
+        "  --fabric-set S.K=V   replace one value of the fabric for this prediction\n"
+        "                       (repeatable, e.g. link.bandwidth_gbps=90)\n"
+        "  --version            meshrun's version\n"
+        "  -h, --help           this text\n"
+        "An option's value follows it or comes after '=' (--heap=64M).\n"
+        "\n"
+        "Each rank finds its rank in MESHMEM_RANK and the number of ranks in MESHMEM_NRANKS\n"
+        "(shmem_my_pe and shmem_n_pes after shmem_init); MESHMEM_JOB names the job.\n");
 }
 
 /* a mistake on the command line: one line with a hint, status 2 */
@@ -164,7 +165,7 @@ static int check_program(const char *prog)
         path = "/usr/local/bin:/usr/bin:/bin";
     bool found_not_exec = false;
     char full[4096];
-    for (const char *p = path; ; ) {
+    for (const char *p = path;;) {
         const char *colon = strchr(p, ':');
         size_t len = colon ? (size_t)(colon - p) : strlen(p);
         snprintf(full, sizeof(full), "%.*s%s%s", (int)len, len ? p : ".", "/", prog);
@@ -283,8 +284,10 @@ static void report_global_exit(const mm_ctl_t *ctl, int nranks, int status, int 
         }
     }
     if (leaver >= 0) {
-        fprintf(stderr, "meshrun: rank %d (pid %d) finalized and exited while its peers still "
-                        "needed it: stopping the job\n", leaver, leaver_pid);
+        fprintf(stderr,
+                "meshrun: rank %d (pid %d) finalized and exited while its peers still "
+                "needed it: stopping the job\n",
+                leaver, leaver_pid);
         return;
     }
     for (int r = 0; r < nranks; r++) {
@@ -297,18 +300,18 @@ static void report_global_exit(const mm_ctl_t *ctl, int nranks, int status, int 
 }
 
 typedef struct {
-    int     nranks;
-    pid_t   pgid;       /* the job's process group (rank 0's pid) */
-    pid_t  *pids;
-    bool   *alive;
-    int     running;
-    bool    stopping;
-    double  stop_at;    /* when stopping began */
-    bool    killed;     /* SIGKILL sent */
-    double  fatal_at;   /* when a peer's fatal error was seen (0: none), see MESHRUN_CAUSE_WAIT_S */
-    int     fatal_status;
-    int     leaver;     /* a rank that finalized and exited while others ran on, or -1 */
-    int     leaver_pid;
+    int nranks;
+    pid_t pgid; /* the job's process group (rank 0's pid) */
+    pid_t *pids;
+    bool *alive;
+    int running;
+    bool stopping;
+    double stop_at;  /* when stopping began */
+    bool killed;     /* SIGKILL sent */
+    double fatal_at; /* when a peer's fatal error was seen (0: none), see MESHRUN_CAUSE_WAIT_S */
+    int fatal_status;
+    int leaver; /* a rank that finalized and exited while others ran on, or -1 */
+    int leaver_pid;
 } job_t;
 
 static void job_stop(job_t *j)
@@ -339,7 +342,7 @@ static void job_kill(job_t *j)
  * without shmem_finalize), rank 3 (before shmem_init)" */
 static void describe_running(const job_t *j, const mm_ctl_t *ctl, char *out, size_t cap)
 {
-    static const int states[] = {MM_RANK_STARTED, MM_RANK_RUNNING, MM_RANK_FINALIZING,
+    static const int states[] = {MM_RANK_STARTED,   MM_RANK_RUNNING,     MM_RANK_FINALIZING,
                                  MM_RANK_FINALIZED, MM_RANK_GLOBAL_EXIT, MM_RANK_FAILED};
     bool *mask = calloc((size_t)j->nranks, sizeof(bool));
     size_t len = 0;
@@ -380,15 +383,15 @@ static void describe_running(const job_t *j, const mm_ctl_t *ctl, char *out, siz
 
 /* the command line: its options, then the program to run and its arguments */
 typedef struct {
-    int              nranks; /* -1: not given */
-    const char      *heap;
-    bool             bind, tag_output;
-    double           timeout; /* 0: none */
+    int nranks; /* -1: not given */
+    const char *heap;
+    bool bind, tag_output;
+    double timeout; /* 0: none */
     meshrun_fabric_t fabric;
-    meshrun_multi_t  multi;
-    const char      *map_by;
-    const char      *rtl; /* --rtl: the engine's configuration */
-    char           **prog;
+    meshrun_multi_t multi;
+    const char *map_by;
+    const char *rtl; /* --rtl: the engine's configuration */
+    char **prog;
 } options_t;
 
 /*
@@ -449,8 +452,7 @@ static int parse_options(int argc, char **argv, options_t *o)
             char *end;
             o->timeout = strtod(v, &end);
             if (end == v || *end || !(o->timeout > 0) || o->timeout > 1e7)
-                return usage_error("--timeout argument \"%s\" is not a number of seconds > 0",
-                                   v);
+                return usage_error("--timeout argument \"%s\" is not a number of seconds > 0", v);
         } else if (!strcmp(a, "--hosts") || !strcmp(a, "--hostfile")) {
             const char *v = NEXT_VALUE();
             if (v == NULL)
@@ -488,10 +490,10 @@ static int parse_options(int argc, char **argv, options_t *o)
                 o->fabric.json = v;
             else if (!strcmp(a, "--fabric-set")) {
                 if (o->fabric.nsets == MESHRUN_FABRIC_SETS)
-                    return usage_error("%s", "at most 8 --fabric-set options (MESHRUN_FABRIC_SETS)");
+                    return usage_error("%s",
+                                       "at most 8 --fabric-set options (MESHRUN_FABRIC_SETS)");
                 o->fabric.sets[o->fabric.nsets++] = v;
-            }
-            else {
+            } else {
                 char *end;
                 double x = strtod(v, &end);
                 /* decimal only: the model reads it with Python's float(), which takes no hex */
@@ -530,8 +532,7 @@ static int parse_options(int argc, char **argv, options_t *o)
     o->prog = &argv[i];
     if (o->map_by && !across)
         return usage_error("%s", "--map-by needs --hosts, --hostfile or --vhosts");
-    if (o->fabric.fabric == NULL &&
-        (o->fabric.compute_scale || o->fabric.json || o->fabric.nsets))
+    if (o->fabric.fabric == NULL && (o->fabric.compute_scale || o->fabric.json || o->fabric.nsets))
         return usage_error("%s", "--compute-scale, --fabric-json and --fabric-set need --fabric");
     if (o->rtl && (across || o->fabric.fabric))
         return usage_error("%s", "--rtl runs the job on this machine's simulated engine: not with "
@@ -677,14 +678,14 @@ static bool raise_file_limit(struct rlimit *files)
 
 /* what every rank of the job is started with */
 typedef struct {
-    mm_ctl_t         *ctl;
+    mm_ctl_t *ctl;
     meshrun_output_t *out;
-    char            **prog;
-    bool              bind, tag_output;
-    const int        *cpus; /* the job's CPUs (job_cpus) */
-    int               ncpu;
-    bool              have_limit;
-    struct rlimit     files; /* the ranks' limit of open files (raise_file_limit) */
+    char **prog;
+    bool bind, tag_output;
+    const int *cpus; /* the job's CPUs (job_cpus) */
+    int ncpu;
+    bool have_limit;
+    struct rlimit files; /* the ranks' limit of open files (raise_file_limit) */
 } launch_t;
 
 /* in the child forked for rank @p r of the job whose group is @p pgid: becomes the rank */
@@ -735,8 +736,10 @@ static int launch_ranks(job_t *job, const launch_t *l)
         /* without the pipes the rank writes to meshrun's own stdout and stderr: its lines may
          * then mix with others', which --tag-output promises they do not */
         if (meshrun_output_make(l->out, r, tty_out) != 0 && l->tag_output) {
-            fprintf(stderr, "meshrun: --tag-output: cannot make the output pipes of rank %d: "
-                            "%s\n", r, strerror(errno));
+            fprintf(stderr,
+                    "meshrun: --tag-output: cannot make the output pipes of rank %d: "
+                    "%s\n",
+                    r, strerror(errno));
             status = 1;
             break;
         }
@@ -854,12 +857,15 @@ static int wait_job(job_t *job, const mm_ctl_t *ctl, meshrun_output_t *out, doub
         if (!job->stopping && deadline > 0 && now_s() >= deadline) {
             char running[1024];
             describe_running(job, ctl, running, sizeof(running));
-            fprintf(stderr, "meshrun: the job ran past --timeout %g s: stopping it; still "
-                            "running: %s\n", timeout, running);
+            fprintf(stderr,
+                    "meshrun: the job ran past --timeout %g s: stopping it; still "
+                    "running: %s\n",
+                    timeout, running);
             status = 124;
             job_stop(job);
         }
-        if (!job->stopping && job->fatal_at > 0 && now_s() >= job->fatal_at + MESHRUN_CAUSE_WAIT_S) {
+        if (!job->stopping && job->fatal_at > 0 &&
+            now_s() >= job->fatal_at + MESHRUN_CAUSE_WAIT_S) {
             status = job->fatal_status;
             /* a rank through finalize while a peer failed has left main (finalize's barrier
              * was met by the others' collective), even when it has not exited yet: it is the
@@ -968,8 +974,12 @@ int main(int argc, char **argv)
     catch_signals();
     bool own_tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
     int cpus[CPU_SETSIZE];
-    launch_t l = {.ctl = ctl, .prog = o.prog, .bind = o.bind, .tag_output = o.tag_output,
-                  .cpus = cpus, .ncpu = job_cpus(cpus)};
+    launch_t l = {.ctl = ctl,
+                  .prog = o.prog,
+                  .bind = o.bind,
+                  .tag_output = o.tag_output,
+                  .cpus = cpus,
+                  .ncpu = job_cpus(cpus)};
 
     job_t job = {.nranks = o.nranks, .leaver = -1};
     if (o.rtl) { /* the simulator first: its process group is the job's */

@@ -27,9 +27,9 @@ typedef void (*meshrun_demux_fn)(void *ctx, int rank, int kind, const char *p, s
 
 /** One stream's state: whose piece runs on, and the start of a mark cut off by a read. */
 typedef struct {
-    int    rank;     /* the rank whose piece runs on, -1: mpirun's own */
-    int    kind;
-    char   held[MESHRUN_DEMUX_HELD];
+    int rank; /* the rank whose piece runs on, -1: mpirun's own */
+    int kind;
+    char held[MESHRUN_DEMUX_HELD];
     size_t nheld;
 } meshrun_demux_t;
 

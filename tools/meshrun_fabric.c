@@ -70,8 +70,10 @@ int meshrun_fabric_prepare(meshrun_fabric_t *f, int nranks)
     snprintf(ranks, sizeof(ranks), "%d", nranks);
     const char *check[] = {"--check", "--ranks", ranks, NULL};
     if (run_replay(f, check) != 0) {
-        fprintf(stderr, "meshrun: --fabric %s: the fabric cannot be used (see above); nothing "
-                        "was started\n", f->fabric);
+        fprintf(stderr,
+                "meshrun: --fabric %s: the fabric cannot be used (see above); nothing "
+                "was started\n",
+                f->fabric);
         return 2;
     }
     /* a mkdtemp template under $TMPDIR (the ranks' trace files, removed after the replay) */
@@ -121,8 +123,10 @@ int meshrun_fabric_finish(meshrun_fabric_t *f, int status)
         int rs = run_replay(f, replay);
         free(json);
         if (rs != 0) {
-            fprintf(stderr, "meshrun: --fabric %s: the replay of the job's trace failed (see "
-                            "above)\n", f->fabric);
+            fprintf(stderr,
+                    "meshrun: --fabric %s: the replay of the job's trace failed (see "
+                    "above)\n",
+                    f->fabric);
             status = rs;
         }
     }

@@ -12,12 +12,12 @@
 
 /** What --fabric, --compute-scale, --fabric-json and --fabric-set asked for. */
 typedef struct {
-    const char *fabric;        /* fabric file or name; NULL: no modelling */
+    const char *fabric;                    /* fabric file or name; NULL: no modelling */
     const char *sets[MESHRUN_FABRIC_SETS]; /* SECTION.KEY=VALUE overrides, for the replay */
-    int         nsets;
+    int nsets;
     const char *compute_scale; /* as given, checked by the replay; NULL: the fabric's */
     const char *json;          /* also write the prediction as JSON here; NULL: no */
-    char        trace_dir[PATH_MAX]; /* the job's trace directory, once made */
+    char trace_dir[PATH_MAX];  /* the job's trace directory, once made */
 } meshrun_fabric_t;
 
 /**

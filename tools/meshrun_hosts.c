@@ -68,10 +68,11 @@ int meshrun_hosts_parse_list(const char *text, meshrun_hostlist_t *out, char *er
         const char *colon = memchr(p, ':', len);
         size_t nlen = colon ? (size_t)(colon - p) : len;
         int slots = 1;
-        if (!name_is_valid(p, nlen) ||
-            (colon && !parse_count(colon + 1, len - nlen - 1, &slots))) {
-            snprintf(err, errlen, "--hosts entry \"%.*s\" is not HOST or HOST:SLOTS (SLOTS in "
-                     "1..%d)", (int)len, p, SLOTS_MAX);
+        if (!name_is_valid(p, nlen) || (colon && !parse_count(colon + 1, len - nlen - 1, &slots))) {
+            snprintf(err, errlen,
+                     "--hosts entry \"%.*s\" is not HOST or HOST:SLOTS (SLOTS in "
+                     "1..%d)",
+                     (int)len, p, SLOTS_MAX);
             meshrun_hosts_free(out);
             return -1;
         }
@@ -114,8 +115,7 @@ static int parse_file_line(char *line, meshrun_hostlist_t *out, const char **why
     return 0;
 }
 
-int meshrun_hosts_parse_file(const char *path, meshrun_hostlist_t *out, char *err,
-                             size_t errlen)
+int meshrun_hosts_parse_file(const char *path, meshrun_hostlist_t *out, char *err, size_t errlen)
 {
     *out = (meshrun_hostlist_t){0};
     FILE *f = fopen(path, "r");
@@ -161,8 +161,7 @@ int meshrun_hosts_virtual(int nhosts, int slots, meshrun_hostlist_t *out)
     return 0;
 }
 
-int meshrun_hosts_place(const meshrun_hostlist_t *list, int nranks, bool by_node,
-                        int *rank_host)
+int meshrun_hosts_place(const meshrun_hostlist_t *list, int nranks, bool by_node, int *rank_host)
 {
     if (nranks > list->total_slots)
         return -1;
@@ -194,8 +193,8 @@ static const char *seq_name(const char *name, const char *self, size_t self_len)
     return name;
 }
 
-int meshrun_hosts_write_seq(const char *path, const meshrun_hostlist_t *list,
-                            const int *rank_host, int nranks)
+int meshrun_hosts_write_seq(const char *path, const meshrun_hostlist_t *list, const int *rank_host,
+                            int nranks)
 {
     char self[MESHRUN_HOST_NAME_MAX + 1] = "localhost";
     gethostname(self, sizeof(self) - 1);
@@ -233,8 +232,9 @@ void meshrun_hosts_ranks_on(const int *rank_host, int nranks, int host, char *ou
         int last = r; /* a run of consecutive ranks on this host prints as first-last */
         while (last + 1 < nranks && rank_host[last + 1] == host)
             last++;
-        int w = last > r + 1 ? snprintf(out + used, size - used, "%s%d-%d", used ? ", " : "", r, last)
-                             : snprintf(out + used, size - used, "%s%d", used ? ", " : "", r);
+        int w = last > r + 1
+                    ? snprintf(out + used, size - used, "%s%d-%d", used ? ", " : "", r, last)
+                    : snprintf(out + used, size - used, "%s%d", used ? ", " : "", r);
         if (w < 0 || (size_t)w >= size - used)
             return;
         used += (size_t)w;

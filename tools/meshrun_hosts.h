@@ -18,14 +18,14 @@
 /** One host and the ranks it may hold. */
 typedef struct {
     char name[MESHRUN_HOST_NAME_MAX + 1];
-    int  slots;
+    int slots;
 } meshrun_host_t;
 
 /** The hosts of a job, in the order given. */
 typedef struct {
     meshrun_host_t *hosts;
-    int             nhosts;
-    int             total_slots;
+    int nhosts;
+    int total_slots;
 } meshrun_hostlist_t;
 
 /**
@@ -42,8 +42,7 @@ int meshrun_hosts_parse_list(const char *text, meshrun_hostlist_t *out, char *er
  * ignored, `#` comments and blank lines skipped. A host named on several lines adds its slots.
  * @return 0, or -1 with @p err set (naming the file and the line).
  */
-int meshrun_hosts_parse_file(const char *path, meshrun_hostlist_t *out, char *err,
-                             size_t errlen);
+int meshrun_hosts_parse_file(const char *path, meshrun_hostlist_t *out, char *err, size_t errlen);
 
 /**
  * @brief @p nhosts virtual hosts vhost0.. with @p slots slots each.
@@ -57,16 +56,15 @@ int meshrun_hosts_virtual(int nhosts, int slots, meshrun_hostlist_t *out);
  * @param rank_host receives, for each rank, the index of its host in @p list.
  * @return 0, or -1 when the ranks outnumber the slots.
  */
-int meshrun_hosts_place(const meshrun_hostlist_t *list, int nranks, bool by_node,
-                        int *rank_host);
+int meshrun_hosts_place(const meshrun_hostlist_t *list, int nranks, bool by_node, int *rank_host);
 
 /**
  * @brief Write the sequential hostfile of a placement (line r: the host of rank r), the file
  * mpirun's rmaps seq reads.
  * @return 0, or -1 with errno set.
  */
-int meshrun_hosts_write_seq(const char *path, const meshrun_hostlist_t *list,
-                            const int *rank_host, int nranks);
+int meshrun_hosts_write_seq(const char *path, const meshrun_hostlist_t *list, const int *rank_host,
+                            int nranks);
 
 /**
  * @brief Write a rankfile for mpirun that places rank r on its host and binds it to

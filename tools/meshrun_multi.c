@@ -58,8 +58,8 @@ static const char *const multi_defaults[][2] = {
 static const char *const fork_path_vars[] = {"MESHMEM_CTL_FD", "MESHMEM_RANK", "MESHMEM_NRANKS",
                                              "MESHMEM_JOB", "MESHMEM_JOB_CPUS"};
 
-#define BACKSTOP_S 10.0 /* after --timeout, mpirun's own timer should have ended the job */
-#define KILL_GRACE_S 3.0 /* from SIGTERM to mpirun until SIGKILL */
+#define BACKSTOP_S      10.0 /* after --timeout, mpirun's own timer should have ended the job */
+#define KILL_GRACE_S    3.0  /* from SIGTERM to mpirun until SIGKILL */
 #define MULTI_MAX_RANKS 4096
 
 static volatile sig_atomic_t multi_signal;
@@ -94,7 +94,7 @@ static void write_all(int fd, const char *buf, size_t n)
 
 typedef struct {
     char **argv;
-    int    argc, cap;
+    int argc, cap;
 } args_t;
 
 static void args_add(args_t *a, const char *s)
@@ -127,8 +127,8 @@ static bool forwarded(const char *var)
     return !strncmp(var, "MESHMEM_", 8) || !strncmp(var, "SHMEM_", 6) || !strncmp(var, "UCX_", 4);
 }
 
-static void build_command(const meshrun_multi_t *m, const char *const *prefix,
-                          const char *seqfile, const char *rankfile, int nranks, args_t *a)
+static void build_command(const meshrun_multi_t *m, const char *const *prefix, const char *seqfile,
+                          const char *rankfile, int nranks, args_t *a)
 {
     char num[32];
     for (int i = 0; prefix[i]; i++)
@@ -247,16 +247,16 @@ static pid_t spawn_mpirun(char **argv, int *err_fd, int *out_fd)
 
 /* what mpirun writes, taken apart: the ranks' lines (assembled whole) and mpirun's own */
 typedef struct {
-    meshrun_output_t  out;     /* the ranks' streams (meshrun_output.h) */
+    meshrun_output_t out; /* the ranks' streams (meshrun_output.h) */
     meshrun_reports_t rep;
-    char              own[1024]; /* mpirun's own line on stderr being assembled */
-    size_t            own_len;
+    char own[1024]; /* mpirun's own line on stderr being assembled */
+    size_t own_len;
 } job_output_t;
 
 /* one of mpirun's output streams as meshrun reads it */
 typedef struct {
-    int             fd;     /* read end; -1 once closed */
-    bool            is_err;
+    int fd; /* read end; -1 once closed */
+    bool is_err;
     meshrun_demux_t demux;
 } channel_t;
 
@@ -312,9 +312,9 @@ static bool channel_read(channel_t *c, job_output_t *jo, int timeout_ms)
 }
 
 typedef struct {
-    int    status;      /* mpirun's, as a shell would give it */
-    int    stop_signal; /* the signal that stopped meshrun, or 0 */
-    bool   backstop;    /* meshrun stopped mpirun after its --timeout should have */
+    int status;      /* mpirun's, as a shell would give it */
+    int stop_signal; /* the signal that stopped meshrun, or 0 */
+    bool backstop;   /* meshrun stopped mpirun after its --timeout should have */
 } outcome_t;
 
 /* pass mpirun's output through until it ends; stop it on a signal or past time */
@@ -394,9 +394,10 @@ static int conclude(const meshrun_multi_t *m, const outcome_t *o, const meshrun_
     }
     int cause = meshrun_reports_cause(r);
     if (r->kind == MESHRUN_EV_SIGNAL && cause != r->rank) {
-        fprintf(stderr, "meshrun: rank %d on %s ended unexpectedly (its peers lost their "
-                        "connection to it: %s; rank %d then failed inside UCX): %s\n", cause,
-                HOST_OF(cause), r->lost_why, r->rank, stopped);
+        fprintf(stderr,
+                "meshrun: rank %d on %s ended unexpectedly (its peers lost their "
+                "connection to it: %s; rank %d then failed inside UCX): %s\n",
+                cause, HOST_OF(cause), r->lost_why, r->rank, stopped);
         return 1;
     }
     switch (r->kind) {
@@ -409,8 +410,10 @@ static int conclude(const meshrun_multi_t *m, const outcome_t *o, const meshrun_
                 HOST_OF(r->rank), r->code, stopped);
         return r->code != 0 ? r->code : 1;
     case MESHRUN_EV_IMPROPER:
-        fprintf(stderr, "meshrun: rank %d on %s (pid %ld) exited with status 0 after init "
-                        "without finalize: %s\n", r->rank, r->host, r->pid, stopped);
+        fprintf(stderr,
+                "meshrun: rank %d on %s (pid %ld) exited with status 0 after init "
+                "without finalize: %s\n",
+                r->rank, r->host, r->pid, stopped);
         return 1;
     case MESHRUN_EV_LOST: {
         char ranks[512] = "";
@@ -421,8 +424,7 @@ static int conclude(const meshrun_multi_t *m, const outcome_t *o, const meshrun_
                 strpbrk(ranks, ",-") ? "s" : "", ranks[0] ? ranks : "?", stopped);
         return 1;
     }
-    case MESHRUN_EV_NONE:
-        break;
+    case MESHRUN_EV_NONE: break;
     }
     if (o->status != 0 && r->exit_call_rank >= 0 && r->exit_call_rank < nranks) {
         fprintf(stderr, "meshrun: rank %d on %s called shmem_global_exit(%d): %s\n",
@@ -440,13 +442,17 @@ static int conclude(const meshrun_multi_t *m, const outcome_t *o, const meshrun_
      * rank's own PMIx_Abort (shmem_global_exit), which mpirun does not report */
     int lost = meshrun_reports_lost_rank(r);
     if (o->status == 1 && lost >= 0) {
-        fprintf(stderr, "meshrun: rank %d on %s ended unexpectedly (its peers lost their "
-                        "connection to it: %s): %s\n", lost, HOST_OF(lost), r->lost_why, stopped);
+        fprintf(stderr,
+                "meshrun: rank %d on %s ended unexpectedly (its peers lost their "
+                "connection to it: %s): %s\n",
+                lost, HOST_OF(lost), r->lost_why, stopped);
         return o->status;
     }
     if (o->status != 0 && lost >= 0) {
-        fprintf(stderr, "meshrun: a rank ended the job with status %d (shmem_global_exit or "
-                        "PMIx_Abort): %s\n", o->status, stopped);
+        fprintf(stderr,
+                "meshrun: a rank ended the job with status %d (shmem_global_exit or "
+                "PMIx_Abort): %s\n",
+                o->status, stopped);
         return o->status;
     }
     if (o->status != 0)
@@ -484,9 +490,11 @@ static int make_hosts(const meshrun_multi_t *m, int *nranks, meshrun_hostlist_t 
         return 2;
     }
     if (*nranks > hosts->total_slots) {
-        fprintf(stderr, "meshrun: -n %d is more ranks than the %d slots of %s %s (give hosts "
-                        "more slots, e.g. HOST:4)\n", *nranks, hosts->total_slots,
-                m->hosts ? "--hosts" : "--hostfile", m->hosts ? m->hosts : m->hostfile);
+        fprintf(stderr,
+                "meshrun: -n %d is more ranks than the %d slots of %s %s (give hosts "
+                "more slots, e.g. HOST:4)\n",
+                *nranks, hosts->total_slots, m->hosts ? "--hosts" : "--hostfile",
+                m->hosts ? m->hosts : m->hostfile);
         return 2;
     }
     return 0;
@@ -536,9 +544,12 @@ int meshrun_multi_run(const meshrun_multi_t *m)
         return 1;
     }
     if (!have_program("mpirun")) {
-        fprintf(stderr, "meshrun: %s needs OpenMPI's mpirun, which is not installed "
-                        "(scripts/install-deps.sh installs it)\n",
-                m->vhosts ? "--vhosts" : m->hosts ? "--hosts" : "--hostfile");
+        fprintf(stderr,
+                "meshrun: %s needs OpenMPI's mpirun, which is not installed "
+                "(scripts/install-deps.sh installs it)\n",
+                m->vhosts  ? "--vhosts"
+                : m->hosts ? "--hosts"
+                           : "--hostfile");
         return 1;
     }
 

@@ -19,15 +19,15 @@
 
 /** What the command line asked of a multi-host launch. */
 typedef struct {
-    const char *hosts;     /* --hosts LIST, or NULL */
-    const char *hostfile;  /* --hostfile FILE, or NULL */
-    int         vhosts;    /* --vhosts H; 0: none */
-    bool        by_node;   /* --map-by node (default: by slot) */
-    int         nranks;    /* -n N; -1: one per slot (hosts) or per virtual host */
-    bool        bind;      /* --bind-to core */
-    double      timeout;   /* --timeout SEC; 0: none */
-    bool        tag_output; /* --tag-output: each rank's lines marked "[RANK] " */
-    char      **prog;      /* the program and its arguments, NULL-terminated */
+    const char *hosts;    /* --hosts LIST, or NULL */
+    const char *hostfile; /* --hostfile FILE, or NULL */
+    int vhosts;           /* --vhosts H; 0: none */
+    bool by_node;         /* --map-by node (default: by slot) */
+    int nranks;           /* -n N; -1: one per slot (hosts) or per virtual host */
+    bool bind;            /* --bind-to core */
+    double timeout;       /* --timeout SEC; 0: none */
+    bool tag_output;      /* --tag-output: each rank's lines marked "[RANK] " */
+    char **prog;          /* the program and its arguments, NULL-terminated */
 } meshrun_multi_t;
 
 /**

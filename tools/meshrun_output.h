@@ -35,25 +35,25 @@ typedef bool (*meshrun_line_filter_t)(void *ctx, int rank, const char *line, siz
 
 /** One rank's stdout or stderr as meshrun reads it. */
 typedef struct {
-    int    fd;        /* read end; -1 once closed (or when fed by meshrun_output_feed) */
-    int    wfd;       /* write end, for the rank (closed in meshrun after the fork) */
-    bool   tty;       /* fd is a pseudo terminal's master: EIO is its end */
-    int    rank;
-    int    out_fd;    /* where its lines go: 1 or 2 */
-    char  *buf;       /* the line read so far */
+    int fd;   /* read end; -1 once closed (or when fed by meshrun_output_feed) */
+    int wfd;  /* write end, for the rank (closed in meshrun after the fork) */
+    bool tty; /* fd is a pseudo terminal's master: EIO is its end */
+    int rank;
+    int out_fd; /* where its lines go: 1 or 2 */
+    char *buf;  /* the line read so far */
     size_t len;
-    bool   midline;   /* an unfinished line went on already: its rest follows without a mark */
-    double since_ms;  /* when the line held in buf began to arrive */
+    bool midline;    /* an unfinished line went on already: its rest follows without a mark */
+    double since_ms; /* when the line held in buf began to arrive */
 } meshrun_stream_t;
 
 typedef struct {
-    int                   n;        /* 2 per rank: stdout, stderr */
-    bool                  tag;      /* mark every line "[RANK] " */
-    meshrun_line_filter_t filter;   /* applied to stderr lines, or NULL */
-    void                 *filter_ctx;
-    meshrun_stream_t     *streams;
-    char                 *scratch;  /* a batch of marked or filtered lines */
-    size_t                scratch_cap;
+    int n;                        /* 2 per rank: stdout, stderr */
+    bool tag;                     /* mark every line "[RANK] " */
+    meshrun_line_filter_t filter; /* applied to stderr lines, or NULL */
+    void *filter_ctx;
+    meshrun_stream_t *streams;
+    char *scratch; /* a batch of marked or filtered lines */
+    size_t scratch_cap;
 } meshrun_output_t;
 
 /**

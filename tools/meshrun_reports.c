@@ -8,9 +8,14 @@
 int meshrun_reports_init(meshrun_reports_t *r, int nranks)
 {
     const char *debug = getenv("MESHMEM_DEBUG"), *ucx = getenv("UCX_LOG_LEVEL");
-    *r = (meshrun_reports_t){.nranks = nranks, .fatal_rank = -1, .exit_call_rank = -1,
-                             .first_lost = -1, .pending_rank = -1, .exit_rank = -1,
-                             .show_all = debug && atoi(debug) >= 1, .show_ucx = ucx && *ucx};
+    *r = (meshrun_reports_t){.nranks = nranks,
+                             .fatal_rank = -1,
+                             .exit_call_rank = -1,
+                             .first_lost = -1,
+                             .pending_rank = -1,
+                             .exit_rank = -1,
+                             .show_all = debug && atoi(debug) >= 1,
+                             .show_ucx = ucx && *ucx};
     r->lost = calloc((size_t)nranks, sizeof(bool));
     r->losing = calloc((size_t)nranks, sizeof(bool));
     r->ucx_crash = calloc((size_t)nranks, sizeof(bool));
@@ -43,16 +48,19 @@ static bool parse_line(meshrun_reports_t *r, const char *line)
     int sig, job, vpid, code, n = 0;
     char host[MESHRUN_HOST_NAME_MAX + 1];
     if (r->kind == MESHRUN_EV_NONE &&
-        sscanf(line, "%*s noticed that process rank %lu with PID %lu on node %255s exited on "
-                     "signal %d", &rank, &pid, host, &sig) == 4) {
+        sscanf(line,
+               "%*s noticed that process rank %lu with PID %lu on node %255s exited on "
+               "signal %d",
+               &rank, &pid, host, &sig) == 4) {
         r->kind = MESHRUN_EV_SIGNAL;
         r->rank = (int)rank;
         r->pid = (long)pid;
         r->code = sig;
         snprintf(r->host, sizeof(r->host), "%s", host);
     } else if (r->kind == MESHRUN_EV_NONE &&
-               sscanf(line, "%*s has exited due to process rank %lu with PID %lu on%n", &rank,
-                      &pid, &n) == 2 && n > 0) {
+               sscanf(line, "%*s has exited due to process rank %lu with PID %lu on%n", &rank, &pid,
+                      &n) == 2 &&
+               n > 0) {
         r->pending_rank = (int)rank;
         r->pending_pid = (long)pid;
     } else if (r->pending_rank >= 0 && sscanf(line, "node %255s exiting improperly", host) == 1) {
@@ -70,8 +78,8 @@ static bool parse_line(meshrun_reports_t *r, const char *line)
         r->code = code;
         r->exit_rank = -1;
     } else if (r->kind == MESHRUN_EV_NONE &&
-               sscanf(line, " Remote daemon: [[%d,%*d],%d] on node %255s", &job, &vpid,
-                      host) == 3) {
+               sscanf(line, " Remote daemon: [[%d,%*d],%d] on node %255s", &job, &vpid, host) ==
+                   3) {
         r->kind = MESHRUN_EV_LOST;
         snprintf(r->host, sizeof(r->host), "%s", host);
     } else if (strstr(line, "The user-provided time limit for job execution has been reached")) {
@@ -81,7 +89,8 @@ static bool parse_line(meshrun_reports_t *r, const char *line)
     } else if (r->timed_out && r->in_app_job) {
         char state[64] = "";
         if (sscanf(line, " Rank: %lu Node: %255s PID: %lu State: %63[^\t]", &rank, host, &pid,
-                   state) == 4 && !state_has_ended(state)) {
+                   state) == 4 &&
+            !state_has_ended(state)) {
             size_t used = strlen(r->running);
             snprintf(r->running + used, sizeof(r->running) - used, "%srank %lu on %s",
                      used ? ", " : "", rank, host);
@@ -92,7 +101,8 @@ static bool parse_line(meshrun_reports_t *r, const char *line)
          * daemon's agent has started before mpirun could set its process group (harmless):
          * nothing the user can act on */
         return strstr(line, "terminated normally, but") ||
-               strstr(line, "plm:rsh: Warning: setpgid(") || strstr(line, "more process has sent help message") ||
+               strstr(line, "plm:rsh: Warning: setpgid(") ||
+               strstr(line, "more process has sent help message") ||
                strstr(line, "more processes have sent help message") ||
                strstr(line, "orte_base_help_aggregate");
     }

@@ -32,35 +32,35 @@ typedef enum {
 
 /** What mpirun's and the ranks' reports said, and the state of reading them. */
 typedef struct {
-    int             nranks;
-    bool            show_all;      /* MESHMEM_DEBUG >= 1: nothing is kept back */
-    bool            show_ucx;      /* UCX_LOG_LEVEL set: UCX's lines pass */
-    meshrun_event_t kind;          /* mpirun's first report of a rank's or host's end */
-    int             rank;
-    long            pid;
-    int             code;          /* signal or exit status */
-    char            host[MESHRUN_HOST_NAME_MAX + 1];
-    int             fatal_rank;    /* the first rank that reported a fatal error, or -1 */
-    char            fatal_text[256]; /* what it said, after "meshmem[R] error:" */
-    int             exit_call_rank; /* the rank that called shmem_global_exit, or -1 */
-    int             exit_call_status;
-    bool           *lost;          /* [nranks]: a peer lost its connection to the rank */
-    bool           *losing;        /* [nranks]: the rank lost a connection (it was alive then) */
-    bool           *ucx_crash;     /* [nranks]: the rank failed an assertion inside UCX */
-    bool           *in_backtrace;  /* [nranks]: the rank is printing UCX's backtrace */
-    int             first_lost;    /* the first rank a peer lost, or -1 */
-    char            lost_why[128]; /* what UCX said of the first connection lost */
-    bool            timed_out;     /* mpirun's --timeout fired */
-    char            running[2048]; /* "rank R on H, ..." of the ranks still running then */
+    int nranks;
+    bool show_all;        /* MESHMEM_DEBUG >= 1: nothing is kept back */
+    bool show_ucx;        /* UCX_LOG_LEVEL set: UCX's lines pass */
+    meshrun_event_t kind; /* mpirun's first report of a rank's or host's end */
+    int rank;
+    long pid;
+    int code; /* signal or exit status */
+    char host[MESHRUN_HOST_NAME_MAX + 1];
+    int fatal_rank;       /* the first rank that reported a fatal error, or -1 */
+    char fatal_text[256]; /* what it said, after "meshmem[R] error:" */
+    int exit_call_rank;   /* the rank that called shmem_global_exit, or -1 */
+    int exit_call_status;
+    bool *lost;         /* [nranks]: a peer lost its connection to the rank */
+    bool *losing;       /* [nranks]: the rank lost a connection (it was alive then) */
+    bool *ucx_crash;    /* [nranks]: the rank failed an assertion inside UCX */
+    bool *in_backtrace; /* [nranks]: the rank is printing UCX's backtrace */
+    int first_lost;     /* the first rank a peer lost, or -1 */
+    char lost_why[128]; /* what UCX said of the first connection lost */
+    bool timed_out;     /* mpirun's --timeout fired */
+    char running[2048]; /* "rank R on H, ..." of the ranks still running then */
     /* parsing state */
-    int             pending_rank;  /* "process rank R with PID P on" waits for "node H ..." */
-    long            pending_pid;
-    int             exit_rank;     /* "Process name: [[J,1],R]" waits for "Exit code: C" */
-    bool            in_app_job;    /* inside the report of the application's processes */
-    bool            in_block;      /* inside one of mpirun's blocks (between lines of dashes) */
-    bool            block_known;   /* that block is a report meshrun's line replaces */
-    char           *block;         /* its lines so far */
-    size_t          block_len, block_cap;
+    int pending_rank; /* "process rank R with PID P on" waits for "node H ..." */
+    long pending_pid;
+    int exit_rank;    /* "Process name: [[J,1],R]" waits for "Exit code: C" */
+    bool in_app_job;  /* inside the report of the application's processes */
+    bool in_block;    /* inside one of mpirun's blocks (between lines of dashes) */
+    bool block_known; /* that block is a report meshrun's line replaces */
+    char *block;      /* its lines so far */
+    size_t block_len, block_cap;
 } meshrun_reports_t;
 
 /**

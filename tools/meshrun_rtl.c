@@ -55,13 +55,17 @@ pid_t meshrun_rtl_start(const char *config, int nranks)
     self[n] = '\0';
     snprintf(sim, sizeof(sim), "%s/meshmem-rtlsim", dirname(self));
     if (access(sim, X_OK) != 0) {
-        fprintf(stderr, "meshrun: --rtl: the simulator is not built (no %s: meshmem was built "
-                        "without Verilator; scripts/install-deps.sh installs it)\n", sim);
+        fprintf(stderr,
+                "meshrun: --rtl: the simulator is not built (no %s: meshmem was built "
+                "without Verilator; scripts/install-deps.sh installs it)\n",
+                sim);
         return -1;
     }
     if (!find_config(config, path, sizeof(path))) {
-        fprintf(stderr, "meshrun: --rtl argument \"%s\" is neither a file nor a configuration "
-                        "of %s\n", config, *MESHMEM_RTL_CONFIGS ? MESHMEM_RTL_CONFIGS : "rtl/configs");
+        fprintf(stderr,
+                "meshrun: --rtl argument \"%s\" is neither a file nor a configuration "
+                "of %s\n",
+                config, *MESHMEM_RTL_CONFIGS ? MESHMEM_RTL_CONFIGS : "rtl/configs");
         return -1;
     }
     size_t bytes = mm_rtl_ctl_bytes((uint32_t)nranks);

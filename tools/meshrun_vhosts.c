@@ -44,8 +44,10 @@ int meshrun_vhosts_up(int nhosts, int slots, char *dir, size_t size)
     snprintf(nslots, sizeof(nslots), "%d", slots);
     const char *argv[] = {script, "up", hosts, owner, nslots, NULL};
     if (meshrun_tool_run(argv, dir, size) != 0 || dir[0] != '/') {
-        fprintf(stderr, "meshrun: --vhosts %d: the virtual cluster could not be built (see "
-                        "above)\n", nhosts);
+        fprintf(stderr,
+                "meshrun: --vhosts %d: the virtual cluster could not be built (see "
+                "above)\n",
+                nhosts);
         return -1;
     }
     return 0;
@@ -93,12 +95,14 @@ void meshrun_vhosts_down(const char *dir)
 {
     char script[PATH_MAX], why[256];
     if (script_path(script, sizeof(script), why, sizeof(why)) != 0) {
-        fprintf(stderr, "meshrun: --vhosts: %s: the cluster in %s stays until the next run\n",
-                why, dir);
+        fprintf(stderr, "meshrun: --vhosts: %s: the cluster in %s stays until the next run\n", why,
+                dir);
         return;
     }
     const char *argv[] = {script, "down", dir, NULL};
     if (meshrun_tool_run(argv, NULL, 0) != 0)
-        fprintf(stderr, "meshrun: --vhosts: removing the cluster in %s failed (see above); the "
-                        "next meshrun --vhosts removes it\n", dir);
+        fprintf(stderr,
+                "meshrun: --vhosts: removing the cluster in %s failed (see above); the "
+                "next meshrun --vhosts removes it\n",
+                dir);
 }

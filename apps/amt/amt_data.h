@@ -56,7 +56,7 @@ static inline uint64_t amt_count(int s, int d, uint64_t M, int P)
 }
 
 /** Task layout: time to live in the top 8 bits. */
-#define AMT_TTL_SHIFT 56
+#define AMT_TTL_SHIFT  56
 #define AMT_STATE_MASK ((UINT64_C(1) << AMT_TTL_SHIFT) - 1)
 
 /** @return the mix of a task, summed into the kernel's checksum. */
@@ -138,13 +138,13 @@ static inline void amt_push(app_t *h, amt_queue_t *q, uint64_t task)
 /** One rank's state of the message-driven kernel (the runtimes add their transport's). */
 typedef struct {
     app_t *h;
-    uint64_t T;            /**< initial tasks */
-    int ttl;               /**< their time to live */
+    uint64_t T; /**< initial tasks */
+    int ttl;    /**< their time to live */
     amt_queue_t q;
-    uint64_t sent, recvd;  /**< messages (tasks to other ranks) since the start */
-    uint64_t sent0;        /**< sent when this run started */
-    uint64_t ran, sum;     /**< tasks run here, the sum of their amt_mix */
-    uint64_t rounds;       /**< of the termination detection */
+    uint64_t sent, recvd; /**< messages (tasks to other ranks) since the start */
+    uint64_t sent0;       /**< sent when this run started */
+    uint64_t ran, sum;    /**< tasks run here, the sum of their amt_mix */
+    uint64_t rounds;      /**< of the termination detection */
 } amt_kernel_t;
 
 /**
@@ -200,14 +200,16 @@ typedef struct {
 } amt_args_t;
 
 /** @brief Parse the command line into @p a (variants: the program's, for the usage). */
-static inline void amt_parse(app_t *h, amt_args_t *a, const char *synopsis,
-                             const char *variants, int argc, char **argv)
+static inline void amt_parse(app_t *h, amt_args_t *a, const char *synopsis, const char *variants,
+                             int argc, char **argv)
 {
     const app_opt_t opts[] = {
         {'v', APP_STR, &a->variant, 0, "VARIANT", variants},
-        {'m', APP_STR, &a->list, 0, "COUNTS", "8-byte messages per rank, comma-separated (default 64,1K,16K)"},
+        {'m', APP_STR, &a->list, 0, "COUNTS",
+         "8-byte messages per rank, comma-separated (default 64,1K,16K)"},
         {'t', APP_COUNT, &a->T, 0, "TASKS", "kernel: initial tasks per rank (default 1000)"},
-        {'d', APP_INT, &a->ttl, 0, "DEPTH", "kernel: time to live of the initial tasks, at most 255 (default 10)"},
+        {'d', APP_INT, &a->ttl, 0, "DEPTH",
+         "kernel: time to live of the initial tasks, at most 255 (default 10)"},
         {0, APP_FLAG, NULL, 0, NULL, NULL},
     };
     app_parse(h, synopsis, opts, argc, argv);
@@ -231,7 +233,8 @@ static inline void amt_kernel_report(app_t *h, const amt_args_t *a, const uint64
              got[1] == want[1] ? "equal" : "different");
     app_verdict(h, h->me == 0 && (got[0] != want[0] || got[1] != want[1]), 0, what);
     double t = h->t.median;
-    app_report(h, "variant=kernel tasks=%llu messages=%llu T=%lld depth=%d rounds=%llu "
+    app_report(h,
+               "variant=kernel tasks=%llu messages=%llu T=%lld depth=%d rounds=%llu "
                "Mtasks=%.4f Mmsgs=%.4f",
                (unsigned long long)got[0], (unsigned long long)got[2], a->T, a->ttl,
                (unsigned long long)rounds, t > 0 ? (double)got[0] / t * 1e-6 : 0.0,
@@ -242,9 +245,8 @@ static inline void amt_kernel_report(app_t *h, const amt_args_t *a, const uint64
 static inline void amt_a2a_report(app_t *h, const char *variant, uint64_t M)
 {
     double t = h->t.median, msgs = (double)M * h->nranks;
-    app_report(h, "variant=%s messages=%llu Mmsgs=%.4f MBps=%.4f", variant,
-               (unsigned long long)M, t > 0 ? msgs / t * 1e-6 : 0.0,
-               t > 0 ? 8 * msgs / t * 1e-6 : 0.0);
+    app_report(h, "variant=%s messages=%llu Mmsgs=%.4f MBps=%.4f", variant, (unsigned long long)M,
+               t > 0 ? msgs / t * 1e-6 : 0.0, t > 0 ? 8 * msgs / t * 1e-6 : 0.0);
 }
 
 /** @return the index among rank @p s's messages of the @p k-th it sends to @p me. */

@@ -37,16 +37,16 @@ enum { H_STORE = 20, H_TASK = 21 };
 
 typedef struct {
     app_t *h;
-    int am;                 /* 0: put, 1: am */
+    int am; /* 0: put, 1: am */
     uint64_t M, slots;
-    uint64_t *recv;         /* symmetric [P][slots] */
-    uint64_t *got;          /* am: messages stored per source this run */
+    uint64_t *recv; /* symmetric [P][slots] */
+    uint64_t *got;  /* am: messages stored per source this run */
     uint64_t run;
 } a2a_t;
 
 typedef amt_kernel_t kern_t;
 
-static a2a_t *a2a_now;   /* the handlers' state: one job at a time */
+static a2a_t *a2a_now; /* the handlers' state: one job at a time */
 static kern_t *kern_now;
 
 static void h_store(meshmem_am_token_t tok, void *buf, size_t n, const meshmem_am_arg_t *args,
@@ -167,14 +167,14 @@ int main(int argc, char **argv)
             app_fatal(&h, "out of memory");
         meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, want, want_all, 2, MESHMEM_UINT64,
                                MESHMEM_OP_SUM, MESHMEM_ALGO_AUTO);
-        app_runs_t runs = {.run = run_kernel, .ctx = &k,
-                           .phase = "kernel", .timing = APP_TIME_EACH, .warmup = -1};
+        app_runs_t runs = {
+            .run = run_kernel, .ctx = &k, .phase = "kernel", .timing = APP_TIME_EACH, .warmup = -1};
         app_time_runs(&h, &runs);
         if (h.corrupt && h.me == 0)
             k.ran++;
         uint64_t got[3] = {k.ran, k.sum, k.sent - k.sent0}, got_all[3];
-        meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, got, got_all, 3, MESHMEM_UINT64,
-                               MESHMEM_OP_SUM, MESHMEM_ALGO_AUTO);
+        meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, got, got_all, 3, MESHMEM_UINT64, MESHMEM_OP_SUM,
+                               MESHMEM_ALGO_AUTO);
         amt_kernel_report(&h, &o, got_all, want_all, k.rounds);
         free(k.q.q);
         return app_finish(&h);
@@ -189,8 +189,12 @@ int main(int argc, char **argv)
         a2a_now = &a;
         char phase[48];
         snprintf(phase, sizeof(phase), "amt-%llu", (unsigned long long)a.M);
-        app_runs_t runs = {.prepare = prepare_a2a, .run = run_a2a, .ctx = &a, .phase = phase,
-                           .timing = APP_TIME_EACH, .warmup = -1};
+        app_runs_t runs = {.prepare = prepare_a2a,
+                           .run = run_a2a,
+                           .ctx = &a,
+                           .phase = phase,
+                           .timing = APP_TIME_EACH,
+                           .warmup = -1};
         app_time_runs(&h, &runs);
         int from = (h.me + P - 1) % P; /* a source that sent this rank something */
         if (h.corrupt && amt_count(from, h.me, a.M, P))

@@ -28,18 +28,18 @@ typedef struct {
     app_t *h;
     int isend;
     uint64_t M, slots, run, calls;
-    uint64_t *recv;                /* [P][slots] */
-    uint64_t *sendblk, *recvblk;   /* alltoall: one block per rank */
-    uint64_t *win_in, *win_out;    /* isend: a window of messages */
+    uint64_t *recv;              /* [P][slots] */
+    uint64_t *sendblk, *recvblk; /* alltoall: one block per rank */
+    uint64_t *win_in, *win_out;  /* isend: a window of messages */
     MPI_Request *req;
-    uint64_t got_sum, got_n;       /* isend: received payloads (any source) */
+    uint64_t got_sum, got_n; /* isend: received payloads (any source) */
 } a2a_t;
 
 typedef struct {
     amt_kernel_t k;
     uint64_t inbox[WINDOW];
     MPI_Request rreq[WINDOW];
-    uint64_t *outbox;              /* payloads of the sends in flight */
+    uint64_t *outbox; /* payloads of the sends in flight */
     MPI_Request *sreq;
     int nsend, scap;
 } mpi_kern_t;
@@ -120,8 +120,7 @@ static uint64_t check_a2a(const a2a_t *a)
 
 static void post_recv(mpi_kern_t *k, int slot)
 {
-    MPI_Irecv(&k->inbox[slot], 1, MPI_UINT64_T, MPI_ANY_SOURCE, 9, MPI_COMM_WORLD,
-              &k->rreq[slot]);
+    MPI_Irecv(&k->inbox[slot], 1, MPI_UINT64_T, MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &k->rreq[slot]);
 }
 
 /* take what has arrived into the queue, re-posting its receives */
@@ -162,8 +161,7 @@ static void send_task(void *ctx, int rank, uint64_t task)
         }
     }
     k->outbox[k->nsend] = task;
-    MPI_Isend(&k->outbox[k->nsend], 1, MPI_UINT64_T, rank, 9, MPI_COMM_WORLD,
-              &k->sreq[k->nsend]);
+    MPI_Isend(&k->outbox[k->nsend], 1, MPI_UINT64_T, rank, 9, MPI_COMM_WORLD, &k->sreq[k->nsend]);
     k->nsend++;
 }
 
@@ -207,8 +205,7 @@ int main(int argc, char **argv)
         if (amt_expect(h.seed, h.me, k->T, o.ttl, P, &want[0], &want[1]) != 0)
             app_fatal(&h, "out of memory");
         MPI_Allreduce(want, want_all, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-        app_runs_t runs = {.run = run_kernel, .ctx = &m,
-                           .timing = APP_TIME_EACH, .warmup = -1};
+        app_runs_t runs = {.run = run_kernel, .ctx = &m, .timing = APP_TIME_EACH, .warmup = -1};
         app_time_runs(&h, &runs);
         if (h.corrupt && h.me == 0)
             k->ran++;
@@ -236,8 +233,11 @@ int main(int argc, char **argv)
         a.req = calloc(2 * WINDOW, sizeof(MPI_Request));
         if (!a.recv || !a.sendblk || !a.recvblk || !a.win_in || !a.win_out || !a.req)
             app_fatal(&h, "out of memory for %llu messages", (unsigned long long)a.M);
-        app_runs_t runs = {.prepare = prepare_a2a, .run = run_a2a, .ctx = &a,
-                           .timing = APP_TIME_EACH, .warmup = -1};
+        app_runs_t runs = {.prepare = prepare_a2a,
+                           .run = run_a2a,
+                           .ctx = &a,
+                           .timing = APP_TIME_EACH,
+                           .warmup = -1};
         app_time_runs(&h, &runs);
         int from = (h.me + P - 1) % P;
         if (h.corrupt && amt_count(from, h.me, a.M, P)) {

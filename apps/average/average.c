@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 enum {
-    LINE = 8,         /* uint64 per cache line: one flag per line */
-    FLAG_READY = 0,   /* this rank entered the run: its buffers may be read and overwritten */
-    FLAG_DONE1,       /* phase 1 (x or full mesh): this rank's slice of the mean is ready */
-    FLAG_READY2,      /* GHC: phase 1 is over here (the row mean may be read) */
-    FLAG_DONE2,       /* GHC phase 2: slice ready */
+    LINE = 8,       /* uint64 per cache line: one flag per line */
+    FLAG_READY = 0, /* this rank entered the run: its buffers may be read and overwritten */
+    FLAG_DONE1,     /* phase 1 (x or full mesh): this rank's slice of the mean is ready */
+    FLAG_READY2,    /* GHC: phase 1 is over here (the row mean may be read) */
+    FLAG_DONE2,     /* GHC phase 2: slice ready */
     FLAG_KINDS
 };
 
@@ -45,8 +45,7 @@ int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes)
     if (ghc_x > 0 && ghc_x < n) {
         if (n % ghc_x)
             return -1;
-        if (meshmem_team_split_2d(MESHMEM_TEAM_WORLD, ghc_x, &teams[0], &teams[1]) !=
-            MESHMEM_OK)
+        if (meshmem_team_split_2d(MESHMEM_TEAM_WORLD, ghc_x, &teams[0], &teams[1]) != MESHMEM_OK)
             return -1;
         a->nteams = 2;
     }
@@ -72,8 +71,8 @@ int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes)
     a->flags = meshmem_calloc((size_t)FLAG_KINDS * (size_t)n * LINE, sizeof(uint64_t));
     a->area = onestep ? meshmem_align(64, slots * a->slot_bytes) : NULL;
     if (!a->x || !a->res || !a->buf || !a->mid || !a->flags || (onestep && !a->area)) {
-        fprintf(stderr, "average: the symmetric heap has no room for 4 x %zu + %zu bytes\n",
-                bytes, onestep ? slots * a->slot_bytes : 0);
+        fprintf(stderr, "average: the symmetric heap has no room for 4 x %zu + %zu bytes\n", bytes,
+                onestep ? slots * a->slot_bytes : 0);
         meshmem_global_exit(1);
     }
     /* members on other hosts are read by get, into scratch memory */
@@ -94,8 +93,7 @@ int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes)
         size_t inbox = slots * (size_t)n * a->slot_bytes;
         a->inbox = meshmem_align(64, inbox);
         if (a->inbox == NULL) {
-            fprintf(stderr, "average: the symmetric heap has no room for %zu more bytes\n",
-                    inbox);
+            fprintf(stderr, "average: the symmetric heap has no room for %zu more bytes\n", inbox);
             meshmem_global_exit(1);
         }
         memset(a->inbox, 0, inbox);
@@ -232,8 +230,8 @@ static void avg_onestep(avg_job_t *a, int k, const float *src, float *dst)
         for (int i = 1; i < t->size; i++) {
             int w = t->world[(t->rank + i) % t->size];
             if (meshmem_ptr(mine, w) == NULL)
-                meshmem_put_signal(box, src, a->count * sizeof(float), slot_flag(a, box),
-                                   a->seq, MESHMEM_SIGNAL_SET, w);
+                meshmem_put_signal(box, src, a->count * sizeof(float), slot_flag(a, box), a->seq,
+                                   MESHMEM_SIGNAL_SET, w);
         }
     }
     for (int i = 0; i < t->size; i++) {

@@ -42,29 +42,29 @@ typedef enum { AVG_NAIVE, AVG_AGGRESSIVE } avg_algo_t;
 /** One team of the flow (the full mesh, or a GHC axis). */
 typedef struct {
     meshmem_team_t team;
-    int size, rank;        /**< team size, this rank's team rank */
-    int *world;            /**< world rank of each member */
+    int size, rank; /**< team size, this rank's team rank */
+    int *world;     /**< world rank of each member */
 } avg_team_t;
 
 /** Buffers of one averaging job, in the symmetric heap. */
 typedef struct {
-    size_t count;          /**< parameters per rank */
-    float *x;              /**< the parameters (input, padded) */
-    float *res;            /**< the mean (output, padded) */
-    float *buf;            /**< naive: the all-to-all buffer */
-    float *scratch;        /**< members' data fetched from other hosts (NULL: all mapped) */
-    float *mid;            /**< GHC: the row means (phase 1's result) */
-    size_t padded;         /**< count rounded up to a multiple of the ranks */
-    avg_team_t teams[2];   /**< full mesh: {world}; GHC: {x axis, y axis} */
+    size_t count;        /**< parameters per rank */
+    float *x;            /**< the parameters (input, padded) */
+    float *res;          /**< the mean (output, padded) */
+    float *buf;          /**< naive: the all-to-all buffer */
+    float *scratch;      /**< members' data fetched from other hosts (NULL: all mapped) */
+    float *mid;          /**< GHC: the row means (phase 1's result) */
+    size_t padded;       /**< count rounded up to a multiple of the ranks */
+    avg_team_t teams[2]; /**< full mesh: {world}; GHC: {x axis, y axis} */
     int nteams;
-    uint64_t *flags;       /**< symmetric [kind][world rank][8]: block signals (sequence numbers) */
-    char *area;            /**< symmetric one-step slots [team][run parity]: this rank's vector */
-    char *inbox;           /**< symmetric one-step slots [team][run parity][member]: the vectors
+    uint64_t *flags;      /**< symmetric [kind][world rank][8]: block signals (sequence numbers) */
+    char *area;           /**< symmetric one-step slots [team][run parity]: this rank's vector */
+    char *inbox;          /**< symmetric one-step slots [team][run parity][member]: the vectors
                                 that members on other hosts push here (NULL: none are) */
-    size_t slot_bytes;     /**< one slot: the vector, then its flag line */
-    size_t onestep_bytes;  /**< one-step form up to this many bytes per rank (setup's x ranks/2) */
-    uint64_t seq;          /**< runs so far: the value of this run's signals */
-    unsigned spin;         /**< polls before a wait starts yielding the core */
+    size_t slot_bytes;    /**< one slot: the vector, then its flag line */
+    size_t onestep_bytes; /**< one-step form up to this many bytes per rank (setup's x ranks/2) */
+    uint64_t seq;         /**< runs so far: the value of this run's signals */
+    unsigned spin;        /**< polls before a wait starts yielding the core */
 } avg_job_t;
 
 /**

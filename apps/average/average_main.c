@@ -61,13 +61,18 @@ int main(int argc, char **argv)
     h.iters = 1000;
     h.warmup = -1; /* 10 % of the timed runs, at least 2 */
     const app_opt_t opts[] = {
-        {'a', APP_STR, &algo_name, 0, "ALGO", "naive, aggressive or alternate (default aggressive)"},
-        {'S', APP_STR, &size_list, 0, "SIZES", "bytes per rank, comma-separated, 0 allowed (default 1K,64K,1M)"},
+        {'a', APP_STR, &algo_name, 0, "ALGO",
+         "naive, aggressive or alternate (default aggressive)"},
+        {'S', APP_STR, &size_list, 0, "SIZES",
+         "bytes per rank, comma-separated, 0 allowed (default 1K,64K,1M)"},
         {'g', APP_INT, &ghc_x, 0, "X", "GHC with X columns (default: full mesh)"},
-        {'I', APP_INT, &iters_large, 1, "ITERS", "timed runs above 64 KiB (default 100; -i: up to 64 KiB, default 1000)"},
-        {'T', APP_COUNT, &onestep, 0, "BYTES", "aggressive: one-step form up to BYTES x ranks/2 per rank (default 2048; 0 never)"},
-        {'V', APP_FLAG, &each, 0, "", "fresh input and a verified result at every run, no barrier between runs (tests "
-                                      "the reuse of the buffers; with -a alternate the forms follow each other)"},
+        {'I', APP_INT, &iters_large, 1, "ITERS",
+         "timed runs above 64 KiB (default 100; -i: up to 64 KiB, default 1000)"},
+        {'T', APP_COUNT, &onestep, 0, "BYTES",
+         "aggressive: one-step form up to BYTES x ranks/2 per rank (default 2048; 0 never)"},
+        {'V', APP_FLAG, &each, 0, "",
+         "fresh input and a verified result at every run, no barrier between runs (tests "
+         "the reuse of the buffers; with -a alternate the forms follow each other)"},
         {0, APP_FLAG, NULL, 0, NULL, NULL},
     };
     app_parse(&h, "average [options]   (start with meshrun -n RANKS)", opts, argc, argv);
@@ -97,8 +102,13 @@ int main(int argc, char **argv)
         int it_n = sizes[si] <= 65536 ? h.iters : iters_large;
         char phase[48];
         snprintf(phase, sizeof(phase), "average-%zu", r.count * sizeof(float)); /* bytes= */
-        app_runs_t runs = {.prepare = prepare_avg, .run = run_avg, .check = check_avg, .ctx = &r,
-                           .phase = phase, .timing = APP_TIME_MEAN, .barrier = !each,
+        app_runs_t runs = {.prepare = prepare_avg,
+                           .run = run_avg,
+                           .check = check_avg,
+                           .ctx = &r,
+                           .phase = phase,
+                           .timing = APP_TIME_MEAN,
+                           .barrier = !each,
                            .iters = it_n,
                            .warmup = h.warmup >= 0 ? h.warmup : (it_n / 10 > 2 ? it_n / 10 : 2)};
         app_time_runs(&h, &runs);
@@ -107,12 +117,16 @@ int main(int argc, char **argv)
         double err;
         r.bad += avg_check(r.a.res, r.count, r.in_seed, h.nranks, &err);
         char what[96];
-        snprintf(what, sizeof(what), "elements off the float64 reference by more than %g at "
-                 "%zu bytes", AVG_TOL, r.count * sizeof(float));
+        snprintf(what, sizeof(what),
+                 "elements off the float64 reference by more than %g at "
+                 "%zu bytes",
+                 AVG_TOL, r.count * sizeof(float));
         app_verdict(&h, r.bad, err, what);
         double t = h.t.median;
         app_report(&h, "algo=%s topo=%s bytes=%zu us=%.3f GBps=%.4f steps=%d",
-                   r.alternate ? "alternate" : r.algo == AVG_NAIVE ? "naive" : "aggressive",
+                   r.alternate           ? "alternate"
+                   : r.algo == AVG_NAIVE ? "naive"
+                                         : "aggressive",
                    r.a.nteams == 2 ? "ghc" : "full", r.count * sizeof(float), t * 1e6,
                    t > 0 ? (double)(r.count * sizeof(float)) / t * 1e-9 : 0.0,
                    avg_steps(&r.a, r.algo));

@@ -37,7 +37,8 @@ int main(int argc, char **argv)
     h.iters = 1000;
     h.warmup = -1; /* 10 % of the timed runs, at least 2 */
     const app_opt_t opts[] = {
-        {'S', APP_STR, &size_list, 0, "SIZES", "bytes per rank, comma-separated (default 1K,64K,1M)"},
+        {'S', APP_STR, &size_list, 0, "SIZES",
+         "bytes per rank, comma-separated (default 1K,64K,1M)"},
         {'I', APP_INT, &iters_large, 1, "ITERS", "timed runs above 64 KiB (default 100)"},
         {0, APP_FLAG, NULL, 0, NULL, NULL},
     };
@@ -48,13 +49,15 @@ int main(int argc, char **argv)
         app_bad_option(&h, "-S %s: sizes are byte counts, e.g. 0,1K,1M", size_list);
     app_start(&h, &app_rt_mpi);
     for (int si = 0; si < nsizes; si++) {
-        mpi_avg_t r = {.count = (size_t)sizes[si] / sizeof(float),
-                       .scale = 1.0f / (float)h.nranks};
+        mpi_avg_t r = {.count = (size_t)sizes[si] / sizeof(float), .scale = 1.0f / (float)h.nranks};
         r.x = app_alloc(&h, (r.count + 1) * sizeof(float), "the parameters");
         r.res = app_alloc(&h, (r.count + 1) * sizeof(float), "the mean");
         avg_fill(r.x, r.count, h.seed, h.me);
         int it_n = sizes[si] <= 65536 ? h.iters : iters_large;
-        app_runs_t runs = {.run = run_avg, .ctx = &r, .timing = APP_TIME_MEAN, .barrier = 1,
+        app_runs_t runs = {.run = run_avg,
+                           .ctx = &r,
+                           .timing = APP_TIME_MEAN,
+                           .barrier = 1,
                            .iters = it_n,
                            .warmup = h.warmup >= 0 ? h.warmup : (it_n / 10 > 2 ? it_n / 10 : 2)};
         app_time_runs(&h, &runs);

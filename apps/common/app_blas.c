@@ -12,8 +12,8 @@ void app_blas_one_thread(void)
     openblas_set_num_threads(1);
 }
 
-void app_blas_gemm(app_blas_prec_t prec, int m, int n, int k, const void *a, int lda,
-                   const void *b, int ldb, double beta, void *c, int ldc)
+void app_blas_gemm(app_blas_prec_t prec, int m, int n, int k, const void *a, int lda, const void *b,
+                   int ldb, double beta, void *c, int ldc)
 {
     if (m == 0 || n == 0)
         return;
@@ -27,8 +27,8 @@ void app_blas_gemm(app_blas_prec_t prec, int m, int n, int k, const void *a, int
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, lda, b, ldb,
                     (float)beta, c, ldc);
     else
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb,
-                    beta, c, ldc);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb, beta,
+                    c, ldc);
 }
 
 double app_blas_rel_error(app_blas_prec_t prec, const void *got, size_t ldg, const void *ref,
@@ -41,8 +41,8 @@ double app_blas_rel_error(app_blas_prec_t prec, const void *got, size_t ldg, con
             big = fmax(big, fabs(app_blas_at(prec, ref, i * ldr + j)));
     for (size_t i = 0; i < rows; i++)
         for (size_t j = 0; j < cols; j++) {
-            double d = fabs(app_blas_at(prec, got, i * ldg + j) -
-                            app_blas_at(prec, ref, i * ldr + j));
+            double d =
+                fabs(app_blas_at(prec, got, i * ldg + j) - app_blas_at(prec, ref, i * ldr + j));
             if (!(d <= tol * big))
                 (*bad)++;
             diff = isnan(d) || d > diff ? d : diff;

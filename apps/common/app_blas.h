@@ -34,8 +34,8 @@ void app_blas_one_thread(void);
  * dgemm): C is @p m x @p n, A @p m x @p k, B @p k x @p n. An empty product (@p m or @p n 0)
  * does nothing; an empty sum (@p k 0, more ranks than K) sets C to 0 when @p beta is 0.
  */
-void app_blas_gemm(app_blas_prec_t prec, int m, int n, int k, const void *a, int lda,
-                   const void *b, int ldb, double beta, void *c, int ldc);
+void app_blas_gemm(app_blas_prec_t prec, int m, int n, int k, const void *a, int lda, const void *b,
+                   int ldb, double beta, void *c, int ldc);
 
 /**
  * @brief Compare the @p rows x @p cols block @p got (leading dimension @p ldg) with @p ref

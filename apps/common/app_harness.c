@@ -73,8 +73,8 @@ static void set_value(const app_t *h, const app_opt_t *o, const char *arg)
     case APP_INT: {
         long v = strtol(arg, &end, 10);
         if (end == arg || *end || v < o->min || v > 1 << 30)
-            app_bad_option(h, "-%c %s: %s must be an integer of at least %lld", o->key, arg, o->meta,
-                       o->min);
+            app_bad_option(h, "-%c %s: %s must be an integer of at least %lld", o->key, arg,
+                           o->meta, o->min);
         *(int *)o->value = (int)v;
         break;
     }
@@ -82,7 +82,7 @@ static void set_value(const app_t *h, const app_opt_t *o, const char *arg)
         int64_t v;
         if (mm_parse_size(arg, &v) != 0 || v < o->min)
             app_bad_option(h, "-%c %s: %s must be a count of at least %lld (e.g. 1000, 16M, 2^24)",
-                       o->key, arg, o->meta, o->min);
+                           o->key, arg, o->meta, o->min);
         *(long long *)o->value = v;
         break;
     }
@@ -97,7 +97,7 @@ static void set_value(const app_t *h, const app_opt_t *o, const char *arg)
         double v = strtod(arg, &end);
         if (end == arg || *end || !(v >= (double)o->min))
             app_bad_option(h, "-%c %s: %s must be a number of at least %lld", o->key, arg, o->meta,
-                       o->min);
+                           o->min);
         *(double *)o->value = v;
         break;
     }
@@ -120,10 +120,8 @@ void app_parse(app_t *h, const char *synopsis, const app_opt_t *opts, int argc, 
     }
     snprintf(optstring + k, sizeof(optstring) - k, "i:w:s:Ch");
     const app_opt_t common[] = {
-        {'i', APP_INT, &h->iters, 1, "ITERS", ""},
-        {'w', APP_INT, &h->warmup, 0, "WARMUP", ""},
-        {'s', APP_U64, &h->seed, 0, "SEED", ""},
-        {'C', APP_FLAG, &h->corrupt, 0, "", ""},
+        {'i', APP_INT, &h->iters, 1, "ITERS", ""}, {'w', APP_INT, &h->warmup, 0, "WARMUP", ""},
+        {'s', APP_U64, &h->seed, 0, "SEED", ""},   {'C', APP_FLAG, &h->corrupt, 0, "", ""},
         {0, APP_FLAG, NULL, 0, NULL, NULL},
     };
     opterr = 0;

@@ -50,15 +50,15 @@ typedef enum { APP_SUM, APP_MAX, APP_MIN } app_red_t;
 
 /** The runtime under a program: what the harness needs from meshmem or MPI. */
 typedef struct app_rt {
-    const char *name;                              /**< "meshmem" or "openmpi" */
-    int (*init)(void);                             /**< 0 on success */
+    const char *name;  /**< "meshmem" or "openmpi" */
+    int (*init)(void); /**< 0 on success */
     void (*finalize)(void);
     int (*rank)(void);
     int (*nranks)(void);
     void (*barrier)(void);
     void (*allreduce)(double *v, int n, app_red_t op); /**< in place, over every rank */
-    void (*phase)(const char *name);               /**< model phase (no-op without a model) */
-    void (*abort)(int status);                     /**< end every rank now (does not return) */
+    void (*phase)(const char *name);                   /**< model phase (no-op without a model) */
+    void (*abort)(int status);                         /**< end every rank now (does not return) */
 } app_rt_t;
 
 /** meshmem's runtime table (app_rt_meshmem.c). */
@@ -78,12 +78,12 @@ typedef enum {
 
 /** One option of a program's table; the table ends with an entry whose key is 0. */
 typedef struct {
-    char key;          /**< the option letter */
+    char key; /**< the option letter */
     app_kind_t kind;
-    void *value;       /**< where the value goes (int *, long long *, ...) */
-    long long min;     /**< smallest value accepted (APP_INT, APP_COUNT, APP_DOUBLE) */
-    const char *meta;  /**< the value's name in the usage, e.g. "ITERS" */
-    const char *help;  /**< one line */
+    void *value;      /**< where the value goes (int *, long long *, ...) */
+    long long min;    /**< smallest value accepted (APP_INT, APP_COUNT, APP_DOUBLE) */
+    const char *meta; /**< the value's name in the usage, e.g. "ITERS" */
+    const char *help; /**< one line */
 } app_opt_t;
 
 /** How app_time_runs times the runs. */
@@ -95,31 +95,31 @@ typedef enum {
 
 /** The timings of the last app_time_runs. */
 typedef struct {
-    double *times;  /**< per timed run (APP_TIME_EACH), or the one mean (APP_TIME_MEAN) */
-    int n;          /**< entries in times */
-    int runs;       /**< timed runs (the result line's iters) */
-    double median;  /**< median of times */
-    double best;    /**< smallest of times */
+    double *times; /**< per timed run (APP_TIME_EACH), or the one mean (APP_TIME_MEAN) */
+    int n;         /**< entries in times */
+    int runs;      /**< timed runs (the result line's iters) */
+    double median; /**< median of times */
+    double best;   /**< smallest of times */
 } app_times_t;
 
 /** One program's harness state. */
 typedef struct app {
-    const char *prog;      /**< name in messages */
-    const char *tag;       /**< tag of the result line (@TAG) */
-    const app_rt_t *rt;    /**< set by app_start */
+    const char *prog;   /**< name in messages */
+    const char *tag;    /**< tag of the result line (@TAG) */
+    const app_rt_t *rt; /**< set by app_start */
     int me, nranks;
-    int iters, warmup;     /**< -i, -w (a program may default warmup to -1: "its own choice") */
-    uint64_t seed;         /**< -s */
-    int corrupt;           /**< -C */
-    app_times_t t;         /**< the last app_time_runs */
-    int verified;          /**< the last verdict */
-    double max_err;        /**< the last verdict's largest error (over ranks) */
-    uint64_t bad;          /**< the last verdict's failures (over ranks) */
-    int failed;            /**< some verdict failed: app_finish returns 1 */
+    int iters, warmup; /**< -i, -w (a program may default warmup to -1: "its own choice") */
+    uint64_t seed;     /**< -s */
+    int corrupt;       /**< -C */
+    app_times_t t;     /**< the last app_time_runs */
+    int verified;      /**< the last verdict */
+    double max_err;    /**< the last verdict's largest error (over ranks) */
+    uint64_t bad;      /**< the last verdict's failures (over ranks) */
+    int failed;        /**< some verdict failed: app_finish returns 1 */
 } app_t;
 
 /** A harness for program @p prog whose results are tagged @p tag: 5 runs, 1 warm-up, seed 1. */
-#define APP_INIT(prog_, tag_) \
+#define APP_INIT(prog_, tag_)                                                                      \
     ((app_t){.prog = (prog_), .tag = (tag_), .iters = 5, .warmup = 1, .seed = 1})
 
 /**
@@ -148,8 +148,7 @@ void app_start(app_t *h, const app_rt_t *rt);
  * "PROG: message", every rank stops the runtime and exits with status 2. Collective: every
  * rank must come here.
  */
-void app_arg_error(app_t *h, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3), noreturn));
+void app_arg_error(app_t *h, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
 /** @brief Fatal error on one rank (out of memory, a failed call): "PROG: message" from that
  * rank, then the whole job ends with status 1. */
@@ -164,11 +163,11 @@ typedef struct {
     void (*run)(void *ctx, int run);     /**< the timed work */
     void (*check)(void *ctx, int run);   /**< untimed, after each run (may be NULL) */
     void *ctx;
-    const char *phase;   /**< model phase of the timed work; NULL: run() names its own */
+    const char *phase; /**< model phase of the timed work; NULL: run() names its own */
     app_timing_t timing;
-    int barrier;         /**< APP_TIME_MEAN: a barrier before every run too */
-    int iters;           /**< timed runs (0: h->iters) */
-    int warmup;          /**< untimed runs first (-1: h->warmup) */
+    int barrier; /**< APP_TIME_MEAN: a barrier before every run too */
+    int iters;   /**< timed runs (0: h->iters) */
+    int warmup;  /**< untimed runs first (-1: h->warmup) */
 } app_runs_t;
 
 /** @brief Run warm-up and timed runs of @p r (collective); the timings go to h->t. */

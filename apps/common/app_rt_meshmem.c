@@ -18,10 +18,11 @@ static void mm_barrier(void)
 
 static void mm_allreduce(double *v, int n, app_red_t op)
 {
-    meshmem_op_t o = op == APP_SUM ? MESHMEM_OP_SUM : op == APP_MAX ? MESHMEM_OP_MAX
-                                                                     : MESHMEM_OP_MIN;
-    meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, MESHMEM_IN_PLACE, v, (size_t)n, MESHMEM_FLOAT64,
-                           o, MESHMEM_ALGO_AUTO);
+    meshmem_op_t o = op == APP_SUM   ? MESHMEM_OP_SUM
+                     : op == APP_MAX ? MESHMEM_OP_MAX
+                                     : MESHMEM_OP_MIN;
+    meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, MESHMEM_IN_PLACE, v, (size_t)n, MESHMEM_FLOAT64, o,
+                           MESHMEM_ALGO_AUTO);
 }
 
 static void mm_abort(int status)

@@ -25,8 +25,8 @@
 /** One rank's end of the streams from and to every rank. */
 typedef struct {
     int nranks, me;
-    uint64_t *sig;  /**< symmetric [nranks]: sig[s] written by sender s only */
-    uint64_t base;  /**< blocks every sender delivered here in the phases before this one */
+    uint64_t *sig; /**< symmetric [nranks]: sig[s] written by sender s only */
+    uint64_t base; /**< blocks every sender delivered here in the phases before this one */
 } app_stream_t;
 
 /** @brief Allocate the signals (collective: meshmem_calloc); app_fatal when out of memory. */

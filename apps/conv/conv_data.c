@@ -9,9 +9,9 @@
 #include <string.h>
 
 /* the paper's first layer: 256 kernels of 3 x 3 x 256 over 64 x 64 maps */
-#define DEFAULT_MAPS "64"
+#define DEFAULT_MAPS    "64"
 #define DEFAULT_KERNELS "256x3x3x256"
-#define MAX_SIDE 4096
+#define MAX_SIDE        4096
 
 static void parse_shape(app_t *h, conv_opts_t *o)
 {
@@ -27,12 +27,11 @@ static void parse_shape(app_t *h, conv_opts_t *o)
         app_bad_option(h, "-k %s: kernels KOUTxKHxKWxCIN (e.g. 256x3x3x256), KH and KW 1 to 64",
                        o->kernels);
     if (o->layers > 1 && o->kout != o->cin)
-        app_bad_option(h, "-l %d: chained layers need KOUT = CIN (-k %s)", o->layers,
-                       o->kernels);
+        app_bad_option(h, "-l %d: chained layers need KOUT = CIN (-k %s)", o->layers, o->kernels);
     if ((double)o->kout * o->H * o->W > (double)(1u << 31) ||
         (double)o->cin * o->kh * o->kw * o->chunk * o->W > (double)(1u << 31))
-        app_bad_option(h, "-k %s -m %s: more than 2^31 elements in a layer or a block",
-                       o->kernels, o->maps);
+        app_bad_option(h, "-k %s -m %s: more than 2^31 elements in a layer or a block", o->kernels,
+                       o->maps);
 }
 
 void conv_parse(app_t *h, conv_opts_t *o, const char *synopsis, const char *variants, int argc,
@@ -41,16 +40,26 @@ void conv_parse(app_t *h, conv_opts_t *o, const char *synopsis, const char *vari
     static char vhelp[128], vdefault[32];
     snprintf(vdefault, sizeof(vdefault), "%.*s", (int)strcspn(variants, ","), variants);
     snprintf(vhelp, sizeof(vhelp), "%s (default %s)", variants, vdefault);
-    *o = (conv_opts_t){.maps = DEFAULT_MAPS, .kernels = DEFAULT_KERNELS, .variant = vdefault,
-                       .precision = "single", .chunk = 8, .layers = 1};
+    *o = (conv_opts_t){.maps = DEFAULT_MAPS,
+                       .kernels = DEFAULT_KERNELS,
+                       .variant = vdefault,
+                       .precision = "single",
+                       .chunk = 8,
+                       .layers = 1};
     const app_opt_t opts[] = {
-        {'m', APP_STR, &o->maps, 0, "MAPS", "input maps n (square) or HxW (default " DEFAULT_MAPS ")"},
-        {'k', APP_STR, &o->kernels, 0, "KERNELS", "KOUTxKHxKWxCIN: KOUT kernels of KH x KW x CIN (default " DEFAULT_KERNELS ")"},
-        {'l', APP_INT, &o->layers, 1, "LAYERS", "chained layers of that shape, each one's maps the next one's input (default 1)"},
-        {'b', APP_INT, &o->chunk, 1, "ROWS", "rows of the maps per block, computed and sent as one piece (default 8)"},
-        {'p', APP_STR, &o->precision, 0, "PREC", "single (sgemm) or double (dgemm) (default single)"},
+        {'m', APP_STR, &o->maps, 0, "MAPS",
+         "input maps n (square) or HxW (default " DEFAULT_MAPS ")"},
+        {'k', APP_STR, &o->kernels, 0, "KERNELS",
+         "KOUTxKHxKWxCIN: KOUT kernels of KH x KW x CIN (default " DEFAULT_KERNELS ")"},
+        {'l', APP_INT, &o->layers, 1, "LAYERS",
+         "chained layers of that shape, each one's maps the next one's input (default 1)"},
+        {'b', APP_INT, &o->chunk, 1, "ROWS",
+         "rows of the maps per block, computed and sent as one piece (default 8)"},
+        {'p', APP_STR, &o->precision, 0, "PREC",
+         "single (sgemm) or double (dgemm) (default single)"},
         {'v', APP_STR, &o->variant, 0, "VARIANT", vhelp},
-        {'H', APP_INT, &o->heap_ranks, 1, "RANKS", "print the symmetric heap bytes a run on RANKS ranks needs, and exit"},
+        {'H', APP_INT, &o->heap_ranks, 1, "RANKS",
+         "print the symmetric heap bytes a run on RANKS ranks needs, and exit"},
         {0, APP_FLAG, NULL, 0, NULL, NULL},
     };
     app_parse(h, synopsis, opts, argc, argv);
@@ -102,8 +111,7 @@ void conv_group_setup(app_t *h, const conv_opts_t *o, int P, int me, conv_group_
                     for (int kw = 0; kw < o->kw; kw++, i++)
                         put_value(o, g->w[l], i, weight_at(o, h->seed, l, co, ci, kh, kw));
     }
-    g->col = app_alloc(h, conv_shift_elems(o, 0, conv_panel(o)) * o->esz,
-                       "the shifted rows");
+    g->col = app_alloc(h, conv_shift_elems(o, 0, conv_panel(o)) * o->esz, "the shifted rows");
 }
 
 void *conv_input(app_t *h, const conv_opts_t *o)
@@ -144,8 +152,9 @@ static void shift_rows(const conv_opts_t *o, const char *in, char *q, int b, int
                     continue;
                 }
                 int ib = iy / o->chunk;
-                const char *src = in + (conv_piece(o, o->cin, ib, ci) +
-                                        (size_t)(iy - conv_row0(o, ib)) * W) * esz;
+                const char *src =
+                    in +
+                    (conv_piece(o, o->cin, ib, ci) + (size_t)(iy - conv_row0(o, ib)) * W) * esz;
                 memset(q, 0, (size_t)x0 * esz);
                 memcpy(q + (size_t)x0 * esz, src + (size_t)(x0 + dx) * esz,
                        (size_t)(x1 - x0) * esz);
@@ -170,8 +179,8 @@ size_t conv_shift_elems(const conv_opts_t *o, int b, int channels)
     return (size_t)channels * o->kw * (conv_rows(o, b) + o->kh - 1) * o->W;
 }
 
-void conv_block(const conv_opts_t *o, const conv_group_t *g, int layer, const void *in,
-                void *out, int b)
+void conv_block(const conv_opts_t *o, const conv_group_t *g, int layer, const void *in, void *out,
+                int b)
 {
     const int n = conv_rows(o, b) * o->W, step = conv_panel(o), lda = o->cin * o->kw;
     const int ldb = (conv_rows(o, b) + o->kh - 1) * o->W;
@@ -221,8 +230,7 @@ static double direct_error(const conv_opts_t *o, app_t *h, int layer, const void
                 int iy = y + kh - ph, ib = iy / o->chunk;
                 if (iy < 0 || iy >= o->H)
                     continue;
-                size_t row = conv_piece(o, o->cin, ib, ci) +
-                             (size_t)(iy - conv_row0(o, ib)) * o->W;
+                size_t row = conv_piece(o, o->cin, ib, ci) + (size_t)(iy - conv_row0(o, ib)) * o->W;
                 for (int kw = 0; kw < o->kw; kw++) {
                     int ix = x + kw - pw;
                     if (ix < 0 || ix >= o->W)
@@ -235,8 +243,9 @@ static double direct_error(const conv_opts_t *o, app_t *h, int layer, const void
             }
         int yb = y / o->chunk;
         want[p] = sum;
-        got[p] = app_blas_at(o->prec, out, conv_piece(o, o->kout, yb, co) +
-                                               (size_t)(y - conv_row0(o, yb)) * o->W + (size_t)x);
+        got[p] = app_blas_at(o->prec, out,
+                             conv_piece(o, o->kout, yb, co) +
+                                 (size_t)(y - conv_row0(o, yb)) * o->W + (size_t)x);
         top = fmax(top, fabs(sum));
     }
     for (uint64_t p = 0; p < points; p++) {
@@ -288,7 +297,8 @@ void conv_verify_report(app_t *h, const conv_opts_t *o, void *out)
     char what[160];
     snprintf(what, sizeof(what),
              "the maps differ from the one-rank forward pass, or it from the convolution summed "
-             "tap by tap, by more than %g", tol);
+             "tap by tap, by more than %g",
+             tol);
     app_verdict(h, bad, err, what);
     double gops = h->t.median > 0 ? conv_ops(o) / h->t.median * 1e-9 : 0;
     app_report(h, "variant=%s maps=%dx%d kernels=%s layers=%d chunk=%d prec=%s GOPS=%.4f",

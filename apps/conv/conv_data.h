@@ -53,16 +53,16 @@ typedef struct {
     int heap_ranks;        /**< -H RANKS: print the symmetric heap a run needs (meshmem only) */
     int H, W, kout, kh, kw, cin;
     app_blas_prec_t prec;
-    size_t esz;            /**< bytes per element */
-    int blocks;            /**< blocks of rows */
-    int kdim;              /**< CIN KH KW: the weights of one kernel */
+    size_t esz; /**< bytes per element */
+    int blocks; /**< blocks of rows */
+    int kdim;   /**< CIN KH KW: the weights of one kernel */
 } conv_opts_t;
 
 /** One rank's share of the work: a group of output channels and its weights. */
 typedef struct {
-    int c0, nc;   /**< output channels [c0, c0 + nc) */
-    void **w;     /**< [layers]: kernels c0 .. c0+nc of each layer, [kh][kernel][ci][kw] */
-    void *col;    /**< the shifted copies of one panel of a block (conv_shift_elems) */
+    int c0, nc; /**< output channels [c0, c0 + nc) */
+    void **w;   /**< [layers]: kernels c0 .. c0+nc of each layer, [kh][kernel][ci][kw] */
+    void *col;  /**< the shifted copies of one panel of a block (conv_shift_elems) */
 } conv_group_t;
 
 /** @brief Parse the command line (variants in @p variants, comma-separated, the first the
@@ -116,8 +116,8 @@ size_t conv_shift_elems(const conv_opts_t *o, int b, int channels);
 /** @brief Block @p b of layer @p layer for group @p g into @p out's piece of the group's
  * channels (KOUT maps): per panel of input channels, the KW shifted copies of @p in's rows
  * (CIN maps, block layout), then one gemm per kernel row accumulating into the piece. */
-void conv_block(const conv_opts_t *o, const conv_group_t *g, int layer, const void *in,
-                void *out, int b);
+void conv_block(const conv_opts_t *o, const conv_group_t *g, int layer, const void *in, void *out,
+                int b);
 
 /** A check of every layer of the one-rank forward pass against the convolution summed tap by
  * tap (at sampled points of large layers): the run (the seed of the weights, and the

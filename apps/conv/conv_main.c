@@ -97,8 +97,10 @@ static void stream_setup(conv_job_t *j)
     for (int i = 0; i < 2; i++) {
         j->out[i] = meshmem_malloc(conv_out_bytes(o));
         if (j->out[i] == NULL)
-            app_fatal(j->h, "out of symmetric memory (conv -k %s -m %s -H %d prints what it "
-                      "needs)", o->kernels, o->maps, j->P);
+            app_fatal(j->h,
+                      "out of symmetric memory (conv -k %s -m %s -H %d prints what it "
+                      "needs)",
+                      o->kernels, o->maps, j->P);
     }
     app_stream_init(j->h, &j->st);
     j->last = j->out[(o->layers - 1) % 2];

@@ -100,8 +100,7 @@ int main(int argc, char **argv)
     app_t h = APP_INIT("conv_mpi", "conv");
     h.iters = 3;
     conv_opts_t o;
-    conv_parse(&h, &o, "conv_mpi [options]   (start with mpirun -n RANKS)", "stream", argc,
-               argv);
+    conv_parse(&h, &o, "conv_mpi [options]   (start with mpirun -n RANKS)", "stream", argc, argv);
     if (o.heap_ranks)
         app_bad_option(&h, "-H %d: the symmetric heap is meshmem's (the twin has none)",
                        o.heap_ranks);
@@ -109,8 +108,8 @@ int main(int argc, char **argv)
     app_start(&h, &app_rt_mpi);
     twin_t j = {.h = &h, .o = &o, .P = h.nranks, .me = h.me};
     stream_setup(&j);
-    app_runs_t runs = {.ctx = &j, .run = stream_run, .timing = APP_TIME_EACH, .warmup = -1,
-                       .phase = "conv"};
+    app_runs_t runs = {
+        .ctx = &j, .run = stream_run, .timing = APP_TIME_EACH, .warmup = -1, .phase = "conv"};
     app_time_runs(&h, &runs);
     conv_verify_report(&h, &o, j.out[(o.layers - 1) % 2]);
     return app_finish(&h);

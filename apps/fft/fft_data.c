@@ -44,8 +44,8 @@ void fft_input_at(uint64_t seed, const int n[3], int x, int y, int z, double *re
     *im = 2.0 * app_unit(app_rand_at(seed, 2 * i + 1)) - 1.0;
 }
 
-void fft_fill(void *out, int single, uint64_t seed, const int n[3], int x0, int nx, int y0,
-              int ny, int z0, int nz)
+void fft_fill(void *out, int single, uint64_t seed, const int n[3], int x0, int nx, int y0, int ny,
+              int z0, int nz)
 {
     size_t k = 0;
     for (int i = 0; i < nx; i++)
@@ -120,9 +120,8 @@ void fft_compare_yxz(fft_err_t *e, const void *piece, int single, const fftw_com
             }
 }
 
-void fft_compare_input(fft_err_t *e, const void *piece, int single, double scale,
-                       uint64_t seed, const int n[3], int x0, int nx, int y0, int ny, int z0,
-                       int nz)
+void fft_compare_input(fft_err_t *e, const void *piece, int single, double scale, uint64_t seed,
+                       const int n[3], int x0, int nx, int y0, int ny, int z0, int nz)
 {
     size_t k = 0;
     for (int i = 0; i < nx; i++)
@@ -164,8 +163,10 @@ int fft_judge(int single, double err_fwd, double err_rt, double *worst, char *wh
 {
     double tol = single ? FFT_TOL_FLOAT : FFT_TOL_DOUBLE;
     *worst = err_fwd > err_rt || err_fwd != err_fwd ? err_fwd : err_rt;
-    snprintf(what, len, "relative error %.3g against serial FFTW, %.3g after the round trip "
-             "(tolerance %g)", err_fwd, err_rt, tol);
+    snprintf(what, len,
+             "relative error %.3g against serial FFTW, %.3g after the round trip "
+             "(tolerance %g)",
+             err_fwd, err_rt, tol);
     return *worst <= tol;
 }
 

@@ -23,7 +23,7 @@
 
 /** Relative L2 error accepted in double and in float. */
 #define FFT_TOL_DOUBLE 1e-10
-#define FFT_TOL_FLOAT 1e-5
+#define FFT_TOL_FLOAT  1e-5
 
 /** @return the first index of part @p r of @p n split into @p p nearly equal blocks. */
 static inline int fft_blk_lo(int n, int p, int r)
@@ -51,8 +51,8 @@ void fft_input_at(uint64_t seed, const int n[3], int x, int y, int z, double *re
  * @brief Fill a block of the input: the elements (x0 + i, y0 + j, z0 + k) for i < nx, j < ny,
  * k < nz, stored [i][j][k] at @p out (float or double complex by @p single).
  */
-void fft_fill(void *out, int single, uint64_t seed, const int n[3], int x0, int nx, int y0,
-              int ny, int z0, int nz);
+void fft_fill(void *out, int single, uint64_t seed, const int n[3], int x0, int nx, int y0, int ny,
+              int z0, int nz);
 
 /**
  * @brief The reference: the forward transform of the whole input by serial FFTW in double
@@ -80,9 +80,8 @@ void fft_compare_yxz(fft_err_t *e, const void *piece, int single, const fftw_com
  * @brief Compare a piece stored [x - x0][y - y0][z - z0] with the input times @p scale (the
  * round trip: inverse of forward, not divided by N).
  */
-void fft_compare_input(fft_err_t *e, const void *piece, int single, double scale,
-                       uint64_t seed, const int n[3], int x0, int nx, int y0, int ny, int z0,
-                       int nz);
+void fft_compare_input(fft_err_t *e, const void *piece, int single, double scale, uint64_t seed,
+                       const int n[3], int x0, int nx, int y0, int ny, int z0, int nz);
 
 /** @return sqrt(diff2 / ref2), infinity when the sums hold a NaN, 0 for an empty array. */
 double fft_rel_error(const fft_err_t *e);

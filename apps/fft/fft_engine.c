@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SLOTS = 4 };                               /* signal slots: 2 forward, 2 inverse */
-enum { BUF_IN, BUF_MID, BUF_OUT, BUF_EXT };       /* the buffers a stage reads and writes */
+enum { SLOTS = 4 };                         /* signal slots: 2 forward, 2 inverse */
+enum { BUF_IN, BUF_MID, BUF_OUT, BUF_EXT }; /* the buffers a stage reads and writes */
 typedef enum { ALONG_ROWS, ALONG_COLS, PLANE_2D } fft_kind_t;
 
 /* where one destination's rows of a source plane go: rows b in [b0, b1), columns [c0, c1) of
@@ -23,19 +23,19 @@ typedef struct {
 
 typedef struct fft_stage {
     const char *phase;
-    int na, nb, nc;          /* source planes: [na][nb][nc] */
+    int na, nb, nc; /* source planes: [na][nb][nc] */
     fft_kind_t kind;
-    int src, dst;            /* BUF_* (dst == src: transformed in place, no exchange) */
-    int chunk;               /* planes per FFT call (and per signal) */
-    fftw_plan plan, tail;    /* chunk planes, and the last na % chunk (fftwf_plan for float) */
-    int slot;                /* this stage's signals (exchange), -1 none */
-    int nd;                  /* destinations (exchange) */
+    int src, dst;         /* BUF_* (dst == src: transformed in place, no exchange) */
+    int chunk;            /* planes per FFT call (and per signal) */
+    fftw_plan plan, tail; /* chunk planes, and the last na % chunk (fftwf_plan for float) */
+    int slot;             /* this stage's signals (exchange), -1 none */
+    int nd;               /* destinations (exchange) */
     fft_dest_t *dest;
-    int wait_slot;           /* the previous exchange's slot this stage waits on, -1 none */
-    int wait_aligned;        /* 1: chunk k needs only chunk k of every source */
-    int nw;                  /* sources of the previous exchange */
+    int wait_slot;    /* the previous exchange's slot this stage waits on, -1 none */
+    int wait_aligned; /* 1: chunk k needs only chunk k of every source */
+    int nw;           /* sources of the previous exchange */
     int *wait_world;
-    int *wait_chunks;        /* chunks each source sends per run */
+    int *wait_chunks; /* chunks each source sends per run */
 } fft_stage_t;
 
 static int nchunks(int na, int chunk)
@@ -111,14 +111,38 @@ static void destroy(const fft_job_t *j, fftw_plan p)
 
 /* ---- geometry ------------------------------------------------------------------------- */
 
-static int X(const fft_params_t *p, int row) { return fft_blk_len(p->n[0], p->pr, row); }
-static int X0(const fft_params_t *p, int row) { return fft_blk_lo(p->n[0], p->pr, row); }
-static int Y(const fft_params_t *p, int col) { return fft_blk_len(p->n[1], p->pc, col); }
-static int Y0(const fft_params_t *p, int col) { return fft_blk_lo(p->n[1], p->pc, col); }
-static int Z(const fft_params_t *p, int col) { return fft_blk_len(p->n[2], p->pc, col); }
-static int Z0(const fft_params_t *p, int col) { return fft_blk_lo(p->n[2], p->pc, col); }
-static int YT(const fft_params_t *p, int row) { return fft_blk_len(p->n[1], p->pr, row); }
-static int YT0(const fft_params_t *p, int row) { return fft_blk_lo(p->n[1], p->pr, row); }
+static int X(const fft_params_t *p, int row)
+{
+    return fft_blk_len(p->n[0], p->pr, row);
+}
+static int X0(const fft_params_t *p, int row)
+{
+    return fft_blk_lo(p->n[0], p->pr, row);
+}
+static int Y(const fft_params_t *p, int col)
+{
+    return fft_blk_len(p->n[1], p->pc, col);
+}
+static int Y0(const fft_params_t *p, int col)
+{
+    return fft_blk_lo(p->n[1], p->pc, col);
+}
+static int Z(const fft_params_t *p, int col)
+{
+    return fft_blk_len(p->n[2], p->pc, col);
+}
+static int Z0(const fft_params_t *p, int col)
+{
+    return fft_blk_lo(p->n[2], p->pc, col);
+}
+static int YT(const fft_params_t *p, int row)
+{
+    return fft_blk_len(p->n[1], p->pr, row);
+}
+static int YT0(const fft_params_t *p, int row)
+{
+    return fft_blk_lo(p->n[1], p->pr, row);
+}
 
 void fft_grid(int nranks, int want_pc, int *pr, int *pc)
 {
@@ -174,19 +198,18 @@ static void set_dests(fft_job_t *j, fft_stage_t *s, int row_team, int slot)
         fft_dest_t *d = &s->dest[k];
         d->world = team_world(j, row_team, k);
         d->b0 = 0, d->b1 = s->nb, d->c0 = 0, d->c1 = s->nc;
-        if (slot == 0 && p->pc > 1) {        /* forward z split: [X][n1][Z(k)] */
+        if (slot == 0 && p->pc > 1) { /* forward z split: [X][n1][Z(k)] */
             d->c0 = Z0(p, k), d->c1 = Z0(p, k) + Z(p, k);
             d->base = (size_t)j->y0 * Z(p, k), d->as = (size_t)p->n[1] * Z(p, k),
             d->bs = (size_t)Z(p, k);
-        } else if (slot <= 1) {              /* forward to the y' owner: [YT(k)][n0][nz] */
+        } else if (slot <= 1) { /* forward to the y' owner: [YT(k)][n0][nz] */
             d->b0 = YT0(p, k), d->b1 = YT0(p, k) + YT(p, k);
-            d->base = (size_t)j->x0 * j->nz, d->as = (size_t)j->nz,
-            d->bs = (size_t)p->n[0] * j->nz;
-        } else if (slot == 2) {              /* inverse to the x owner: [X(k)][n1][nz] */
+            d->base = (size_t)j->x0 * j->nz, d->as = (size_t)j->nz, d->bs = (size_t)p->n[0] * j->nz;
+        } else if (slot == 2) { /* inverse to the x owner: [X(k)][n1][nz] */
             d->b0 = X0(p, k), d->b1 = X0(p, k) + X(p, k);
             d->base = (size_t)j->yt0 * j->nz, d->as = (size_t)j->nz,
             d->bs = (size_t)p->n[1] * j->nz;
-        } else {                             /* inverse z gather: [X][Y(k)][n2] */
+        } else { /* inverse z gather: [X][Y(k)][n2] */
             d->b0 = Y0(p, k), d->b1 = Y0(p, k) + Y(p, k);
             d->base = (size_t)j->z0, d->as = (size_t)Y(p, k) * p->n[2], d->bs = (size_t)p->n[2];
         }
@@ -215,8 +238,15 @@ static void set_waits(fft_job_t *j, fft_stage_t *s, const fft_stage_t *prev, int
 static fft_stage_t stage(const char *phase, int na, int nb, int nc, fft_kind_t kind, int src,
                          int dst, int chunk)
 {
-    return (fft_stage_t){.phase = phase, .na = na, .nb = nb, .nc = nc, .kind = kind,
-                         .src = src, .dst = dst, .chunk = chunk_of(chunk, na), .slot = -1,
+    return (fft_stage_t){.phase = phase,
+                         .na = na,
+                         .nb = nb,
+                         .nc = nc,
+                         .kind = kind,
+                         .src = src,
+                         .dst = dst,
+                         .chunk = chunk_of(chunk, na),
+                         .slot = -1,
                          .wait_slot = -1};
 }
 
@@ -337,17 +367,16 @@ static void wait_sources(const fft_job_t *j, const fft_stage_t *s, int upto_chun
     int P = j->p.pr * j->p.pc;
     for (int k = 0; k < s->nw; k++) {
         int w = s->wait_world[k];
-        int want = upto_chunk < 0 || upto_chunk > s->wait_chunks[k] ? s->wait_chunks[k]
-                                                                    : upto_chunk;
+        int want =
+            upto_chunk < 0 || upto_chunk > s->wait_chunks[k] ? s->wait_chunks[k] : upto_chunk;
         uint64_t target = j->expect[s->wait_slot * P + w] + (uint64_t)want;
-        meshmem_wait_until(&j->sig[s->wait_slot * P + w], MESHMEM_UINT64, MESHMEM_CMP_GE,
-                           &target);
+        meshmem_wait_until(&j->sig[s->wait_slot * P + w], MESHMEM_UINT64, MESHMEM_CMP_GE, &target);
     }
 }
 
 /* write the rows of @p cnt transformed planes (from plane a0) to every destination */
-static void scatter(const fft_job_t *j, const fft_stage_t *s, const char *planes, int a0,
-                    int cnt, char *dst, char *const *mapped)
+static void scatter(const fft_job_t *j, const fft_stage_t *s, const char *planes, int a0, int cnt,
+                    char *dst, char *const *mapped)
 {
     int P = j->p.pr * j->p.pc;
     size_t es = j->es, pl = (size_t)s->nb * s->nc;
@@ -421,8 +450,7 @@ static void account(fft_job_t *j, const fft_stage_t *st, int ns)
     int P = j->p.pr * j->p.pc;
     for (int i = 0; i < ns; i++)
         for (int k = 0; k < st[i].nw; k++)
-            j->expect[st[i].wait_slot * P + st[i].wait_world[k]] +=
-                (uint64_t)st[i].wait_chunks[k];
+            j->expect[st[i].wait_slot * P + st[i].wait_world[k]] += (uint64_t)st[i].wait_chunks[k];
 }
 
 void *fft_forward(fft_job_t *j)

@@ -43,30 +43,30 @@ struct fft_stage;
 
 /** Parameters of fft_setup. */
 typedef struct {
-    int n[3];          /**< n0 (x), n1 (y), n2 (z) */
-    int single;        /**< float instead of double */
-    int pr, pc;        /**< rank grid (pr * pc = ranks; pc = 1 is the slab) */
-    int chunk;         /**< planes per chunk (0: all of a rank's planes at once) */
-    unsigned flags;    /**< FFTW planner flags (FFTW_MEASURE, ...) */
+    int n[3];       /**< n0 (x), n1 (y), n2 (z) */
+    int single;     /**< float instead of double */
+    int pr, pc;     /**< rank grid (pr * pc = ranks; pc = 1 is the slab) */
+    int chunk;      /**< planes per chunk (0: all of a rank's planes at once) */
+    unsigned flags; /**< FFTW planner flags (FFTW_MEASURE, ...) */
 } fft_params_t;
 
 /** One rank's distributed FFT. */
 typedef struct {
     fft_params_t p;
-    int me, row, col;      /**< world rank, grid coordinates */
-    size_t es;             /**< bytes per element */
-    int x0, nx, y0, ny;    /**< L0: this rank's x and y blocks */
-    int z0, nz;            /**< L1, L2: this rank's z block */
-    int yt0, nyt;          /**< L2: this rank's y block (over pr) */
-    void *in;              /**< L0 input (symmetric: the inverse writes here) */
-    void *mid[2];          /**< L1 by run parity (pencil) */
-    void *out[2];          /**< L2 by run parity */
-    uint64_t *sig;         /**< symmetric [stage][world rank] chunk counters */
-    uint64_t *expect;      /**< [stage][world rank]: counter values awaited */
-    void *chunkbuf;        /**< private: the transformed planes of one chunk */
+    int me, row, col;            /**< world rank, grid coordinates */
+    size_t es;                   /**< bytes per element */
+    int x0, nx, y0, ny;          /**< L0: this rank's x and y blocks */
+    int z0, nz;                  /**< L1, L2: this rank's z block */
+    int yt0, nyt;                /**< L2: this rank's y block (over pr) */
+    void *in;                    /**< L0 input (symmetric: the inverse writes here) */
+    void *mid[2];                /**< L1 by run parity (pencil) */
+    void *out[2];                /**< L2 by run parity */
+    uint64_t *sig;               /**< symmetric [stage][world rank] chunk counters */
+    uint64_t *expect;            /**< [stage][world rank]: counter values awaited */
+    void *chunkbuf;              /**< private: the transformed planes of one chunk */
     struct fft_stage *fwd, *inv; /**< stage lists, FFT_STAGES each */
     int nfwd, ninv;
-    uint64_t runs;         /**< forward runs so far: the parity of the next */
+    uint64_t runs; /**< forward runs so far: the parity of the next */
 } fft_job_t;
 
 /** @return the symmetric heap bytes per rank fft_setup needs for @p p on @p nranks ranks. */

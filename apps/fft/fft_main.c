@@ -98,10 +98,13 @@ int main(int argc, char **argv)
         {'N', APP_STR, &size, 0, "SIZE", "n (a cube) or n0xn1xn2 (default 64)"},
         {'v', APP_STR, &variant, 0, "VARIANT", "slab, pencil or serial (default slab)"},
         {'p', APP_STR, &prec, 0, "PREC", "double or float (default double)"},
-        {'k', APP_INT, &chunk, 0, "PLANES", "planes per pipeline chunk; 0: all at once (default 1)"},
+        {'k', APP_INT, &chunk, 0, "PLANES",
+         "planes per pipeline chunk; 0: all at once (default 1)"},
         {'g', APP_INT, &want_pc, 0, "PC", "pencil: ranks per grid row (default: most square)"},
-        {'f', APP_STR, &flags_name, 0, "FLAGS", "FFTW planner: estimate, measure, patient (default measure)"},
-        {'H', APP_INT, &heap_ranks, 1, "RANKS", "print the symmetric heap bytes a run on RANKS ranks needs, and exit"},
+        {'f', APP_STR, &flags_name, 0, "FLAGS",
+         "FFTW planner: estimate, measure, patient (default measure)"},
+        {'H', APP_INT, &heap_ranks, 1, "RANKS",
+         "print the symmetric heap bytes a run on RANKS ranks needs, and exit"},
         {0, APP_FLAG, NULL, 0, NULL, NULL},
     };
     app_parse(&h, "fft [options]   (start with meshrun -n RANKS --heap SIZE)", opts, argc, argv);
@@ -130,8 +133,7 @@ int main(int argc, char **argv)
     if (pencil) {
         fft_grid(h.nranks, want_pc, &p.pr, &p.pc);
         if (want_pc && h.nranks % want_pc)
-            app_arg_error(&h, "-g %d: ranks per grid row must divide %d ranks", want_pc,
-                          h.nranks);
+            app_arg_error(&h, "-g %d: ranks per grid row must divide %d ranks", want_pc, h.nranks);
     } else {
         p.pr = h.nranks, p.pc = 1;
     }
@@ -145,8 +147,8 @@ int main(int argc, char **argv)
             app_fatal(&h, "out of memory for a %zu-element serial FFT", N);
         r.plan = p.single ? (fftw_plan)fftwf_plan_dft_3d(p.n[0], p.n[1], p.n[2], r.sin, r.sout,
                                                          FFTW_FORWARD, p.flags)
-                          : fftw_plan_dft_3d(p.n[0], p.n[1], p.n[2], r.sin, r.sout,
-                                             FFTW_FORWARD, p.flags);
+                          : fftw_plan_dft_3d(p.n[0], p.n[1], p.n[2], r.sin, r.sout, FFTW_FORWARD,
+                                             p.flags);
         fft_fill(r.sin, p.single, h.seed, p.n, 0, p.n[0], 0, p.n[1], 0, p.n[2]);
         runs.run = run_serial;
         runs.phase = "serial"; /* not modelled: measured time */
@@ -170,8 +172,8 @@ int main(int argc, char **argv)
         fft_err_t e = {0, 0, 0};
         /* the serial output's natural layout is the transposed one of a single y block */
         for (int x = 0; x < p.n[0]; x++)
-            fft_compare_yxz(&e, (char *)r.sout + (size_t)x * p.n[1] * p.n[2] * es, p.single,
-                            ref, p.n, 0, p.n[1], x, 1, 0, p.n[2]);
+            fft_compare_yxz(&e, (char *)r.sout + (size_t)x * p.n[1] * p.n[2] * es, p.single, ref,
+                            p.n, 0, p.n[1], x, 1, 0, p.n[2]);
         err_fwd = fft_rel_error(&e);
     } else {
         if (h.corrupt)
@@ -186,10 +188,11 @@ int main(int argc, char **argv)
     int ok = fft_judge(p.single, err_fwd, err_rt, &worst, what, sizeof(what));
     app_verdict(&h, h.me == 0 && !ok, h.me == 0 ? worst : 0, what);
     double gf = h.t.median > 0 ? fft_flops(p.n) / h.t.median * 1e-9 : 0;
-    app_report(&h, "variant=%s n=%dx%dx%d prec=%s grid=%dx%d chunk=%d flags=%s GFlops=%.4f "
+    app_report(&h,
+               "variant=%s n=%dx%dx%d prec=%s grid=%dx%d chunk=%d flags=%s GFlops=%.4f "
                "err_fwd=%.3g err_roundtrip=%.3g",
-               variant, p.n[0], p.n[1], p.n[2], prec, serial ? 1 : p.pr, serial ? 1 : p.pc,
-               chunk, flags_name, gf, err_fwd, err_rt);
+               variant, p.n[0], p.n[1], p.n[2], prec, serial ? 1 : p.pr, serial ? 1 : p.pc, chunk,
+               flags_name, gf, err_fwd, err_rt);
     fftw_free(ref);
     if (serial) {
         if (p.single) {

@@ -39,8 +39,8 @@ static void setup(app_t *h, twin_t *t, const int n[3], unsigned flags)
     ptrdiff_t n0 = n[0], n1 = n[1], n2 = n[2];
     if (t->single) {
         fftwf_mpi_init();
-        t->alloc = fftwf_mpi_local_size_3d_transposed(n0, n1, n2, MPI_COMM_WORLD, &t->ln0,
-                                                      &t->l0s, &t->ln1, &t->l1s);
+        t->alloc = fftwf_mpi_local_size_3d_transposed(n0, n1, n2, MPI_COMM_WORLD, &t->ln0, &t->l0s,
+                                                      &t->ln1, &t->l1s);
         t->in = fftwf_alloc_complex((size_t)t->alloc);
         t->out = fftwf_alloc_complex((size_t)t->alloc);
         t->back = fftwf_alloc_complex((size_t)t->alloc);
@@ -48,12 +48,12 @@ static void setup(app_t *h, twin_t *t, const int n[3], unsigned flags)
             app_fatal(h, "out of memory (%td elements)", t->alloc);
         t->fwd = fftwf_mpi_plan_dft_3d(n0, n1, n2, t->in, t->out, MPI_COMM_WORLD, FFTW_FORWARD,
                                        flags | FFTW_MPI_TRANSPOSED_OUT);
-        t->inv = fftwf_mpi_plan_dft_3d(n0, n1, n2, t->out, t->back, MPI_COMM_WORLD,
-                                       FFTW_BACKWARD, FFTW_ESTIMATE | FFTW_MPI_TRANSPOSED_IN);
+        t->inv = fftwf_mpi_plan_dft_3d(n0, n1, n2, t->out, t->back, MPI_COMM_WORLD, FFTW_BACKWARD,
+                                       FFTW_ESTIMATE | FFTW_MPI_TRANSPOSED_IN);
     } else {
         fftw_mpi_init();
-        t->alloc = fftw_mpi_local_size_3d_transposed(n0, n1, n2, MPI_COMM_WORLD, &t->ln0,
-                                                     &t->l0s, &t->ln1, &t->l1s);
+        t->alloc = fftw_mpi_local_size_3d_transposed(n0, n1, n2, MPI_COMM_WORLD, &t->ln0, &t->l0s,
+                                                     &t->ln1, &t->l1s);
         t->in = fftw_alloc_complex((size_t)t->alloc);
         t->out = fftw_alloc_complex((size_t)t->alloc);
         t->back = fftw_alloc_complex((size_t)t->alloc);
@@ -61,8 +61,8 @@ static void setup(app_t *h, twin_t *t, const int n[3], unsigned flags)
             app_fatal(h, "out of memory (%td elements)", t->alloc);
         t->fwd = fftw_mpi_plan_dft_3d(n0, n1, n2, t->in, t->out, MPI_COMM_WORLD, FFTW_FORWARD,
                                       flags | FFTW_MPI_TRANSPOSED_OUT);
-        t->inv = fftw_mpi_plan_dft_3d(n0, n1, n2, t->out, t->back, MPI_COMM_WORLD,
-                                      FFTW_BACKWARD, FFTW_ESTIMATE | FFTW_MPI_TRANSPOSED_IN);
+        t->inv = fftw_mpi_plan_dft_3d(n0, n1, n2, t->out, t->back, MPI_COMM_WORLD, FFTW_BACKWARD,
+                                      FFTW_ESTIMATE | FFTW_MPI_TRANSPOSED_IN);
     }
     if (!t->fwd || !t->inv)
         app_fatal(h, "FFTW-MPI could not plan a %dx%dx%d transform", n[0], n[1], n[2]);
@@ -87,8 +87,8 @@ static double check_forward(app_t *h, twin_t *t, const int n[3], const fftw_comp
                     memcpy(plane, (char *)t->out + (size_t)y * row, row);
                 else
                     MPI_Recv(plane, (int)row, MPI_BYTE, r, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                fft_compare_yxz(&e, plane, t->single, ref, n, (int)(all[2 * r] + y), 1, 0, n[0],
-                                0, n[2]);
+                fft_compare_yxz(&e, plane, t->single, ref, n, (int)(all[2 * r] + y), 1, 0, n[0], 0,
+                                n[2]);
             }
         free(plane);
     }
@@ -105,7 +105,8 @@ int main(int argc, char **argv)
         {'N', APP_STR, &size, 0, "SIZE", "n (a cube) or n0xn1xn2 (default 64)"},
         {'v', APP_STR, &variant, 0, "VARIANT", "slab (FFTW-MPI's decomposition)"},
         {'p', APP_STR, &prec, 0, "PREC", "double or float (default double)"},
-        {'f', APP_STR, &flags_name, 0, "FLAGS", "FFTW planner: estimate, measure, patient (default measure)"},
+        {'f', APP_STR, &flags_name, 0, "FLAGS",
+         "FFTW planner: estimate, measure, patient (default measure)"},
         {0, APP_FLAG, NULL, 0, NULL, NULL},
     };
     app_parse(&h, "fft_mpi [options]   (start with mpirun -n RANKS)", opts, argc, argv);
@@ -148,7 +149,8 @@ int main(int argc, char **argv)
     int ok = fft_judge(t.single, err_fwd, err_rt, &worst, what, sizeof(what));
     app_verdict(&h, h.me == 0 && !ok, h.me == 0 ? worst : 0, what);
     double gf = h.t.median > 0 ? fft_flops(n) / h.t.median * 1e-9 : 0;
-    app_report(&h, "variant=fftw_mpi n=%dx%dx%d prec=%s grid=%dx1 chunk=0 flags=%s GFlops=%.4f "
+    app_report(&h,
+               "variant=fftw_mpi n=%dx%dx%d prec=%s grid=%dx1 chunk=0 flags=%s GFlops=%.4f "
                "err_fwd=%.3g err_roundtrip=%.3g",
                n[0], n[1], n[2], prec, h.nranks, flags_name, gf, err_fwd, err_rt);
     fftw_free(ref);

@@ -15,11 +15,14 @@ void gemm_parse(app_t *h, gemm_opts_t *o, const char *synopsis, const char *vari
     snprintf(vhelp, sizeof(vhelp), "%s (default %s)", variants, vdefault);
     *o = (gemm_opts_t){.size = "256", .variant = vdefault, .chunk = 256};
     const app_opt_t opts[] = {
-        {'N', APP_STR, &o->size, 0, "SIZE", "n (square) or MxNxK: C is MxN, A MxK, B KxN (default 256)"},
+        {'N', APP_STR, &o->size, 0, "SIZE",
+         "n (square) or MxNxK: C is MxN, A MxK, B KxN (default 256)"},
         {'v', APP_STR, &o->variant, 0, "VARIANT", vhelp},
         {'b', APP_INT, &o->chunk, 1, "ROWS", "stream: rows of C per streamed chunk (default 256)"},
-        {'k', APP_INT, &o->panel, 0, "COLS", "summa: panel width; 0: K in one panel per rank (default 0)"},
-        {'H', APP_INT, &o->heap_ranks, 1, "RANKS", "print the symmetric heap bytes a run on RANKS ranks needs, and exit"},
+        {'k', APP_INT, &o->panel, 0, "COLS",
+         "summa: panel width; 0: K in one panel per rank (default 0)"},
+        {'H', APP_INT, &o->heap_ranks, 1, "RANKS",
+         "print the symmetric heap bytes a run on RANKS ranks needs, and exit"},
         {0, APP_FLAG, NULL, 0, NULL, NULL},
     };
     app_parse(h, synopsis, opts, argc, argv);
@@ -38,16 +41,16 @@ static double value(uint64_t seed, uint64_t i)
     return app_unit(app_rand_at(seed, i)) - 0.5;
 }
 
-void gemm_fill_a(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
-                 double *out, int ld)
+void gemm_fill_a(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc, double *out,
+                 int ld)
 {
     for (int i = 0; i < nr; i++)
         for (int j = 0; j < nc; j++)
             out[(size_t)i * ld + j] = value(seed, (uint64_t)(r0 + i) * o->K + (c0 + j));
 }
 
-void gemm_fill_b(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
-                 double *out, int ld)
+void gemm_fill_b(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc, double *out,
+                 int ld)
 {
     uint64_t s = seed ^ UINT64_C(0xb0b0b0b0b0b0b0b0);
     for (int i = 0; i < nr; i++)
@@ -146,8 +149,7 @@ void gemm_sum_partials(double *c, const double *slots, int P, size_t stride, siz
     }
 }
 
-void gemm_verify_report(app_t *h, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
-                        double *c)
+void gemm_verify_report(app_t *h, const gemm_opts_t *o, int r0, int nr, int c0, int nc, double *c)
 {
     if (h->corrupt && h->me == h->nranks - 1 && nr > 0 && nc > 0)
         c[0] += 1.0;

@@ -41,12 +41,12 @@ void gemm_parse(app_t *h, gemm_opts_t *o, const char *synopsis, const char *vari
                 char **argv);
 
 /** @brief A[r0 .. r0+nr, c0 .. c0+nc) into @p out (leading dimension @p ld). */
-void gemm_fill_a(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
-                 double *out, int ld);
+void gemm_fill_a(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc, double *out,
+                 int ld);
 
 /** @brief B[r0 .. r0+nr, c0 .. c0+nc) into @p out (leading dimension @p ld). */
-void gemm_fill_b(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
-                 double *out, int ld);
+void gemm_fill_b(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int c0, int nc, double *out,
+                 int ld);
 
 /** @brief C (+)= A B for row-major blocks of doubles (app_blas_gemm): @p beta 0 or 1. */
 static inline void gemm_multiply(int m, int n, int k, const double *a, int lda, const double *b,
@@ -66,10 +66,10 @@ double gemm_block_error(uint64_t seed, const gemm_opts_t *o, int r0, int nr, int
 
 /** SUMMA's grid, this rank's block of C and the K panels it owns. */
 typedef struct {
-    int pr, pc, x, y;        /**< grid pr x pc (pc <= pr, most square); this rank (x, y) */
-    int r0, nr, c0, nc;      /**< this rank's rows and columns of C */
-    int T, maxkt;            /**< panels of K, the widest */
-    double **apan, **bpan;   /**< [T]: A[rows, panel t] when t % pc == x, B[panel t, cols] when
+    int pr, pc, x, y;      /**< grid pr x pc (pc <= pr, most square); this rank (x, y) */
+    int r0, nr, c0, nc;    /**< this rank's rows and columns of C */
+    int T, maxkt;          /**< panels of K, the widest */
+    double **apan, **bpan; /**< [T]: A[rows, panel t] when t % pc == x, B[panel t, cols] when
                                   t % pr == y; NULL otherwise */
 } gemm_summa_t;
 
@@ -94,8 +94,7 @@ void gemm_sum_partials(double *c, const double *slots, int P, size_t stride, siz
 /** @brief After the timed runs (collective): -C damages this block on the last rank, the
  * verdict of block C[r0 .. r0+nr, c0 .. c0+nc) (@p c, nc wide) against the one-rank product,
  * and the result line with GOPS. */
-void gemm_verify_report(app_t *h, const gemm_opts_t *o, int r0, int nr, int c0, int nc,
-                        double *c);
+void gemm_verify_report(app_t *h, const gemm_opts_t *o, int r0, int nr, int c0, int nc, double *c);
 
 /** @return the operations of the product: 2 M N K. */
 double gemm_ops(const gemm_opts_t *o);

@@ -63,8 +63,8 @@ static void stream_setup(gemm_job_t *j)
     j->slots = meshmem_malloc((size_t)j->P * j->maxrows * o->N * sizeof(double));
     app_stream_init(j->h, &j->st);
     if (!j->slots)
-        app_fatal(j->h, "out of symmetric memory (gemm -N %s -H %d prints what it needs)",
-                  o->size, j->P);
+        app_fatal(j->h, "out of symmetric memory (gemm -N %s -H %d prints what it needs)", o->size,
+                  j->P);
     j->crow0 = app_part_lo(o->M, j->P, j->me), j->crows = app_part_len(o->M, j->P, j->me);
     j->ccol0 = 0, j->ccols = o->N;
     j->c = app_alloc(j->h, (size_t)j->crows * o->N * sizeof(double), "C's rows");
@@ -77,7 +77,8 @@ static void stream_run(void *ctx, int run)
     const gemm_opts_t *o = j->o;
     const int N = o->N, lda = j->kp > 0 ? j->kp : 1;
     for (int t = 1; t <= j->P; t++) {
-        int r = (j->me + t) % j->P, m0 = app_part_lo(o->M, j->P, r), mr = app_part_len(o->M, j->P, r);
+        int r = (j->me + t) % j->P, m0 = app_part_lo(o->M, j->P, r),
+            mr = app_part_len(o->M, j->P, r);
         for (int c0 = 0; c0 < mr; c0 += o->chunk) {
             int rows = mr - c0 < o->chunk ? mr - c0 : o->chunk;
             size_t bytes = (size_t)rows * N * sizeof(double);
@@ -138,8 +139,8 @@ static void summa_setup(gemm_job_t *j)
     summa_layout_t l = summa_layout(o, j->P);
     j->owned = meshmem_malloc(summa_doubles(&l) * sizeof(double));
     if (!j->owned)
-        app_fatal(j->h, "out of symmetric memory (gemm -N %s -H %d prints what it needs)",
-                  o->size, j->P);
+        app_fatal(j->h, "out of symmetric memory (gemm -N %s -H %d prints what it needs)", o->size,
+                  j->P);
     /* the owned panels are filled in the symmetric heap, where peers read them */
     gemm_summa_setup(j->h, o, j->P, j->me, s, j->owned, j->owned + l.own_a);
     if (meshmem_team_split_2d(MESHMEM_TEAM_WORLD, s->pc, &j->row, &j->col) != MESHMEM_OK)

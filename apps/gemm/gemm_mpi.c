@@ -40,8 +40,8 @@ static void stream_setup(twin_t *j)
     j->ccol0 = 0, j->ccols = o->N;
     j->c = app_alloc(j->h, (size_t)j->crows * o->N * sizeof(double), "C's rows");
     size_t chunks = (size_t)(o->M + o->chunk - 1) / o->chunk + (size_t)j->P;
-    j->req = app_alloc(j->h, 2 * (chunks + (size_t)j->P * chunks) * sizeof(MPI_Request),
-                       "requests");
+    j->req =
+        app_alloc(j->h, 2 * (chunks + (size_t)j->P * chunks) * sizeof(MPI_Request), "requests");
 }
 
 static void stream_run(void *ctx, int run)
@@ -58,13 +58,14 @@ static void stream_run(void *ctx, int run)
                       c0 / o->chunk, MPI_COMM_WORLD, &j->req[nreq++]);
         }
     for (int t = 1; t <= j->P; t++) {
-        int r = (j->me + t) % j->P, m0 = app_part_lo(o->M, j->P, r), mr = app_part_len(o->M, j->P, r);
+        int r = (j->me + t) % j->P, m0 = app_part_lo(o->M, j->P, r),
+            mr = app_part_len(o->M, j->P, r);
         for (int c0 = 0; c0 < mr; c0 += o->chunk) {
             int rows = mr - c0 < o->chunk ? mr - c0 : o->chunk;
             double *dst = r == j->me ? j->slots + ((size_t)j->me * j->maxrows + c0) * N
                                      : j->part + (size_t)(m0 + c0) * N;
-            gemm_multiply(rows, N, j->kp, j->a + (size_t)(m0 + c0) * j->kp, lda, j->b, N, 0.0,
-                          dst, N);
+            gemm_multiply(rows, N, j->kp, j->a + (size_t)(m0 + c0) * j->kp, lda, j->b, N, 0.0, dst,
+                          N);
             if (r != j->me)
                 MPI_Isend(dst, rows * N, MPI_DOUBLE, r, c0 / o->chunk, MPI_COMM_WORLD,
                           &j->req[nreq++]);
@@ -106,8 +107,8 @@ int main(int argc, char **argv)
     app_t h = APP_INIT("gemm_mpi", "gemm");
     h.iters = 3;
     gemm_opts_t o;
-    gemm_parse(&h, &o, "gemm_mpi [options]   (start with mpirun -n RANKS)", "stream,summa",
-               argc, argv);
+    gemm_parse(&h, &o, "gemm_mpi [options]   (start with mpirun -n RANKS)", "stream,summa", argc,
+               argv);
     if (o.heap_ranks)
         app_bad_option(&h, "-H %d: the symmetric heap is meshmem's (the twin has none)",
                        o.heap_ranks);

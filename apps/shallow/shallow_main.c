@@ -43,9 +43,9 @@ typedef struct {
     const sw_halo_t *plan;
     double *levels, *slots, *pack;
     uint64_t *sig;
-    uint64_t exchanges;               /* buffered: exchanges started in this job */
-    uint64_t sent, received;          /* streaming: levels sent, levels completed */
-    uint64_t expect[SW_MAX_PEERS];    /* streaming: messages expected so far per sender */
+    uint64_t exchanges;            /* buffered: exchanges started in this job */
+    uint64_t sent, received;       /* streaming: levels sent, levels completed */
+    uint64_t expect[SW_MAX_PEERS]; /* streaming: messages expected so far per sender */
 } mm_exch_t;
 
 static double *field_of(sw_level_t lv, int q)
@@ -70,8 +70,8 @@ static void buffered_halo(void *ctx)
     for (int k = 0; k < h->npeers; k++) {
         const sw_link_t *l = &h->send[k];
         size_t n = sw_pack(l, SW_ALL_PIECES, cur, x->pack);
-        meshmem_put_signal(slot_at(x, l->slot, par), x->pack, n * sizeof(double),
-                           &x->sig[l->slot], e, MESHMEM_SIGNAL_SET, l->peer);
+        meshmem_put_signal(slot_at(x, l->slot, par), x->pack, n * sizeof(double), &x->sig[l->slot],
+                           e, MESHMEM_SIGNAL_SET, l->peer);
     }
     sw_copy_self(h, cur);
     for (int k = 0; k < h->npeers; k++) {
@@ -238,8 +238,8 @@ int main(int argc, char **argv)
     x.sig = meshmem_calloc(SW_MAX_PEERS, sizeof(uint64_t));
     x.pack = app_alloc(&h, plan.slot_doubles * sizeof(double), "the pack buffer");
     if (!x.levels || !x.slots || !x.sig)
-        app_fatal(&h, "out of symmetric memory (shallow -N %s -H %d prints what it needs)",
-                  o.size, h.nranks);
+        app_fatal(&h, "out of symmetric memory (shallow -N %s -H %d prints what it needs)", o.size,
+                  h.nranks);
     sw_level_t lv[3];
     for (int k = 0; k < 3; k++)
         lv[k] = (sw_level_t){x.levels + (3 * k) * plan.max_cells,

@@ -66,8 +66,8 @@ int main(int argc, char **argv)
     app_t h = APP_INIT("shallow_mpi", "shallow");
     h.iters = 3;
     sw_opts_t o;
-    sw_app_parse(&h, &o, "shallow_mpi [options]   (start with mpirun -n RANKS)", "mpi", NULL,
-                 argc, argv);
+    sw_app_parse(&h, &o, "shallow_mpi [options]   (start with mpirun -n RANKS)", "mpi", NULL, argc,
+                 argv);
     app_start(&h, &app_rt_mpi);
     sw_halo_t plan;
     sw_app_plan(&h, &o, &plan);

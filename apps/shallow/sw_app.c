@@ -25,8 +25,10 @@ void sw_app_parse(app_t *h, sw_opts_t *o, const char *synopsis, const char *vari
         {'d', APP_INT, &decomp, 1, "1|2", "decomposition: 1 (blocks of rows) or 2 (2-D blocks)"},
         {'g', APP_INT, &o->px, 1, "PX", "2-D: ranks per grid row, in x (default: most square)"},
         {'E', APP_FLAG, &o->exchange_only, 0, NULL, "the halo exchange alone, no computation"},
-        {0, APP_FLAG, NULL, 0, NULL, NULL}, {0, APP_FLAG, NULL, 0, NULL, NULL},
-        {0, APP_FLAG, NULL, 0, NULL, NULL}, {0, APP_FLAG, NULL, 0, NULL, NULL},
+        {0, APP_FLAG, NULL, 0, NULL, NULL},
+        {0, APP_FLAG, NULL, 0, NULL, NULL},
+        {0, APP_FLAG, NULL, 0, NULL, NULL},
+        {0, APP_FLAG, NULL, 0, NULL, NULL},
     };
     /* the program's own options after the shared ones (at most 3) */
     app_opt_t *end = opts + 6;
@@ -55,7 +57,8 @@ int sw_app_grid(const sw_opts_t *o, int P, sw_grid_t *g, char *why, size_t len)
     int nx, ny;
     sw_grid_min_block(g, &nx, &ny);
     if (nx < SW_HALO || ny < SW_HALO) {
-        snprintf(why, len, "-N %s: on a %dx%d grid of ranks the smallest block is %dx%d cells; "
+        snprintf(why, len,
+                 "-N %s: on a %dx%d grid of ranks the smallest block is %dx%d cells; "
                  "every block needs at least %dx%d (the halo's width)",
                  o->size, g->px, g->py, nx, ny, SW_HALO, SW_HALO);
         return -1;
@@ -78,9 +81,9 @@ typedef struct {
     sw_state_t *s;
     const sw_exch_t *x;
     int warmup;
-    int timed;          /* the current run is timed: its exchange time counts */
-    double t_exchange;  /* seconds in the exchange calls over the timed runs */
-    long completed;     /* the step whose level's halo the last exchange completed */
+    int timed;         /* the current run is timed: its exchange time counts */
+    double t_exchange; /* seconds in the exchange calls over the timed runs */
+    long completed;    /* the step whose level's halo the last exchange completed */
 } sw_run_t;
 
 static void prepare(void *ctx, int run)
@@ -153,8 +156,8 @@ static uint64_t compare_serial(app_t *h, const sw_opts_t *o, const sw_halo_t *pl
     if (h->me == 0) {
         mem = app_alloc(h, 3 * plan->max_cells * sizeof(double), "a rank's block");
         ref = app_alloc(h, 3 * whole.cells * sizeof(double), "the serial run");
-        if (sw_serial(o->M, o->N, o->steps, (sw_level_t){ref, ref + whole.cells,
-                                                          ref + 2 * whole.cells}) != 0)
+        if (sw_serial(o->M, o->N, o->steps,
+                      (sw_level_t){ref, ref + whole.cells, ref + 2 * whole.cells}) != 0)
             app_fatal(h, "out of memory for the serial run of %dx%d", o->M, o->N);
     }
     uint64_t bad = 0;
@@ -185,8 +188,12 @@ void sw_app_run(app_t *h, const sw_opts_t *o, sw_state_t *s, const sw_halo_t *pl
     double mass0 = sw_mass(&s->b, sw_cur(s).p);
     h->rt->allreduce(&mass0, 1, APP_SUM);
     sw_run_t r = {.h = h, .o = o, .s = s, .x = x, .warmup = h->warmup};
-    app_runs_t runs = {.prepare = prepare, .run = run_steps, .ctx = &r, .phase = "step",
-                       .timing = APP_TIME_EACH, .warmup = h->warmup};
+    app_runs_t runs = {.prepare = prepare,
+                       .run = run_steps,
+                       .ctx = &r,
+                       .phase = "step",
+                       .timing = APP_TIME_EACH,
+                       .warmup = h->warmup};
     app_time_runs(h, &runs);
 
     /* what is verified: the final level, or with -E the last level an exchange completed */
@@ -222,8 +229,9 @@ void sw_app_run(app_t *h, const sw_opts_t *o, sw_state_t *s, const sw_halo_t *pl
     double per_step = (double)h->t.runs * o->steps;
     double us_step = h->t.median / o->steps * 1e6;
     double us_ex = t_ex / h->nranks / per_step * 1e6;
-    app_report(h, "variant=%s n=%dx%d grid=%dx%d steps=%d exchange_only=%d us_step=%.4f "
+    app_report(h,
+               "variant=%s n=%dx%d grid=%dx%d steps=%d exchange_only=%d us_step=%.4f "
                "us_exchange=%.4f exchange_share=%.4f mass_err=%.3g mismatches=%.0f",
-               o->variant, o->M, o->N, plan->g.px, plan->g.py, o->steps, o->exchange_only,
-               us_step, us_ex, us_step > 0 ? us_ex / us_step : 0, mass_err, mism);
+               o->variant, o->M, o->N, plan->g.px, plan->g.py, o->steps, o->exchange_only, us_step,
+               us_ex, us_step > 0 ? us_ex / us_step : 0, mass_err, mism);
 }

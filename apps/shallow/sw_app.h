@@ -32,12 +32,12 @@
 
 /** The command line. */
 typedef struct {
-    const char *size;     /**< -N MxN */
-    const char *variant;  /**< -v */
-    int steps;            /**< -t */
-    int twod;             /**< -d 2 */
-    int px;               /**< -g */
-    int exchange_only;    /**< -E */
+    const char *size;    /**< -N MxN */
+    const char *variant; /**< -v */
+    int steps;           /**< -t */
+    int twod;            /**< -d 2 */
+    int px;              /**< -g */
+    int exchange_only;   /**< -E */
     int M, N;
 } sw_opts_t;
 

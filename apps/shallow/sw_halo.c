@@ -7,8 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int dx_of(int d) { return d % 3 - 1; }
-static int dy_of(int d) { return d / 3 - 1; }
+static int dx_of(int d)
+{
+    return d % 3 - 1;
+}
+static int dy_of(int d)
+{
+    return d / 3 - 1;
+}
 
 static int lo(int n, int parts, int k)
 {
@@ -83,7 +89,7 @@ static void link_of(sw_link_t *l, const sw_grid_t *g, int s, int r)
         sw_piece_t p = piece(&l->sender, &l->receiver, d);
         l->piece[l->npieces++] = p;
         l->count += 3 * (size_t)p.w * (size_t)p.h;
-        low |= dy_of(d) < 0, high |= dy_of(d) > 0, side |= dy_of(d) == 0;
+        low |= dy_of(d)<0, high |= dy_of(d)> 0, side |= dy_of(d) == 0;
     }
     /* streaming: one message per boundary row holding a corner or a top/bottom piece (the low
        and high strips overlap when ny < 2 SW_HALO), and one for the side strips */
@@ -145,8 +151,7 @@ static double *field(sw_level_t lv, int q)
 /* @p h rows of @p w doubles, the rows @p dstride and @p sstride apart. A side strip is
  * SW_HALO doubles wide: a memcpy call of 16 bytes per row costs more than the data (a 32 x 32
  * block's exchange with itself has 192 such rows), so those rows are moved inline. */
-static void copy_strip(double *dst, size_t dstride, const double *src, size_t sstride, int w,
-                       int h)
+static void copy_strip(double *dst, size_t dstride, const double *src, size_t sstride, int w, int h)
 {
     if (w == SW_HALO) {
         for (int y = 0; y < h; y++, dst += dstride, src += sstride)
@@ -201,9 +206,9 @@ void sw_copy_self(const sw_halo_t *h, sw_level_t lv)
     for (int k = 0; k < l->npieces; k++) {
         const sw_piece_t *p = &l->piece[k];
         for (int q = 0; q < 3; q++)
-            copy_strip(field(lv, q) + sw_at(&l->receiver, p->xr, p->yr),
-                       (size_t)l->receiver.stride, field(lv, q) + sw_at(&l->sender, p->xs, p->ys),
-                       (size_t)l->sender.stride, p->w, p->h);
+            copy_strip(field(lv, q) + sw_at(&l->receiver, p->xr, p->yr), (size_t)l->receiver.stride,
+                       field(lv, q) + sw_at(&l->sender, p->xs, p->ys), (size_t)l->sender.stride,
+                       p->w, p->h);
     }
 }
 

@@ -46,12 +46,12 @@ static inline int sw_piece_is_side(const sw_piece_t *p)
 
 /** What moves between this rank and one peer in one direction (a send or a receive). */
 typedef struct {
-    int peer;                 /**< world rank */
-    int slot;                 /**< send: this rank's slot at the peer; receive: the peer's here */
+    int peer; /**< world rank */
+    int slot; /**< send: this rank's slot at the peer; receive: the peer's here */
     int npieces;
     sw_piece_t piece[SW_DIRS];
-    size_t count;             /**< doubles in the message: u, v, p of every piece */
-    int rows;                 /**< streaming messages per step: the sender's boundary rows
+    size_t count;                /**< doubles in the message: u, v, p of every piece */
+    int rows;                    /**< streaming messages per step: the sender's boundary rows
                                    holding a top, bottom or corner piece, and one for the side
                                    pieces */
     sw_block_t sender, receiver; /**< the two blocks' layouts */
@@ -61,12 +61,12 @@ typedef struct {
 typedef struct {
     sw_grid_t g;
     int me;
-    sw_block_t b;             /**< this rank's block */
-    int npeers;               /**< peers other than this rank */
+    sw_block_t b;                                     /**< this rank's block */
+    int npeers;                                       /**< peers other than this rank */
     sw_link_t send[SW_MAX_PEERS], recv[SW_MAX_PEERS]; /**< the same peer at the same index */
-    sw_link_t self;           /**< pieces this rank sends itself (local copies) */
-    size_t slot_doubles;      /**< a receive slot: the largest message of any pair */
-    size_t max_cells;         /**< the largest block's array (every rank allocates it) */
+    sw_link_t self;      /**< pieces this rank sends itself (local copies) */
+    size_t slot_doubles; /**< a receive slot: the largest message of any pair */
+    size_t max_cells;    /**< the largest block's array (every rank allocates it) */
 } sw_halo_t;
 
 /** @brief The grid for @p P ranks: @p px columns when > 0, else 1 (1-D) when @p twod is 0 or

@@ -10,8 +10,8 @@
 
 void sw_consts(sw_consts_t *c, int M, int N)
 {
-    *c = (sw_consts_t){.M = M, .N = N, .dt = 90.0, .dx = 1.0e5, .dy = 1.0e5, .a = 1.0e6,
-                       .alpha = 0.001};
+    *c = (sw_consts_t){
+        .M = M, .N = N, .dt = 90.0, .dx = 1.0e5, .dy = 1.0e5, .a = 1.0e6, .alpha = 0.001};
     c->fsdx = 4.0 / c->dx;
     c->fsdy = 4.0 / c->dy;
 }
@@ -52,8 +52,7 @@ void sw_initial(const sw_consts_t *c, const sw_block_t *b, sw_level_t lv, int ha
         }
 }
 
-void sw_stage1_row(const sw_consts_t *c, const sw_block_t *b, sw_level_t cur, sw_work_t w,
-                   int j)
+void sw_stage1_row(const sw_consts_t *c, const sw_block_t *b, sw_level_t cur, sw_work_t w, int j)
 {
     const ptrdiff_t s = b->stride;
     const double *restrict u = cur.u, *restrict v = cur.v, *restrict p = cur.p;
@@ -65,8 +64,8 @@ void sw_stage1_row(const sw_consts_t *c, const sw_block_t *b, sw_level_t cur, sw
         cv[k] = 0.5 * (p[k] + p[k - s]) * v[k];
         z[k] = (fsdx * (v[k] - v[k - 1]) - fsdy * (u[k] - u[k - s])) /
                (p[k - 1 - s] + p[k - s] + p[k] + p[k - 1]);
-        h[k] = p[k] + 0.25 * (u[k + 1] * u[k + 1] + u[k] * u[k] + v[k + s] * v[k + s] +
-                              v[k] * v[k]);
+        h[k] =
+            p[k] + 0.25 * (u[k + 1] * u[k + 1] + u[k] * u[k] + v[k + s] * v[k + s] + v[k] * v[k]);
     }
 }
 
@@ -82,9 +81,11 @@ void sw_stage2_row(const sw_consts_t *c, const sw_block_t *b, sw_level_t cur, sw
     const double *restrict u = cur.u, *restrict v = cur.v, *restrict p = cur.p;
     size_t k0 = sw_at(b, 0, j);
     for (size_t k = k0; k < k0 + (size_t)b->nx; k++) {
-        un[k] = uo[k] + tdts8 * (z[k + s] + z[k]) * (cv[k + s] + cv[k - 1 + s] + cv[k - 1] + cv[k]) -
+        un[k] = uo[k] +
+                tdts8 * (z[k + s] + z[k]) * (cv[k + s] + cv[k - 1 + s] + cv[k - 1] + cv[k]) -
                 tdtsdx * (h[k] - h[k - 1]);
-        vn[k] = vo[k] - tdts8 * (z[k + 1] + z[k]) * (cu[k + 1] + cu[k] + cu[k - s] + cu[k + 1 - s]) -
+        vn[k] = vo[k] -
+                tdts8 * (z[k + 1] + z[k]) * (cu[k + 1] + cu[k] + cu[k - s] + cu[k + 1 - s]) -
                 tdtsdy * (h[k] - h[k - s]);
         pn[k] = po[k] - tdtsdx * (cu[k + 1] - cu[k]) - tdtsdy * (cv[k + s] - cv[k]);
     }

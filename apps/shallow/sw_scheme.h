@@ -36,14 +36,14 @@ enum { SW_HALO = 2 };
 typedef struct {
     int M, N;
     double dt, dx, dy, a, alpha;
-    double fsdx, fsdy;        /* 4 / dx, 4 / dy */
+    double fsdx, fsdy; /* 4 / dx, 4 / dy */
 } sw_consts_t;
 
 /** A block of the grid: the cells it owns and the layout of its arrays (halo included). */
 typedef struct {
-    int i0, nx, j0, ny;       /* owned cells */
-    int stride;               /* nx + 2 SW_HALO */
-    size_t cells;             /* (nx + 2 SW_HALO) (ny + 2 SW_HALO): elements of each array */
+    int i0, nx, j0, ny; /* owned cells */
+    int stride;         /* nx + 2 SW_HALO */
+    size_t cells;       /* (nx + 2 SW_HALO) (ny + 2 SW_HALO): elements of each array */
 } sw_block_t;
 
 /** Index of cell (i, j) (block coordinates, -SW_HALO .. n + SW_HALO - 1) in a block's array. */
@@ -74,8 +74,7 @@ void sw_initial(const sw_consts_t *c, const sw_block_t *b, sw_level_t lv, int ha
 
 /** @brief Stage 1 on row @p j (-1 .. ny) of the block, i from -1 to nx. Reads @p cur at
  * rows j - 1 .. j + 1, which must hold the current values (halo included). */
-void sw_stage1_row(const sw_consts_t *c, const sw_block_t *b, sw_level_t cur, sw_work_t w,
-                   int j);
+void sw_stage1_row(const sw_consts_t *c, const sw_block_t *b, sw_level_t cur, sw_work_t w, int j);
 
 /**
  * @brief Stage 2 and the time filter on owned row @p j: writes @p nw's row (the next level),
@@ -104,11 +103,11 @@ double sw_mass(const sw_block_t *b, const double *p);
 typedef struct {
     sw_consts_t c;
     sw_block_t b;
-    sw_level_t lv[3];        /* current, next, spare: level k of step s is lv[(s + k) % 3] */
-    sw_level_t old;          /* filtered previous level (owned cells only used) */
+    sw_level_t lv[3]; /* current, next, spare: level k of step s is lv[(s + k) % 3] */
+    sw_level_t old;   /* filtered previous level (owned cells only used) */
     sw_work_t w;
-    unsigned char *s1done;   /* stage-1 row done this step: ny + 2 flags (rows -1 .. ny) */
-    long step;               /* steps taken since the initial state */
+    unsigned char *s1done; /* stage-1 row done this step: ny + 2 flags (rows -1 .. ny) */
+    long step;             /* steps taken since the initial state */
 } sw_state_t;
 
 /** @return the current level of @p s. */

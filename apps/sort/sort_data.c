@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const dist_names[SORT_DIST_COUNT] = {"uniform", "skew", "equal",
+static const char *const dist_names[SORT_DIST_COUNT] = {"uniform", "skew",    "equal",
                                                         "sorted",  "reverse", "top"};
 
 int sort_dist_parse(const char *name)
@@ -50,8 +50,7 @@ uint64_t sort_gen_key(const sort_input_t *in, uint64_t gidx)
         uint64_t k = space ? (uint64_t)(f * (double)space) : (uint64_t)(f * 18446744073709549568.0);
         return k > top ? top : k;
     }
-    case SORT_DIST_EQUAL:
-        return space ? space / 2 : UINT64_C(1) << 63;
+    case SORT_DIST_EQUAL: return space ? space / 2 : UINT64_C(1) << 63;
     case SORT_DIST_SORTED:
         return space ? (uint64_t)((unsigned __int128)gidx * space / t)
                      : (uint64_t)(((unsigned __int128)gidx << 64) / t);
@@ -68,8 +67,7 @@ uint64_t sort_gen_key(const sort_input_t *in, uint64_t gidx)
         return lo + scale(r, (space ? space : 0) - lo);
     }
     case SORT_DIST_UNIFORM:
-    default:
-        return scale(r, space);
+    default: return scale(r, space);
     }
 }
 
@@ -154,8 +152,7 @@ static inline uint64_t key_at(const sort_seg_t *s, size_t i, int keybytes)
     return keybytes == 8 ? ((const uint64_t *)s->keys)[i] : ((const uint32_t *)s->keys)[i];
 }
 
-void sort_check_local(sort_check_t *c, const sort_seq_t *q, int keybytes, uint64_t lo,
-                      uint64_t hi)
+void sort_check_local(sort_check_t *c, const sort_seq_t *q, int keybytes, uint64_t lo, uint64_t hi)
 {
     memset(&c->out, 0, sizeof(c->out));
     c->first = c->last = 0;
@@ -216,8 +213,9 @@ int sort_check_global(const sort_check_t *all, int nranks, uint64_t total, int n
         }
         if (c->out.count) {
             if (prev >= 0 && all[prev].last > c->first) {
-                snprintf(why, whylen, "rank %d ends with key %" PRIu64 " above rank %d's first %" PRIu64,
-                         prev, all[prev].last, r, c->first);
+                snprintf(why, whylen,
+                         "rank %d ends with key %" PRIu64 " above rank %d's first %" PRIu64, prev,
+                         all[prev].last, r, c->first);
                 return 0;
             }
             prev = r;

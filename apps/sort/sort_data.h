@@ -19,12 +19,12 @@
 
 /** Input key distributions. */
 typedef enum {
-    SORT_DIST_UNIFORM,  /**< every key type equally likely */
-    SORT_DIST_SKEW,     /**< power law: key = K * u^3 (small keys dominate) */
-    SORT_DIST_EQUAL,    /**< all keys equal (K/2): everything goes to one rank */
-    SORT_DIST_SORTED,   /**< already sorted over the global index */
-    SORT_DIST_REVERSE,  /**< reverse sorted */
-    SORT_DIST_TOP,      /**< uniform within the last rank's key range: all to one rank */
+    SORT_DIST_UNIFORM, /**< every key type equally likely */
+    SORT_DIST_SKEW,    /**< power law: key = K * u^3 (small keys dominate) */
+    SORT_DIST_EQUAL,   /**< all keys equal (K/2): everything goes to one rank */
+    SORT_DIST_SORTED,  /**< already sorted over the global index */
+    SORT_DIST_REVERSE, /**< reverse sorted */
+    SORT_DIST_TOP,     /**< uniform within the last rank's key range: all to one rank */
     SORT_DIST_COUNT
 } sort_dist_t;
 
@@ -35,10 +35,10 @@ const char *sort_dist_name(sort_dist_t d);
 
 /** What is sorted: the same description gives the same records on every runtime. */
 typedef struct {
-    uint64_t total;    /**< records in the whole job */
-    int nranks;        /**< ranks sharing them (rank r holds [lo(r), lo(r+1))) */
-    uint64_t K;        /**< key types for keybits == 0 */
-    int keybits;       /**< 0 (K types), 32 or 64 */
+    uint64_t total; /**< records in the whole job */
+    int nranks;     /**< ranks sharing them (rank r holds [lo(r), lo(r+1))) */
+    uint64_t K;     /**< key types for keybits == 0 */
+    int keybits;    /**< 0 (K types), 32 or 64 */
     sort_dist_t dist;
     uint64_t seed;
 } sort_input_t;
@@ -96,8 +96,8 @@ void sort_map_free(sort_map_t *m);
 
 /** One rank's output as it is laid out: a sequence of segments, in sorted order. */
 typedef struct {
-    const void *keys;      /**< uint32_t or uint64_t keys */
-    const uint32_t *vals;  /**< values, or NULL (keys only) */
+    const void *keys;     /**< uint32_t or uint64_t keys */
+    const uint32_t *vals; /**< values, or NULL (keys only) */
     size_t n;
 } sort_seg_t;
 
@@ -112,11 +112,11 @@ void sort_seq_push(sort_seq_t *q, const void *keys, const uint32_t *vals, size_t
 
 /** What one rank's output looks like, for the global check (plain data: gathered as bytes). */
 typedef struct {
-    sort_sum_t in, out;       /**< checksums of the rank's input and output */
-    uint64_t first, last;     /**< first and last key of the output (when count > 0) */
-    uint64_t bad_order;       /**< adjacent pairs out of order */
-    uint64_t bad_stable;      /**< equal keys whose values (input indices) decrease */
-    uint64_t bad_range;       /**< keys outside the rank's digit range (counting sort) */
+    sort_sum_t in, out;   /**< checksums of the rank's input and output */
+    uint64_t first, last; /**< first and last key of the output (when count > 0) */
+    uint64_t bad_order;   /**< adjacent pairs out of order */
+    uint64_t bad_stable;  /**< equal keys whose values (input indices) decrease */
+    uint64_t bad_range;   /**< keys outside the rank's digit range (counting sort) */
 } sort_check_t;
 
 /**
@@ -124,8 +124,7 @@ typedef struct {
  * (when values are present), range [lo, hi) of its key types when @p lo < @p hi (keybits == 0),
  * and the output checksum. @p c->in must already hold the input's checksum.
  */
-void sort_check_local(sort_check_t *c, const sort_seq_t *q, int keybytes, uint64_t lo,
-                      uint64_t hi);
+void sort_check_local(sort_check_t *c, const sort_seq_t *q, int keybytes, uint64_t lo, uint64_t hi);
 
 /**
  * @brief The global verdict from every rank's check (in rank order): totals and checksums equal,

@@ -47,7 +47,14 @@
 
 /** The variants of `sort -v`. */
 typedef enum {
-    SORT_A11, SORT_A6, SORT_A3, SORT_A2, SORT_A1, SORT_GHC, SORT_RADIX, SORT_SERIAL,
+    SORT_A11,
+    SORT_A6,
+    SORT_A3,
+    SORT_A2,
+    SORT_A1,
+    SORT_GHC,
+    SORT_RADIX,
+    SORT_SERIAL,
     SORT_VARIANT_COUNT
 } sort_variant_t;
 
@@ -60,30 +67,30 @@ const char *sort_variant_name(sort_variant_t v);
 typedef struct sort_job {
     sort_variant_t variant;
     int me, nranks;
-    int keybytes;           /**< 4 or 8 */
+    int keybytes; /**< 4 or 8 */
     int has_vals;
-    uint64_t total;         /**< records in the job */
-    size_t nlocal;          /**< this rank's input records */
-    size_t nmax;            /**< the largest share */
-    uint64_t ndigits;       /**< key types (counting) or 2^digit_bits (radix) */
+    uint64_t total;   /**< records in the job */
+    size_t nlocal;    /**< this rank's input records */
+    size_t nmax;      /**< the largest share */
+    uint64_t ndigits; /**< key types (counting) or 2^digit_bits (radix) */
     int digit_bits, ndigit_passes, keybits;
     int ghc_x, ghc_y;       /**< GHC grid (x varies fastest in the rank number) */
     int passes_A, passes_m; /**< OPTWEB-sort eq. 1 */
     sort_map_t map;
-    void *in_keys;          /**< input, in the symmetric heap */
+    void *in_keys; /**< input, in the symmetric heap */
     uint32_t *in_vals;
-    sort_seq_t out;         /**< the result after sort_job_run */
-    struct sort_work *w;    /**< variant-specific buffers */
+    sort_seq_t out;      /**< the result after sort_job_run */
+    struct sort_work *w; /**< variant-specific buffers */
 } sort_job_t;
 
 /** Parameters of sort_job_setup. */
 typedef struct {
     sort_variant_t variant;
     uint64_t total, K;
-    int keybits;            /**< 0: K key types; 32/64: radix */
+    int keybits; /**< 0: K key types; 32/64: radix */
     int has_vals;
-    int channels;           /**< memory channels (key regions) per rank: K <= ranks x channels */
-    int ghc_x;              /**< GHC columns (0: from MESHMEM_TOPOLOGY=ghc:XxY or a near square) */
+    int channels; /**< memory channels (key regions) per rank: K <= ranks x channels */
+    int ghc_x;    /**< GHC columns (0: from MESHMEM_TOPOLOGY=ghc:XxY or a near square) */
 } sort_params_t;
 
 /**
@@ -111,10 +118,10 @@ void sort_job_run(sort_job_t *j);
 void sort_job_free(sort_job_t *j);
 
 /* the flows, one file each */
-void sort_run_separate(sort_job_t *j);  /**< A=11 and A=6 (sort_separate.c) */
-void sort_run_fused(sort_job_t *j);     /**< A=3 (sort_fused.c) */
-void sort_run_ghc(sort_job_t *j);       /**< GHC 5-step (sort_fused.c) */
-void sort_run_stream(sort_job_t *j);    /**< A=2 and A=1, radix (sort_stream.c) */
-void sort_run_serial(sort_job_t *j);    /**< serial baseline on one rank (sort_job.c) */
+void sort_run_separate(sort_job_t *j); /**< A=11 and A=6 (sort_separate.c) */
+void sort_run_fused(sort_job_t *j);    /**< A=3 (sort_fused.c) */
+void sort_run_ghc(sort_job_t *j);      /**< GHC 5-step (sort_fused.c) */
+void sort_run_stream(sort_job_t *j);   /**< A=2 and A=1, radix (sort_stream.c) */
+void sort_run_serial(sort_job_t *j);   /**< serial baseline on one rank (sort_job.c) */
 
 #endif /* SORT_ENGINE_H */

@@ -70,16 +70,14 @@ static void exchange(sort_job_t *j, meshmem_team_t team, void *sk, uint32_t *sv,
     meshmem_coll_alltoallv(team, sk, sendcounts, sdispls, rk, NULL, rdispls, (size_t)j->total,
                            recvcounts, key_dtype(j), MESHMEM_ALGO_ONESTEP);
     if (j->has_vals)
-        meshmem_coll_alltoallv(team, sv, sendcounts, sdispls, rv, NULL, rdispls,
-                               (size_t)j->total, recvcounts, MESHMEM_UINT32,
-                               MESHMEM_ALGO_ONESTEP);
+        meshmem_coll_alltoallv(team, sv, sendcounts, sdispls, rv, NULL, rdispls, (size_t)j->total,
+                               recvcounts, MESHMEM_UINT32, MESHMEM_ALGO_ONESTEP);
 }
 
 static void sum_histograms(sort_job_t *j)
 {
-    meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, j->w->hist, j->w->hist_all,
-                           (size_t)j->map.mask + 1, MESHMEM_UINT64, MESHMEM_OP_SUM,
-                           MESHMEM_ALGO_AUTO);
+    meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, j->w->hist, j->w->hist_all, (size_t)j->map.mask + 1,
+                           MESHMEM_UINT64, MESHMEM_OP_SUM, MESHMEM_ALGO_AUTO);
 }
 
 void sort_run_fused(sort_job_t *j)
@@ -128,15 +126,14 @@ void sort_run_ghc(sort_job_t *j)
         sd[c] = (size_t)c * w->send_cap;
         rd[c] = (size_t)(sort_share_lo(j->total, j->nranks, y * X + c) - row0);
     }
-    exchange(j, w->xteam, w->send_keys, w->send_vals, w->recv_keys, w->recv_vals, cnt, sd, rd,
-             rc);
+    exchange(j, w->xteam, w->send_keys, w->send_vals, w->recv_keys, w->recv_vals, cnt, sd, rd, rc);
     /* step 3: classify what arrived by destination row (column order kept: stable) */
     meshmem_model_phase("classify-y");
     size_t fill2[Y], sd2[Y], rd2[Y], rc2[Y];
     memset(fill2, 0, sizeof(fill2));
     for (int c = 0; c < X; c++) {
-        classify(j, kat(j, w->recv_keys, rd[c]), vat(w->recv_vals, rd[c]), rc[c], fy,
-                 w->send2_keys, w->send2_vals, w->send2_cap, fill2);
+        classify(j, kat(j, w->recv_keys, rd[c]), vat(w->recv_vals, rd[c]), rc[c], fy, w->send2_keys,
+                 w->send2_vals, w->send2_cap, fill2);
         got += rc[c];
     }
     sort_model_pass(got, rec, 1);

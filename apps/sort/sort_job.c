@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const variant_names[SORT_VARIANT_COUNT] = {
-    "a11", "a6", "a3", "a2", "a1", "ghc", "radix", "serial"};
+static const char *const variant_names[SORT_VARIANT_COUNT] = {"a11", "a6",  "a3",    "a2",
+                                                              "a1",  "ghc", "radix", "serial"};
 
 int sort_variant_parse(const char *name)
 {
@@ -57,7 +57,8 @@ void *sort_symalloc(size_t bytes)
     if (p == NULL) {
         size_t total = 0, left = 0;
         meshmem_heap_info(&total, &left);
-        fprintf(stderr, "sort: the symmetric heap (%zu bytes, %zu free) has no room for %zu "
+        fprintf(stderr,
+                "sort: the symmetric heap (%zu bytes, %zu free) has no room for %zu "
                 "bytes: start it with a larger --heap (sort --print-heap tells how much)\n",
                 total, left, want);
         meshmem_global_exit(1);
@@ -121,9 +122,10 @@ int sort_params_check(const sort_params_t *p, int nranks, char *why, size_t whyl
     }
     uint64_t channels = (uint64_t)nranks * (uint64_t)p->channels;
     if (p->K < 1 || (p->variant != SORT_SERIAL && p->K > channels)) {
-        snprintf(why, whylen, "K = %llu key types: must be 1..%llu (ranks x channels); wider "
-                 "keys need the radix sort", (unsigned long long)p->K,
-                 (unsigned long long)channels);
+        snprintf(why, whylen,
+                 "K = %llu key types: must be 1..%llu (ranks x channels); wider "
+                 "keys need the radix sort",
+                 (unsigned long long)p->K, (unsigned long long)channels);
         return -1;
     }
     if (p->K > (UINT64_C(1) << 32)) {
@@ -182,8 +184,7 @@ size_t sort_heap_bytes(const sort_params_t *p, int nranks)
     }
     /* input (nmax records), the stream state, page alignment of each buffer, and headroom */
     uint64_t ndigits = p->variant == SORT_RADIX ? UINT64_C(1) << radix_bits(p, nranks) : p->K;
-    return nmax * rec + b + sort_stream_heap_bytes(p, nranks, ndigits, kb) + 16 * 4096 +
-           (8u << 20);
+    return nmax * rec + b + sort_stream_heap_bytes(p, nranks, ndigits, kb) + 16 * 4096 + (8u << 20);
 }
 
 void sort_job_setup(sort_job_t *j, const sort_params_t *p)
@@ -316,8 +317,7 @@ void sort_job_setup(sort_job_t *j, const sort_params_t *p)
             w->out_vals = j->has_vals ? sort_xmalloc_touched(T * 4) : NULL;
         }
         break;
-    default:
-        break;
+    default: break;
     }
     meshmem_barrier(MESHMEM_TEAM_WORLD);
 }
@@ -343,11 +343,10 @@ void sort_run_serial(sort_job_t *j)
         sort_seq_push(&j->out, w->out_keys, w->out_vals, n);
         return;
     }
-    int in_tmp = j->keybits == 64
-                     ? sl_serial_radix_64(w->serial_keys, w->serial_vals, w->serial_tmp_keys,
-                                          w->serial_tmp_vals, n)
-                     : sl_serial_radix_32(w->serial_keys, w->serial_vals, w->serial_tmp_keys,
-                                          w->serial_tmp_vals, n);
+    int in_tmp = j->keybits == 64 ? sl_serial_radix_64(w->serial_keys, w->serial_vals,
+                                                       w->serial_tmp_keys, w->serial_tmp_vals, n)
+                                  : sl_serial_radix_32(w->serial_keys, w->serial_vals,
+                                                       w->serial_tmp_keys, w->serial_tmp_vals, n);
     sort_seq_push(&j->out, in_tmp ? w->serial_tmp_keys : w->serial_keys,
                   in_tmp ? w->serial_tmp_vals : w->serial_vals, n);
 }

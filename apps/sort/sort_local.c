@@ -62,13 +62,13 @@ void sl_serial_counting_32(const uint32_t *keys, const uint32_t *vals, size_t n,
 }
 
 #define KEY_T uint32_t
-#define SFX _32
+#define SFX   _32
 #include "sort_local_tmpl.h"
 #undef KEY_T
 #undef SFX
 
 #define KEY_T uint64_t
-#define SFX _64
+#define SFX   _64
 #include "sort_local_tmpl.h"
 #undef KEY_T
 #undef SFX

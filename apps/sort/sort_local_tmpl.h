@@ -3,12 +3,12 @@
  * (the C11 way to write the pass once for uint32_t and uint64_t keys).
  */
 #define SL_CAT2(a, b) a##b
-#define SL_CAT(a, b) SL_CAT2(a, b)
-#define SL_FN(name) SL_CAT(name, SFX)
+#define SL_CAT(a, b)  SL_CAT2(a, b)
+#define SL_FN(name)   SL_CAT(name, SFX)
 
-void SL_FN(sl_classify)(const KEY_T *keys, const uint32_t *vals, size_t n, int shift,
-                         uint64_t mask, const uint32_t *field, uint64_t *hist, KEY_T *dst_keys,
-                         uint32_t *dst_vals, size_t cap, size_t *fill)
+void SL_FN(sl_classify)(const KEY_T *keys, const uint32_t *vals, size_t n, int shift, uint64_t mask,
+                        const uint32_t *field, uint64_t *hist, KEY_T *dst_keys, uint32_t *dst_vals,
+                        size_t cap, size_t *fill)
 {
     if (vals) {
         for (size_t i = 0; i < n; i++) {
@@ -30,7 +30,7 @@ void SL_FN(sl_classify)(const KEY_T *keys, const uint32_t *vals, size_t n, int s
 }
 
 void SL_FN(sl_place)(const KEY_T *keys, const uint32_t *vals, size_t n, int shift, uint64_t mask,
-                      const uint32_t *field, size_t *cursor, KEY_T *out_keys, uint32_t *out_vals)
+                     const uint32_t *field, size_t *cursor, KEY_T *out_keys, uint32_t *out_vals)
 {
     if (vals) {
         for (size_t i = 0; i < n; i++) {
@@ -48,7 +48,7 @@ void SL_FN(sl_place)(const KEY_T *keys, const uint32_t *vals, size_t n, int shif
 }
 
 int SL_FN(sl_serial_radix)(KEY_T *keys, uint32_t *vals, KEY_T *tmp_keys, uint32_t *tmp_vals,
-                            size_t n)
+                           size_t n)
 {
     enum { BITS = 11, RADIX = 1 << BITS, PASSES = (int)((sizeof(KEY_T) * 8 + BITS - 1) / BITS) };
     static size_t count[PASSES][RADIX];

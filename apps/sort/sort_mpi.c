@@ -38,7 +38,7 @@ static void *xmalloc(size_t bytes)
 typedef struct {
     int keybytes, has_vals;
     sort_map_t map;
-    size_t cap;                 /* records per destination area */
+    size_t cap; /* records per destination area */
     void *send_k, *recv_k, *buf_k[2];
     uint32_t *send_v, *recv_v, *buf_v[2];
     uint64_t *hist, *hist_all;
@@ -195,8 +195,12 @@ int main(int argc, char **argv)
 
     void *in_k = xmalloc(nl * kb);
     uint32_t *in_v = has_vals ? xmalloc(nl * 4) : NULL;
-    sort_input_t in = {.total = (uint64_t)total, .nranks = nranks, .K = (uint64_t)K,
-                       .keybits = keybits, .dist = (sort_dist_t)dist, .seed = seed};
+    sort_input_t in = {.total = (uint64_t)total,
+                       .nranks = nranks,
+                       .K = (uint64_t)K,
+                       .keybits = keybits,
+                       .dist = (sort_dist_t)dist,
+                       .seed = seed};
     if (kb == 8)
         sort_gen64(&in, lo, hi, in_k, in_v);
     else
@@ -207,8 +211,8 @@ int main(int argc, char **argv)
         sort_sum_add(&chk.in, kb == 8 ? ((uint64_t *)in_k)[i] : ((uint32_t *)in_k)[i],
                      in_v ? in_v[i] : 0, has_vals);
 
-    mpi_run_t r = {.s = &s, .in_k = in_k, .in_v = in_v, .nl = nl, .passes = passes,
-                   .digit_bits = digit_bits};
+    mpi_run_t r = {
+        .s = &s, .in_k = in_k, .in_v = in_v, .nl = nl, .passes = passes, .digit_bits = digit_bits};
     app_runs_t runs = {.run = run_sort, .ctx = &r, .timing = APP_TIME_EACH, .warmup = -1};
     app_time_runs(&h, &runs);
 
@@ -223,7 +227,8 @@ int main(int argc, char **argv)
     char why[256];
     int ok = sort_check_global(all, nranks, (uint64_t)total, has_vals, why, sizeof(why));
     app_verdict(&h, me == 0 && !ok, 0, why);
-    app_report(&h, "variant=%s records=%lld K=%lld keybits=%d digit_bits=%d digits=%d form=%s "
+    app_report(&h,
+               "variant=%s records=%lld K=%lld keybits=%d digit_bits=%d digits=%d form=%s "
                "dist=%s channels=%d A=%d m=%d GBps=%.4f",
                radix ? "radix" : "a3", total, radix ? 0 : K, keybits, digit_bits, passes,
                has_vals ? "kv" : "keys", sort_dist_name((sort_dist_t)dist), channels, 3 * passes,

@@ -230,12 +230,12 @@ static inline void sort_stream_fence(void)
 }
 
 #define KEY_T uint32_t
-#define SFX _32
+#define SFX   _32
 #include "sort_stream_tmpl.h"
 #undef KEY_T
 #undef SFX
 #define KEY_T uint64_t
-#define SFX _64
+#define SFX   _64
 #include "sort_stream_tmpl.h"
 #undef KEY_T
 #undef SFX
@@ -407,13 +407,12 @@ static void pass_close(sort_job_t *j, sort_pool_t *pool, int to_self)
                     (sort_desc_t){c[r].first, c[r].last, SORT_BLOCK - c[r].left};
     }
     meshmem_fence(); /* the flushes put to other hosts before the marks */
-    if (to_self) /* A=2: the marks were sent with the data */
+    if (to_self)     /* A=2: the marks were sent with the data */
         return;
     uint64_t mark = st->epoch, *line = &st->eod[(size_t)me * SORT_LINE];
     for (int d = 0; d < n; d++) /* to another host, the mark carries the flushes (word 1) */
-        meshmem_put_signal(line + 1, &st->flow[d].word,
-                           meshmem_ptr(line, d) ? 0 : sizeof(uint64_t), line, mark,
-                           MESHMEM_SIGNAL_SET, d);
+        meshmem_put_signal(line + 1, &st->flow[d].word, meshmem_ptr(line, d) ? 0 : sizeof(uint64_t),
+                           line, mark, MESHMEM_SIGNAL_SET, d);
 }
 
 /* wait for every source's end-of-data mark of this pass (meshmem_wait_until: spins, yields,
@@ -440,7 +439,7 @@ static void pool_output(const sort_job_t *j, const sort_pool_t *p, sort_seq_t *q
     fl[0] = 0;
     for (int s = 0; s < n; s++)
         fl[s + 1] = fl[s] + (size_t)(st->eod[(size_t)s * SORT_LINE + 1] >> 32);
-    size_t *at = sort_xmalloc((fl[n] + 1) * sizeof(size_t)); /* a flush's start, in records */
+    size_t *at = sort_xmalloc((fl[n] + 1) * sizeof(size_t));  /* a flush's start, in records */
     size_t *off = sort_xmalloc((fl[n] + 1) * sizeof(size_t)); /* its next region's records */
     for (int s = 0; s < n; s++) {
         uint32_t last = (uint32_t)st->eod[(size_t)s * SORT_LINE + 1];
@@ -512,7 +511,7 @@ static void stream_to_receive_areas_staged(sort_job_t *j, uint64_t base, size_t 
     uint64_t mask = j->map.mask;
     const uint32_t *dest = j->map.dest, *keys = j->in_keys, *vals = j->in_vals;
     uint32_t *rk[n], *rv[n], *sk = sort_xmalloc((size_t)n * SORT_STAGE_RECORDS * 4),
-             *sv = vals ? sort_xmalloc((size_t)n * SORT_STAGE_RECORDS * 4) : NULL;
+                             *sv = vals ? sort_xmalloc((size_t)n * SORT_STAGE_RECORDS * 4) : NULL;
     size_t flushed[n];
     for (int d = 0; d < n; d++) {
         rk[d] = meshmem_ptr((uint32_t *)w->recv_keys + base, d);
@@ -601,8 +600,7 @@ static void run_a2(sort_job_t *j)
     sort_seq_t *q = &st->seq_in;
     uint64_t first = st->epoch << 40; /* marks of earlier passes are below it */
     for (int s = 0; s < n; s++) {
-        meshmem_wait_until(&st->eod[(size_t)s * SORT_LINE], MESHMEM_UINT64, MESHMEM_CMP_GE,
-                           &first);
+        meshmem_wait_until(&st->eod[(size_t)s * SORT_LINE], MESHMEM_UINT64, MESHMEM_CMP_GE, &first);
         uint64_t mark = __atomic_load_n(&st->eod[(size_t)s * SORT_LINE], __ATOMIC_ACQUIRE);
         size_t at = (size_t)sort_share_lo(j->total, n, s);
         q->nseg = 0;

@@ -32,19 +32,19 @@
 #include "sort_work.h"
 
 enum {
-    SORT_BLOCK = 2048,        /* records per region block */
-    SORT_LINE = 8,            /* uint64 per cache line: one counter per line */
-    SORT_FLUSH_ALIGN = 16,    /* records: a flush's size is a multiple, its start too */
+    SORT_BLOCK = 2048,     /* records per region block */
+    SORT_LINE = 8,         /* uint64 per cache line: one counter per line */
+    SORT_FLUSH_ALIGN = 16, /* records: a flush's size is a multiple, its start too */
 };
 
 #define SORT_NONE UINT32_MAX
 
 /** Where a source writes one of its regions at a destination (private to the source). */
 typedef struct {
-    char *k;          /* next key, mapped into the destination's pool (or into the staging
+    char *k;       /* next key, mapped into the destination's pool (or into the staging
                          block, for a destination on another host) */
-    uint32_t *v;      /* next value (NULL: keys only) */
-    uint32_t left;    /* records left in the current block */
+    uint32_t *v;   /* next value (NULL: keys only) */
+    uint32_t left; /* records left in the current block */
     uint32_t first, last;
 } sort_cursor_t;
 
@@ -57,9 +57,9 @@ typedef struct {
 
 /** This source's slice at a destination on another host (private to the source). */
 typedef struct {
-    uint64_t next;        /* where the next flush goes, in records of d's pool */
-    uint64_t end;         /* the slice's end */
-    uint64_t word;        /* eod word 1: the last flush's start | flushes << 32 */
+    uint64_t next; /* where the next flush goes, in records of d's pool */
+    uint64_t end;  /* the slice's end */
+    uint64_t word; /* eod word 1: the last flush's start | flushes << 32 */
 } sort_flow_t;
 
 /** A finished region as its source describes it in the destination's table. */
@@ -69,30 +69,30 @@ typedef struct {
 
 /** One pool of blocks, in the symmetric heap (the radix sort alternates two). */
 typedef struct {
-    char *keys;           /* nblocks * SORT_BLOCK keys */
-    uint32_t *vals;       /* nblocks * SORT_BLOCK values, or NULL */
-    uint32_t *next;       /* next block of a region, written by the region's source */
-    sort_desc_t *desc;    /* [region * nranks + source] */
-    uint64_t *used;       /* blocks handed out (fetch-add by the sources of the host), own
+    char *keys;        /* nblocks * SORT_BLOCK keys */
+    uint32_t *vals;    /* nblocks * SORT_BLOCK values, or NULL */
+    uint32_t *next;    /* next block of a region, written by the region's source */
+    sort_desc_t *desc; /* [region * nranks + source] */
+    uint64_t *used;    /* blocks handed out (fetch-add by the sources of the host), own
                              cache line */
     size_t nblocks;
 } sort_pool_t;
 
 struct sort_stream {
-    uint32_t regions;     /* key regions per rank (the most any rank has) */
-    uint64_t *eod;        /* symmetric [source * LINE]: end-of-data marks (the run's epoch) */
-    uint64_t epoch;       /* passes so far */
+    uint32_t regions; /* key regions per rank (the most any rank has) */
+    uint64_t *eod;    /* symmetric [source * LINE]: end-of-data marks (the run's epoch) */
+    uint64_t epoch;   /* passes so far */
     sort_pool_t pool[2];
-    sort_cursor_t *cur;   /* [dest * regions + region] */
-    sort_stage_t *stage;  /* [dest * regions + region]: staging blocks (NULL k: dest mapped) */
-    sort_flow_t *flow;    /* [dest]: this source's slice and flushes (dest on another host) */
-    int *host;            /* [rank]: the lowest rank of its host (NULL: one host) */
-    uint64_t *input;      /* [rank]: records each rank reads in this pass (with hosts) */
-    uint64_t *below;      /* [dest]: blocks of dest's pool below its slices, this pass */
-    char *pack_k;         /* a flush's header and keys, packed (NULL: every rank mapped) */
-    uint32_t *pack_v;     /* a flush's values, packed */
-    sort_seq_t seq_in;    /* radix: the previous pass's output as the next one's input */
-    size_t model_done;    /* meshrun --fabric: records of this pass already annotated */
+    sort_cursor_t *cur;  /* [dest * regions + region] */
+    sort_stage_t *stage; /* [dest * regions + region]: staging blocks (NULL k: dest mapped) */
+    sort_flow_t *flow;   /* [dest]: this source's slice and flushes (dest on another host) */
+    int *host;           /* [rank]: the lowest rank of its host (NULL: one host) */
+    uint64_t *input;     /* [rank]: records each rank reads in this pass (with hosts) */
+    uint64_t *below;     /* [dest]: blocks of dest's pool below its slices, this pass */
+    char *pack_k;        /* a flush's header and keys, packed (NULL: every rank mapped) */
+    uint32_t *pack_v;    /* a flush's values, packed */
+    sort_seq_t seq_in;   /* radix: the previous pass's output as the next one's input */
+    size_t model_done;   /* meshrun --fabric: records of this pass already annotated */
 };
 
 /** @return symmetric bytes of one pool for @p total records (flushes' headers included). */
@@ -103,7 +103,6 @@ size_t sort_pool_bytes(uint64_t total, int nranks, uint32_t regions, int keybyte
  * @p placed: the records this place pass has written so far (annotated for meshrun --fabric
  * before the traced fetch-add ends the interval). */
 void sort_cursor_grow(sort_job_t *j, sort_pool_t *pool, sort_cursor_t *c, int d, size_t placed);
-
 
 /* the key-width template's entry points (sort_stream_tmpl.h) */
 void sort_place_pass_32(sort_job_t *j, const sort_seq_t *in, int shift, sort_pool_t *pool,

@@ -12,31 +12,31 @@ struct sort_stream;
 
 struct sort_work {
     /* symmetric */
-    void *send_keys;        /* per-destination regions (A=11/6: exact; A=3/GHC x: cap each) */
+    void *send_keys; /* per-destination regions (A=11/6: exact; A=3/GHC x: cap each) */
     uint32_t *send_vals;
-    size_t send_cap;        /* records per region */
-    void *recv_keys;        /* receive area: source s's block at share_lo(s) (room for its all) */
+    size_t send_cap; /* records per region */
+    void *recv_keys; /* receive area: source s's block at share_lo(s) (room for its all) */
     uint32_t *recv_vals;
-    void *send2_keys;       /* GHC y phase: per-row regions of recv_cap2 records */
+    void *send2_keys; /* GHC y phase: per-row regions of recv_cap2 records */
     uint32_t *send2_vals;
     size_t send2_cap;
-    void *recv2_keys;       /* GHC y phase receive area */
+    void *recv2_keys; /* GHC y phase receive area */
     uint32_t *recv2_vals;
     /* private */
-    void *out_keys;         /* counted forms: the sorted output, contiguous */
+    void *out_keys; /* counted forms: the sorted output, contiguous */
     uint32_t *out_vals;
-    uint16_t *table;        /* A=11/6 destination table (steps 2, 4) */
-    uint16_t *table2;       /* A=11/6 region table (steps 8, 10) */
-    uint64_t *hist;         /* digit histogram of this rank's input */
-    uint64_t *hist_all;     /* summed over ranks */
-    size_t *cursor;         /* per-region write positions */
+    uint16_t *table;                                     /* A=11/6 destination table (steps 2, 4) */
+    uint16_t *table2;                                    /* A=11/6 region table (steps 8, 10) */
+    uint64_t *hist;                                      /* digit histogram of this rank's input */
+    uint64_t *hist_all;                                  /* summed over ranks */
+    size_t *cursor;                                      /* per-region write positions */
     size_t *sendcounts, *sdispls, *rdispls, *recvcounts; /* per peer, elements */
-    void *serial_keys;      /* serial radix: the working copy and its partner */
+    void *serial_keys; /* serial radix: the working copy and its partner */
     uint32_t *serial_vals;
     void *serial_tmp_keys;
     uint32_t *serial_tmp_vals;
     meshmem_team_t xteam, yteam;
-    uint32_t *ghc_fx, *ghc_fy; /* GHC: digit -> destination column / row */
+    uint32_t *ghc_fx, *ghc_fy;  /* GHC: digit -> destination column / row */
     struct sort_stream *stream; /* A=2/1 and radix (sort_stream.c) */
 };
 

@@ -77,7 +77,9 @@ int main(int argc, char **argv)
     }
     if (!child) {
         printf("cpus %d %d, %s, %s: half round trip %.3f us\n", c0, c1,
-               mode == 0 ? "polling" : mode == 1 ? "futex" : "yield",
+               mode == 0   ? "polling"
+               : mode == 1 ? "futex"
+                           : "yield",
                same ? "one line" : "two lines", (now_us() - t0) / (N - WARM + 1) / 2);
         wait(NULL);
     }

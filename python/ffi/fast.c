@@ -47,8 +47,10 @@ static int mmfast_dtype(const char *fmt, Py_ssize_t itemsize)
     case 'H': return MESHMEM_UINT16;
     case 'i': return MESHMEM_INT32;
     case 'I': return MESHMEM_UINT32;
-    case 'l': case 'q': return itemsize == 8 ? MESHMEM_INT64 : -1;
-    case 'L': case 'Q': return itemsize == 8 ? MESHMEM_UINT64 : -1;
+    case 'l':
+    case 'q': return itemsize == 8 ? MESHMEM_INT64 : -1;
+    case 'L':
+    case 'Q': return itemsize == 8 ? MESHMEM_UINT64 : -1;
     case 'e': return MESHMEM_FLOAT16;
     case 'f': return MESHMEM_FLOAT32;
     case 'd': return MESHMEM_FLOAT64;
@@ -94,10 +96,9 @@ static PyObject *mmfast_allreduce(PyObject *self, PyObject *const *args, Py_ssiz
         (in_place || (s.len == r.len && s.itemsize == r.itemsize &&
                       strcmp(s.format ? s.format : "B", r.format ? r.format : "B") == 0))) {
         const void *src = in_place ? MESHMEM_IN_PLACE : s.buf;
-        Py_BEGIN_ALLOW_THREADS
-        status = meshmem_coll_allreduce((meshmem_team_t)team, src, r.buf,
-                                        (size_t)(r.len / r.itemsize), (meshmem_dtype_t)dtype,
-                                        (meshmem_op_t)op, (meshmem_algo_t)algo);
+        Py_BEGIN_ALLOW_THREADS status =
+            meshmem_coll_allreduce((meshmem_team_t)team, src, r.buf, (size_t)(r.len / r.itemsize),
+                                   (meshmem_dtype_t)dtype, (meshmem_op_t)op, (meshmem_algo_t)algo);
         Py_END_ALLOW_THREADS
     }
     if (!in_place)
@@ -159,9 +160,15 @@ static PyMethodDef mmfast_methods[] = {
 };
 
 static struct PyModuleDef mmfast_module = {
-    PyModuleDef_HEAD_INIT, "meshmem._fast",
-    "Fast paths of meshmem.allreduce and meshmem.put (see fast.c)", -1, mmfast_methods,
-    NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT,
+    "meshmem._fast",
+    "Fast paths of meshmem.allreduce and meshmem.put (see fast.c)",
+    -1,
+    mmfast_methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 PyMODINIT_FUNC PyInit__fast(void)

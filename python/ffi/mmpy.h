@@ -96,8 +96,8 @@ static int mmpy_get(uintptr_t dest, uintptr_t src, size_t n, int rank)
 }
 
 /* strided: [lo, lo + span) holds every element of the symmetric side (strides may be negative) */
-static int mmpy_iput(uintptr_t dest, uintptr_t src, ptrdiff_t dst, ptrdiff_t sst,
-                     size_t elem_size, size_t nelems, uintptr_t lo, size_t span, int rank)
+static int mmpy_iput(uintptr_t dest, uintptr_t src, ptrdiff_t dst, ptrdiff_t sst, size_t elem_size,
+                     size_t nelems, uintptr_t lo, size_t span, int rank)
 {
     if (!mmpy_rank_ok(rank))
         return MESHMEM_ERR_RANK;
@@ -107,8 +107,8 @@ static int mmpy_iput(uintptr_t dest, uintptr_t src, ptrdiff_t dst, ptrdiff_t sst
     return MESHMEM_OK;
 }
 
-static int mmpy_iget(uintptr_t dest, uintptr_t src, ptrdiff_t dst, ptrdiff_t sst,
-                     size_t elem_size, size_t nelems, uintptr_t lo, size_t span, int rank)
+static int mmpy_iget(uintptr_t dest, uintptr_t src, ptrdiff_t dst, ptrdiff_t sst, size_t elem_size,
+                     size_t nelems, uintptr_t lo, size_t span, int rank)
 {
     if (!mmpy_rank_ok(rank))
         return MESHMEM_ERR_RANK;
@@ -118,8 +118,8 @@ static int mmpy_iget(uintptr_t dest, uintptr_t src, ptrdiff_t dst, ptrdiff_t sst
     return MESHMEM_OK;
 }
 
-static int mmpy_put_signal(uintptr_t dest, uintptr_t src, size_t n, uintptr_t sig,
-                           uint64_t signal, int sig_op, int rank)
+static int mmpy_put_signal(uintptr_t dest, uintptr_t src, size_t n, uintptr_t sig, uint64_t signal,
+                           int sig_op, int rank)
 {
     if (!mmpy_rank_ok(rank))
         return MESHMEM_ERR_RANK;
@@ -127,8 +127,7 @@ static int mmpy_put_signal(uintptr_t dest, uintptr_t src, size_t n, uintptr_t si
         return MESHMEM_ERR_NOT_SYMMETRIC;
     if (sig_op != MESHMEM_SIGNAL_SET && sig_op != MESHMEM_SIGNAL_ADD)
         return MESHMEM_ERR_ARG;
-    meshmem_put_signal((void *)dest, (const void *)src, n, (uint64_t *)sig, signal, sig_op,
-                       rank);
+    meshmem_put_signal((void *)dest, (const void *)src, n, (uint64_t *)sig, signal, sig_op, rank);
     return MESHMEM_OK;
 }
 
@@ -157,12 +156,11 @@ static int mmpy_test(uintptr_t ivar, int dtype, int cmp, uintptr_t value)
 
 /* The collectives: addresses in, the runtime's status out (it logs the line naming the
  * argument; Python raises with the call's name). */
-static int mmpy_bcast(meshmem_team_t t, uintptr_t buf, size_t count, int dtype, int root,
-                      int algo)
+static int mmpy_bcast(meshmem_team_t t, uintptr_t buf, size_t count, int dtype, int root, int algo)
 {
     meshmem_name_calls("meshmem.bcast");
     return mmpy_unnamed(meshmem_coll_bcast(t, (void *)buf, count, (meshmem_dtype_t)dtype, root,
-                        (meshmem_algo_t)algo));
+                                           (meshmem_algo_t)algo));
 }
 
 static int mmpy_scatter(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
@@ -170,7 +168,7 @@ static int mmpy_scatter(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count
 {
     meshmem_name_calls("meshmem.scatter");
     return mmpy_unnamed(meshmem_coll_scatter(t, (const void *)s, (void *)r, count,
-                        (meshmem_dtype_t)dtype, root, (meshmem_algo_t)algo));
+                                             (meshmem_dtype_t)dtype, root, (meshmem_algo_t)algo));
 }
 
 static int mmpy_gather(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
@@ -178,7 +176,7 @@ static int mmpy_gather(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count,
 {
     meshmem_name_calls("meshmem.gather");
     return mmpy_unnamed(meshmem_coll_gather(t, (const void *)s, (void *)r, count,
-                        (meshmem_dtype_t)dtype, root, (meshmem_algo_t)algo));
+                                            (meshmem_dtype_t)dtype, root, (meshmem_algo_t)algo));
 }
 
 static int mmpy_allgather(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
@@ -186,7 +184,7 @@ static int mmpy_allgather(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t cou
 {
     meshmem_name_calls("meshmem.allgather");
     return mmpy_unnamed(meshmem_coll_allgather(t, (const void *)s, (void *)r, count,
-                        (meshmem_dtype_t)dtype, (meshmem_algo_t)algo));
+                                               (meshmem_dtype_t)dtype, (meshmem_algo_t)algo));
 }
 
 static int mmpy_allgatherv(meshmem_team_t t, uintptr_t s, size_t scount, uintptr_t r,
@@ -194,7 +192,8 @@ static int mmpy_allgatherv(meshmem_team_t t, uintptr_t s, size_t scount, uintptr
 {
     meshmem_name_calls("meshmem.allgatherv");
     return mmpy_unnamed(meshmem_coll_allgatherv(t, (const void *)s, scount, (void *)r, rcounts,
-                        displs, (meshmem_dtype_t)dtype, (meshmem_algo_t)algo));
+                                                displs, (meshmem_dtype_t)dtype,
+                                                (meshmem_algo_t)algo));
 }
 
 static int mmpy_alltoall(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
@@ -202,7 +201,7 @@ static int mmpy_alltoall(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t coun
 {
     meshmem_name_calls("meshmem.alltoall");
     return mmpy_unnamed(meshmem_coll_alltoall(t, (const void *)s, (void *)r, count,
-                        (meshmem_dtype_t)dtype, (meshmem_algo_t)algo));
+                                              (meshmem_dtype_t)dtype, (meshmem_algo_t)algo));
 }
 
 static int mmpy_alltoallv(meshmem_team_t t, uintptr_t s, const size_t *scounts,
@@ -212,16 +211,17 @@ static int mmpy_alltoallv(meshmem_team_t t, uintptr_t s, const size_t *scounts,
 {
     meshmem_name_calls("meshmem.alltoallv");
     return mmpy_unnamed(meshmem_coll_alltoallv(t, (const void *)s, scounts, sdispls, (void *)r,
-                        rcounts, rdispls, rcap, rcounts_out, (meshmem_dtype_t)dtype,
-                        (meshmem_algo_t)algo));
+                                               rcounts, rdispls, rcap, rcounts_out,
+                                               (meshmem_dtype_t)dtype, (meshmem_algo_t)algo));
 }
 
-static int mmpy_reduce(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
-                       int op, int root, int algo)
+static int mmpy_reduce(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype, int op,
+                       int root, int algo)
 {
     meshmem_name_calls("meshmem.reduce");
     return mmpy_unnamed(meshmem_coll_reduce(t, (const void *)s, (void *)r, count,
-                        (meshmem_dtype_t)dtype, (meshmem_op_t)op, root, (meshmem_algo_t)algo));
+                                            (meshmem_dtype_t)dtype, (meshmem_op_t)op, root,
+                                            (meshmem_algo_t)algo));
 }
 
 static int mmpy_allreduce(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
@@ -229,15 +229,17 @@ static int mmpy_allreduce(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t cou
 {
     meshmem_name_calls("meshmem.allreduce");
     return mmpy_unnamed(meshmem_coll_allreduce(t, (const void *)s, (void *)r, count,
-                        (meshmem_dtype_t)dtype, (meshmem_op_t)op, (meshmem_algo_t)algo));
+                                               (meshmem_dtype_t)dtype, (meshmem_op_t)op,
+                                               (meshmem_algo_t)algo));
 }
 
-static int mmpy_reduce_scatter(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count,
-                               int dtype, int op, int algo)
+static int mmpy_reduce_scatter(meshmem_team_t t, uintptr_t s, uintptr_t r, size_t count, int dtype,
+                               int op, int algo)
 {
     meshmem_name_calls("meshmem.reduce_scatter");
     return mmpy_unnamed(meshmem_coll_reduce_scatter(t, (const void *)s, (void *)r, count,
-                        (meshmem_dtype_t)dtype, (meshmem_op_t)op, (meshmem_algo_t)algo));
+                                                    (meshmem_dtype_t)dtype, (meshmem_op_t)op,
+                                                    (meshmem_algo_t)algo));
 }
 
 /* the symmetric (OpenSHMEM-shaped) collectives of meshmem.h: @p dest symmetric */
@@ -298,32 +300,34 @@ static void mmpy_am_dispatch(int index, meshmem_am_token_t token, void *buf, siz
     }
     /* the program has ended (Python is gone) while a peer still sends to it */
     if (mmpy_am_dropped++ == 0)
-        fprintf(stderr, "meshmem[%d] warning: an active message for handler %d arrived after "
-                        "the Python program ended: not handled\n", meshmem_rank(), index);
+        fprintf(stderr,
+                "meshmem[%d] warning: an active message for handler %d arrived after "
+                "the Python program ended: not handled\n",
+                meshmem_rank(), index);
 }
 
 /* one trampoline per index, named by its four base-4 digits (a b c d: 64a + 16b + 4c + d) so
  * that four macro levels make all 256 */
-#define MMPY_TRAMP(a, b, c, d)                                                                \
-    static void mmpy_am_tramp_##a##b##c##d(meshmem_am_token_t t, void *p, size_t n,          \
-                                           const meshmem_am_arg_t *x, int nx)                \
-    {                                                                                         \
-        mmpy_am_dispatch(64 * a + 16 * b + 4 * c + d, t, p, n, x, nx);                        \
+#define MMPY_TRAMP(a, b, c, d)                                                                     \
+    static void mmpy_am_tramp_##a##b##c##d(meshmem_am_token_t t, void *p, size_t n,                \
+                                           const meshmem_am_arg_t *x, int nx)                      \
+    {                                                                                              \
+        mmpy_am_dispatch(64 * a + 16 * b + 4 * c + d, t, p, n, x, nx);                             \
     }
-#define MMPY_TRAMP4(a, b, c) MMPY_TRAMP(a, b, c, 0) MMPY_TRAMP(a, b, c, 1) \
-    MMPY_TRAMP(a, b, c, 2) MMPY_TRAMP(a, b, c, 3)
-#define MMPY_TRAMP16(a, b) MMPY_TRAMP4(a, b, 0) MMPY_TRAMP4(a, b, 1) MMPY_TRAMP4(a, b, 2) \
-    MMPY_TRAMP4(a, b, 3)
+#define MMPY_TRAMP4(a, b, c)                                                                       \
+    MMPY_TRAMP(a, b, c, 0) MMPY_TRAMP(a, b, c, 1) MMPY_TRAMP(a, b, c, 2) MMPY_TRAMP(a, b, c, 3)
+#define MMPY_TRAMP16(a, b)                                                                         \
+    MMPY_TRAMP4(a, b, 0) MMPY_TRAMP4(a, b, 1) MMPY_TRAMP4(a, b, 2) MMPY_TRAMP4(a, b, 3)
 #define MMPY_TRAMP64(a) MMPY_TRAMP16(a, 0) MMPY_TRAMP16(a, 1) MMPY_TRAMP16(a, 2) MMPY_TRAMP16(a, 3)
 MMPY_TRAMP64(0)
 MMPY_TRAMP64(1)
 MMPY_TRAMP64(2)
 MMPY_TRAMP64(3)
 #define MMPY_ENTRY(a, b, c, d) mmpy_am_tramp_##a##b##c##d,
-#define MMPY_ENTRY4(a, b, c) MMPY_ENTRY(a, b, c, 0) MMPY_ENTRY(a, b, c, 1) \
-    MMPY_ENTRY(a, b, c, 2) MMPY_ENTRY(a, b, c, 3)
-#define MMPY_ENTRY16(a, b) MMPY_ENTRY4(a, b, 0) MMPY_ENTRY4(a, b, 1) MMPY_ENTRY4(a, b, 2) \
-    MMPY_ENTRY4(a, b, 3)
+#define MMPY_ENTRY4(a, b, c)                                                                       \
+    MMPY_ENTRY(a, b, c, 0) MMPY_ENTRY(a, b, c, 1) MMPY_ENTRY(a, b, c, 2) MMPY_ENTRY(a, b, c, 3)
+#define MMPY_ENTRY16(a, b)                                                                         \
+    MMPY_ENTRY4(a, b, 0) MMPY_ENTRY4(a, b, 1) MMPY_ENTRY4(a, b, 2) MMPY_ENTRY4(a, b, 3)
 #define MMPY_ENTRY64(a) MMPY_ENTRY16(a, 0) MMPY_ENTRY16(a, 1) MMPY_ENTRY16(a, 2) MMPY_ENTRY16(a, 3)
 static const meshmem_am_handler_t mmpy_am_trampolines[MESHMEM_AM_MAX_HANDLERS] = {
     MMPY_ENTRY64(0) MMPY_ENTRY64(1) MMPY_ENTRY64(2) MMPY_ENTRY64(3)};
@@ -353,8 +357,8 @@ static double mmpy_now_us(void)
 }
 
 /* OSU style: each call timed on its own, an untimed barrier between calls; mean in µs */
-static double mmpy_bench_allreduce(uintptr_t s, uintptr_t r, size_t count, int dtype,
-                                   int iters, int warmup)
+static double mmpy_bench_allreduce(uintptr_t s, uintptr_t r, size_t count, int dtype, int iters,
+                                   int warmup)
 {
     double total = 0;
     for (int i = 0; i < warmup + iters; i++) {

@@ -42,7 +42,8 @@ typedef struct mm_rtlsim mm_rtlsim;
  *                       fabric file and of the rtl file alike
  *  @param [out] err     one line saying what is wrong, when NULL is returned
  *  @return the system in reset's end state (cycle 0), or NULL */
-MM_RTLSIM_API mm_rtlsim *mm_rtlsim_create(const char *config, const char *overrides, char *err, size_t errlen);
+MM_RTLSIM_API mm_rtlsim *mm_rtlsim_create(const char *config, const char *overrides, char *err,
+                                          size_t errlen);
 MM_RTLSIM_API void mm_rtlsim_destroy(mm_rtlsim *s);
 
 MM_RTLSIM_API int mm_rtlsim_nodes(const mm_rtlsim *s);

@@ -12,19 +12,19 @@
 typedef struct mm_rtl_config {
     char path[512];
     char fabric[512];
-    char name[64];        /* the fabric's name */
-    int nodes;            /* 1..16 */
-    int ghc;              /* 2-D generalized hypercube: links only along rows and columns */
+    char name[64]; /* the fabric's name */
+    int nodes;     /* 1..16 */
+    int ghc;       /* 2-D generalized hypercube: links only along rows and columns */
     int kx, ky;
-    int width;            /* lane bits: 256 (OPTWEB) or 128 (FSHMEM) */
+    int width; /* lane bits: 256 (OPTWEB) or 128 (FSHMEM) */
     double clock_mhz;
-    double link_gbps;     /* effective: bandwidth x efficiency */
+    double link_gbps; /* effective: bandwidth x efficiency */
     uint32_t eager_thr;
-    uint32_t link_rate_q8, loop_rate_q8;   /* bits per cycle, Q8 */
+    uint32_t link_rate_q8, loop_rate_q8; /* bits per cycle, Q8 */
     uint32_t link_lat, loop_lat, rd_lat, wr_lat, pc_sel;
-    uint64_t memory_bytes;                 /* per node, the simulator's own buffers */
-    char model[32];       /* a model name to insist on, or "" */
-    int clock_gating;     /* stop idle units' clocks (default 1; 0 for the test that compares) */
+    uint64_t memory_bytes; /* per node, the simulator's own buffers */
+    char model[32];        /* a model name to insist on, or "" */
+    int clock_gating;      /* stop idle units' clocks (default 1; 0 for the test that compares) */
 } mm_rtl_config;
 
 /* Load @p path and apply @p overrides ("section.key=value;..."). 0, or -1 with one line in err. */

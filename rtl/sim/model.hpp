@@ -13,25 +13,27 @@ extern "C" {
 }
 #include "mm_rtlsim.h"
 
-namespace mmrtl {
+namespace mmrtl
+{
 
 // One node's AXI4-Lite host: descriptors to write, completions to read. The driver writes only
 // the staging registers that differ from the previous descriptor (they keep their values), then
 // the doorbell; it reads the completion registers when the node's interrupt line says one waits.
 struct Host {
-    std::deque<mm_rtl_desc> descs;   // submitted, not yet written
-    uint32_t shadow[16] = {0};       // the staging registers as last written
-    int word = -1;                   // the descriptor being written: next word, 16 = doorbell
-    uint32_t dq_free = 16;           // free descriptor slots, as last known
-    bool status_wait = false;        // a STATUS read is out
+    std::deque<mm_rtl_desc> descs; // submitted, not yet written
+    uint32_t shadow[16] = {0};     // the staging registers as last written
+    int word = -1;                 // the descriptor being written: next word, 16 = doorbell
+    uint32_t dq_free = 16;         // free descriptor slots, as last known
+    bool status_wait = false;      // a STATUS read is out
     // completion reading: 8 reads, then CQ_POP
-    int cq_rd_issued = -1;           // -1: not reading
+    int cq_rd_issued = -1; // -1: not reading
     int cq_rd_got = 0;
-    bool cq_pop = false;             // the pop write is due
+    bool cq_pop = false; // the pop write is due
     uint32_t cqw[8] = {0};
-    std::deque<int> reads;           // what each outstanding read is: 0..7 CQE word, 8 STATUS
-    std::deque<mm_rtl_cqe> done;     // completions read, not yet polled
-    bool busy() const {
+    std::deque<int> reads;       // what each outstanding read is: 0..7 CQE word, 8 STATUS
+    std::deque<mm_rtl_cqe> done; // completions read, not yet polled
+    bool busy() const
+    {
         return word >= 0 || !descs.empty() || cq_rd_issued >= 0 || cq_pop || !reads.empty() ||
                status_wait;
     }
@@ -48,18 +50,19 @@ struct Core {
     int nodes = 0;
     std::vector<Host> host;
     std::vector<Memory> mem;
-    uint64_t pending = 0;            // submitted, completion expected and not yet read
-    uint64_t new_cqes = 0;           // completions read during the current run
+    uint64_t pending = 0;  // submitted, completion expected and not yet read
+    uint64_t new_cqes = 0; // completions read during the current run
     uint64_t watchdog = 2000000;
-    uint64_t last_progress = 0;      // cycle of the last completion (or submission)
+    uint64_t last_progress = 0; // cycle of the last completion (or submission)
     bool no_skip = false;
     mm_rtlsim_stats stats = {};
     std::string report, describe;
 };
 
 // the model's side of a cycle, as the core needs it
-class Model {
-public:
+class Model
+{
+  public:
     virtual ~Model() = default;
     virtual void reset(Core &c) = 0;
     virtual int run(Core &c, uint64_t until, bool stop_on_completion) = 0;
@@ -89,4 +92,4 @@ void stall_report(Core &c, const Model &m, const char *why);
 // the DPI backing store of the system being evaluated
 extern thread_local Core *current;
 
-}  // namespace mmrtl
+} // namespace mmrtl

@@ -11,7 +11,8 @@
 
 using namespace rt;
 
-namespace {
+namespace
+{
 
 struct Ctx {
     Sys &t;
@@ -22,23 +23,28 @@ struct Ctx {
 };
 
 // the members of node me's team (all nodes, its row or its column), in order
-std::vector<int> team(const Ctx &c, int me, uint8_t flags) {
+std::vector<int> team(const Ctx &c, int me, uint8_t flags)
+{
     std::vector<int> m;
     for (int i = 0; i < c.t.n; i++) {
-        if ((flags & MM_RTL_F_TEAM_X) && i / c.kx != me / c.kx) continue;
-        if ((flags & MM_RTL_F_TEAM_Y) && i % c.kx != me % c.kx) continue;
+        if ((flags & MM_RTL_F_TEAM_X) && i / c.kx != me / c.kx)
+            continue;
+        if ((flags & MM_RTL_F_TEAM_Y) && i % c.kx != me % c.kx)
+            continue;
         m.push_back(i);
     }
     return m;
 }
-int pos(const std::vector<int> &m, int node) {
+int pos(const std::vector<int> &m, int node)
+{
     return (int)(std::find(m.begin(), m.end(), node) - m.begin());
 }
 
 constexpr uint64_t SRC0 = 0x100000, DST0 = 0x400000, TBL = 0x40000, TBL2 = 0x80000;
 
 // one collective on every node of every team of the given kind; data and prediction
-void coll(Ctx &c, uint8_t op, uint8_t flags, uint64_t len, int root_pos, uint64_t off = 0) {
+void coll(Ctx &c, uint8_t op, uint8_t flags, uint64_t len, int root_pos, uint64_t off = 0)
+{
     Sys &t = c.t;
     const uint64_t SRC = SRC0 + off, DST = DST0 + off;
     const uint64_t stride = (len + 31) & ~31ull;
@@ -50,10 +56,16 @@ void coll(Ctx &c, uint8_t op, uint8_t flags, uint64_t len, int root_pos, uint64_
         t.fill(me, SRC, blk * k, rng(c.seed));
         mm_rtl_desc d = desc(op, (uint16_t)root, c.id);
         d.flags = flags;
-        d.src = SRC; d.dst = DST; d.len = len; d.src_stride = blk; d.dst_stride = blk;
+        d.src = SRC;
+        d.dst = DST;
+        d.len = len;
+        d.src_stride = blk;
+        d.dst_stride = blk;
         if (op == MM_RTL_OP_ALLTOALLV) {
-            d.value = TBL; d.aux = TBL2; d.len = blk;   // len: each block's capacity
-            for (int j = 0; j < k; j++) {                 // this node's send lengths
+            d.value = TBL;
+            d.aux = TBL2;
+            d.len = blk;                  // len: each block's capacity
+            for (int j = 0; j < k; j++) { // this node's send lengths
                 const uint32_t l = (uint32_t)(rng(c.seed) % (blk + 1));
                 std::memcpy(t.mem(me) + TBL + 4 * j, &l, 4);
                 std::memcpy(&t.expect[me][TBL + 4 * j], &l, 4);
@@ -67,17 +79,22 @@ void coll(Ctx &c, uint8_t op, uint8_t flags, uint64_t len, int root_pos, uint64_
         const int k = (int)m.size(), p = pos(m, me), root = m[root_pos % k];
         switch (op) {
         case MM_RTL_OP_BCAST:
-            if (me != root) t.move(root, SRC, me, DST, len);
+            if (me != root)
+                t.move(root, SRC, me, DST, len);
             break;
         case MM_RTL_OP_SCATTER: t.move(root, SRC + p * blk, me, DST, len); break;
         case MM_RTL_OP_GATHER:
-            if (me == root) for (int j = 0; j < k; j++) t.move(m[j], SRC, me, DST + j * blk, len);
+            if (me == root)
+                for (int j = 0; j < k; j++)
+                    t.move(m[j], SRC, me, DST + j * blk, len);
             break;
         case MM_RTL_OP_ALLGATHER:
-            for (int j = 0; j < k; j++) t.move(m[j], SRC, me, DST + j * blk, len);
+            for (int j = 0; j < k; j++)
+                t.move(m[j], SRC, me, DST + j * blk, len);
             break;
         case MM_RTL_OP_ALLTOALL:
-            for (int j = 0; j < k; j++) t.move(m[j], SRC + p * blk, me, DST + j * blk, len);
+            for (int j = 0; j < k; j++)
+                t.move(m[j], SRC + p * blk, me, DST + j * blk, len);
             break;
         case MM_RTL_OP_ALLTOALLV:
             for (int j = 0; j < k; j++) {
@@ -106,20 +123,24 @@ void coll(Ctx &c, uint8_t op, uint8_t flags, uint64_t len, int root_pos, uint64_
     c.id++;
 }
 
-void all_ops(Ctx &c, uint8_t flags, const char *what) {
-    const uint64_t eager = 8192;   // the configurations' threshold: the receive buffer
+void all_ops(Ctx &c, uint8_t flags, const char *what)
+{
+    const uint64_t eager = 8192; // the configurations' threshold: the receive buffer
     const uint64_t sizes[] = {0, 1, 32, 100, 4096, eager, eager + 32};
-    const uint8_t ops[] = {MM_RTL_OP_BCAST, MM_RTL_OP_SCATTER, MM_RTL_OP_GATHER, MM_RTL_OP_ALLGATHER,
-                           MM_RTL_OP_ALLTOALL, MM_RTL_OP_ALLTOALLV, MM_RTL_OP_REDUCE_SCATTER};
+    const uint8_t ops[] = {MM_RTL_OP_BCAST,         MM_RTL_OP_SCATTER,  MM_RTL_OP_GATHER,
+                           MM_RTL_OP_ALLGATHER,     MM_RTL_OP_ALLTOALL, MM_RTL_OP_ALLTOALLV,
+                           MM_RTL_OP_REDUCE_SCATTER};
     const int k = (int)team(c, 0, flags).size();
     for (uint8_t op : ops)
         for (uint64_t len : sizes) {
-            if (op == MM_RTL_OP_REDUCE_SCATTER && (len % 4)) continue;
+            if (op == MM_RTL_OP_REDUCE_SCATTER && (len % 4))
+                continue;
             const bool rooted = op <= MM_RTL_OP_GATHER;
             // every root of a small team; of a large one the first, a middle and the last
             std::vector<int> roots;
             for (int r = 0; r < (rooted ? k : 1); r++)
-                if (k <= 8 || r == 0 || r == k / 2 || r == k - 1) roots.push_back(r);
+                if (k <= 8 || r == 0 || r == k / 2 || r == k - 1)
+                    roots.push_back(r);
             for (int r : roots) {
                 coll(c, op, flags, len, r);
                 c.t.run();
@@ -149,16 +170,19 @@ void all_ops(Ctx &c, uint8_t flags, const char *what) {
     c.t.verify("back to back");
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     CHECK(argc >= 2, "usage: test_coll CONFIG [OVERRIDES] [SEED]");
     Sys t(argv[1], argc > 2 ? argv[2] : "");
     Ctx c{t, 0, 1, false, 1, argc > 3 ? std::strtoull(argv[3], nullptr, 0) : 29};
     const std::string d = mm_rtlsim_describe(t.s);
     c.ghc = d.find("topology = ghc") != std::string::npos;
-    if (c.ghc) std::sscanf(d.c_str() + d.find("topology = ghc") + 15, "%dx%d", &c.kx, &c.ky);
-    else c.kx = t.n;
+    if (c.ghc)
+        std::sscanf(d.c_str() + d.find("topology = ghc") + 15, "%dx%d", &c.kx, &c.ky);
+    else
+        c.kx = t.n;
     std::printf("%s: %d nodes%s, seed %llu\n", argv[1], t.n, c.ghc ? " (GHC)" : "",
                 (unsigned long long)c.seed);
     if (!c.ghc) {
@@ -177,11 +201,23 @@ int main(int argc, char **argv) {
         if (mid != 0 && mid != dst) {
             const uint64_t SRC = SRC0, DST = DST0;
             t.fill(0, SRC, 3000, 77);
-            mm_rtl_desc r1 = desc(MM_RTL_OP_RECV, 0, 1000), s1 = desc(MM_RTL_OP_SEND, (uint16_t)mid, 1001);
-            r1.dst = DST; r1.len = 3000; s1.src = SRC; s1.len = 3000;
-            mm_rtl_desc r2 = desc(MM_RTL_OP_RECV, (uint16_t)mid, 1002), s2 = desc(MM_RTL_OP_SEND, (uint16_t)dst, 1003);
-            r2.dst = DST; r2.len = 3000; s2.src = DST; s2.len = 3000; s2.flags = MM_RTL_F_FENCE;
-            t.submit(mid, r1); t.submit(0, s1); t.submit(dst, r2); t.submit(mid, s2);
+            mm_rtl_desc r1 = desc(MM_RTL_OP_RECV, 0, 1000),
+                        s1 = desc(MM_RTL_OP_SEND, (uint16_t)mid, 1001);
+            r1.dst = DST;
+            r1.len = 3000;
+            s1.src = SRC;
+            s1.len = 3000;
+            mm_rtl_desc r2 = desc(MM_RTL_OP_RECV, (uint16_t)mid, 1002),
+                        s2 = desc(MM_RTL_OP_SEND, (uint16_t)dst, 1003);
+            r2.dst = DST;
+            r2.len = 3000;
+            s2.src = DST;
+            s2.len = 3000;
+            s2.flags = MM_RTL_F_FENCE;
+            t.submit(mid, r1);
+            t.submit(0, s1);
+            t.submit(dst, r2);
+            t.submit(mid, s2);
             t.move(0, SRC, mid, DST, 3000);
             t.move(mid, DST, dst, DST, 3000);
             t.run();

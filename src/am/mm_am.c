@@ -80,12 +80,12 @@ static_assert((int)MESHMEM_AM_SHORT == MM_AM_SHORT && (int)MESHMEM_AM_LONG == MM
 
 typedef struct {
     MM_ALIGNED _Atomic uint64_t req_sent; /* written under send_lock */
-    uint64_t         done_seen;           /* under send_lock: req_done as last read (credits
+    uint64_t done_seen;                   /* under send_lock: req_done as last read (credits
                                              cached: the shared line is read only when these
                                              do not leave room) */
     _Atomic uint64_t rep_next;            /* written under busy */
     _Atomic uint64_t req_next;            /* written under busy */
-    atomic_flag      send_lock;
+    atomic_flag send_lock;
     /* the seq words of the slots of request req_next and reply rep_next from this peer, in
      * this rank's region, kept with them under busy: an idle poll loads them and compares,
      * with no address arithmetic (read without the lock, they are a hint that the handling
@@ -93,44 +93,43 @@ typedef struct {
     _Atomic(_Atomic uint64_t *) req_head, rep_head;
     /* set at init: the peer's rings and credit line in this rank's region, and this rank's in
      * the peer's as mapped here (NULL: the peer is on another host) */
-    char            *req_in, *rep_in;
+    char *req_in, *rep_in;
     _Atomic uint64_t *credit_in;
-    char            *req_out, *rep_out;
+    char *req_out, *rep_out;
     _Atomic uint64_t *credit_out;
 } mm_am_peer_t;
 
 /* what a token points to: the message a handler runs for */
 struct meshmem_am_token {
-    int      src;
-    uint64_t n;       /* the request's number (for the reply's slot) */
-    bool     request; /* a request handler (may reply) */
-    bool     replied;
+    int src;
+    uint64_t n;   /* the request's number (for the reply's slot) */
+    bool request; /* a request handler (may reply) */
+    bool replied;
 };
 
 static struct {
-    bool          ready;
-    size_t        slot_bytes, reg_bytes, max_medium;
-    uint32_t      slots;
-    uint32_t      slot_mask;  /* slots - 1 when slots is a power of two (the default), else 0 */
+    bool ready;
+    size_t slot_bytes, reg_bytes, max_medium;
+    uint32_t slots;
+    uint32_t slot_mask; /* slots - 1 when slots is a power of two (the default), else 0 */
     mm_am_peer_t *peer;
     meshmem_am_handler_t fns[MM_AM_NHANDLERS];
-    uint8_t       kinds[MM_AM_NHANDLERS];
-    uint8_t       flags[MM_AM_NHANDLERS];
-    int8_t        nargs[MM_AM_NHANDLERS];
-    uint8_t       short_dirs[MM_AM_USER_HANDLERS]; /* flags of the user's SHORT handlers, 0 for
+    uint8_t kinds[MM_AM_NHANDLERS];
+    uint8_t flags[MM_AM_NHANDLERS];
+    int8_t nargs[MM_AM_NHANDLERS];
+    uint8_t short_dirs[MM_AM_USER_HANDLERS]; /* flags of the user's SHORT handlers, 0 for
                                                     * the others: a SHORT send's check in one
                                                     * load (kinds and flags keep the truth) */
     mm_am_limits_t lim;
-    atomic_flag   busy;
-    pthread_t     thread;
-    bool          thread_on;
-    atomic_bool   stop;
+    atomic_flag busy;
+    pthread_t thread;
+    bool thread_on;
+    atomic_bool stop;
 } mm_am = {.busy = ATOMIC_FLAG_INIT};
 
 /* the handler running on this thread, NULL outside handlers (initial-exec: read on every
  * poll, so a plain %fs load rather than a __tls_get_addr call from the shared library) */
-static _Thread_local struct meshmem_am_token *mm_am_cur
-    __attribute__((tls_model("initial-exec")));
+static _Thread_local struct meshmem_am_token *mm_am_cur __attribute__((tls_model("initial-exec")));
 
 /* ---- layout ---- */
 
@@ -240,9 +239,8 @@ static bool mm_am_dispatch(int src, char *slot, bool reply_ring, uint64_t n)
     mm_am_msg_t m;
     int rc = mm_am_decode(slot, &mm_am.lim, reply_ring, &m);
     if (MM_UNLIKELY(rc != MM_AM_OK)) {
-        mm_error("active message %llu from rank %d (handler %u) dropped: %s",
-                 (unsigned long long)n, src, (unsigned)((mm_am_hdr_t *)slot)->handler,
-                 mm_am_decode_error(rc));
+        mm_error("active message %llu from rank %d (handler %u) dropped: %s", (unsigned long long)n,
+                 src, (unsigned)((mm_am_hdr_t *)slot)->handler, mm_am_decode_error(rc));
         return false;
     }
     if (m.inline_payload && m.dest && m.nbytes)
@@ -384,15 +382,15 @@ typedef struct {
 } mm_am_pkt_t;
 
 typedef struct {
-    int         handler, kind, nargs;
+    int handler, kind, nargs;
     const uint64_t *args;
     const void *buf;
-    size_t      nbytes;
-    bool        has_dest;
-    uint8_t     region;
-    uint64_t    offset;
+    size_t nbytes;
+    bool has_dest;
+    uint8_t region;
+    uint64_t offset;
     const mm_am_pkt_t *pkts; /* npkts > 0: the payload is these packets, data from buf + rel */
-    size_t      npkts;
+    size_t npkts;
 } mm_am_out_t;
 
 #define MM_AM_PAD8(n) (((n) + 7) & ~(size_t)7)
@@ -433,8 +431,8 @@ MM_INLINE_HOT void mm_am_fill(char *slot, const mm_am_out_t *o, bool reply, bool
 
 /* message @p n of @p o to @p rank on another host: the slot's image, and a LONG payload too
  * large for the slot, in one post to the symmetric @p slot (mm_tp_post) */
-static void mm_am_post_remote(int rank, char *slot, uint64_t n, const mm_am_out_t *o,
-                              bool reply, bool inl)
+static void mm_am_post_remote(int rank, char *slot, uint64_t n, const mm_am_out_t *o, bool reply,
+                              bool inl)
 {
     size_t used = MM_AM_HDR_BYTES + 8 * (size_t)o->nargs + (inl ? o->nbytes : 0);
     char *img = malloc(used);
@@ -496,8 +494,8 @@ static void mm_am_post(int rank, uint64_t n, const mm_am_out_t *o, bool reply)
 /* handler checks of mm_am_check: a user's index, the runtime's own, or none (get's source) */
 enum { MM_AM_CHECK_USER, MM_AM_CHECK_INTERNAL, MM_AM_CHECK_NO_HANDLER };
 
-static meshmem_status_t mm_am_check(const char *call, int rank, mm_am_out_t *o, void *dest,
-                                    int dir, int mode)
+static meshmem_status_t mm_am_check(const char *call, int rank, mm_am_out_t *o, void *dest, int dir,
+                                    int mode)
 {
     if (MM_UNLIKELY(!mm_g.initialized || !mm_am.ready)) {
         mm_error("%s: called before meshmem_init (or after finalize)", call);
@@ -508,8 +506,9 @@ static meshmem_status_t mm_am_check(const char *call, int rank, mm_am_out_t *o, 
                  mm_g.nranks - 1);
         return MESHMEM_ERR_RANK;
     }
-    const char *kname = o->kind == MM_AM_SHORT ? "SHORT" : o->kind == MM_AM_MEDIUM ? "MEDIUM"
-                                                                                 : "LONG";
+    const char *kname = o->kind == MM_AM_SHORT    ? "SHORT"
+                        : o->kind == MM_AM_MEDIUM ? "MEDIUM"
+                                                  : "LONG";
     if (mode == MM_AM_CHECK_NO_HANDLER)
         goto payload;
     unsigned limit = mode == MM_AM_CHECK_USER ? MM_AM_USER_HANDLERS : MM_AM_NHANDLERS;
@@ -629,8 +628,8 @@ static meshmem_status_t mm_am_request(const char *call, int rank, mm_am_out_t *o
 static meshmem_status_t mm_am_reply(const char *call, meshmem_am_token_t token, mm_am_out_t *o,
                                     void *dest)
 {
-    if (MM_LIKELY(o->kind == MM_AM_SHORT && token != NULL && token == mm_am_cur &&
-                  token->request && !token->replied && mm_am_short_ok(o, MM_AM_REP))) {
+    if (MM_LIKELY(o->kind == MM_AM_SHORT && token != NULL && token == mm_am_cur && token->request &&
+                  !token->replied && mm_am_short_ok(o, MM_AM_REP))) {
         token->replied = true;
         mm_am_post(token->src, token->n, o, true); /* never waits: see below */
         return MESHMEM_OK;
@@ -646,8 +645,7 @@ static meshmem_status_t mm_am_reply(const char *call, meshmem_am_token_t token, 
         return MESHMEM_ERR_STATE;
     }
     if (MM_UNLIKELY(token->replied)) {
-        mm_error("%s: this request was already replied to (at most one reply per request)",
-                 call);
+        mm_error("%s: this request was already replied to (at most one reply per request)", call);
         return MESHMEM_ERR_STATE;
     }
     meshmem_status_t st = mm_am_check(call, token->src, o, dest, MM_AM_REP, MM_AM_CHECK_USER);
@@ -664,18 +662,22 @@ static meshmem_status_t mm_am_reply(const char *call, meshmem_am_token_t token, 
 meshmem_status_t meshmem_am_request_short(int rank, int handler, int nargs,
                                           const meshmem_am_arg_t *args)
 {
-    MM_TRACE_SCOPE(mm_trace_p2p("am", (uint64_t)(nargs > 0 ? nargs : 0) * sizeof(meshmem_am_arg_t), rank, MM_TRACE_STORE));
+    MM_TRACE_SCOPE(mm_trace_p2p("am", (uint64_t)(nargs > 0 ? nargs : 0) * sizeof(meshmem_am_arg_t),
+                                rank, MM_TRACE_STORE));
     mm_am_out_t o = {.handler = handler, .kind = MM_AM_SHORT, .nargs = nargs, .args = args};
     return mm_am_request("meshmem_am_request_short", rank, &o, NULL);
 }
 
-meshmem_status_t meshmem_am_request_medium(int rank, int handler, const void *buf,
-                                           size_t nbytes, int nargs,
-                                           const meshmem_am_arg_t *args)
+meshmem_status_t meshmem_am_request_medium(int rank, int handler, const void *buf, size_t nbytes,
+                                           int nargs, const meshmem_am_arg_t *args)
 {
     MM_TRACE_SCOPE(mm_trace_p2p("am", nbytes, rank, MM_TRACE_STORE));
-    mm_am_out_t o = {.handler = handler, .kind = MM_AM_MEDIUM, .nargs = nargs, .args = args,
-                     .buf = buf, .nbytes = nbytes};
+    mm_am_out_t o = {.handler = handler,
+                     .kind = MM_AM_MEDIUM,
+                     .nargs = nargs,
+                     .args = args,
+                     .buf = buf,
+                     .nbytes = nbytes};
     return mm_am_request("meshmem_am_request_medium", rank, &o, NULL);
 }
 
@@ -683,8 +685,12 @@ meshmem_status_t meshmem_am_request_long(int rank, int handler, const void *buf,
                                          void *dest, int nargs, const meshmem_am_arg_t *args)
 {
     MM_TRACE_SCOPE(mm_trace_p2p("am", nbytes, rank, MM_TRACE_STORE));
-    mm_am_out_t o = {.handler = handler, .kind = MM_AM_LONG, .nargs = nargs, .args = args,
-                     .buf = buf, .nbytes = nbytes};
+    mm_am_out_t o = {.handler = handler,
+                     .kind = MM_AM_LONG,
+                     .nargs = nargs,
+                     .args = args,
+                     .buf = buf,
+                     .nbytes = nbytes};
     return mm_am_request("meshmem_am_request_long", rank, &o, dest);
 }
 
@@ -697,14 +703,16 @@ meshmem_status_t meshmem_am_reply_short(meshmem_am_token_t token, int handler, i
     return mm_am_reply("meshmem_am_reply_short", token, &o, NULL);
 }
 
-meshmem_status_t meshmem_am_reply_medium(meshmem_am_token_t token, int handler,
-                                         const void *buf, size_t nbytes, int nargs,
-                                         const meshmem_am_arg_t *args)
+meshmem_status_t meshmem_am_reply_medium(meshmem_am_token_t token, int handler, const void *buf,
+                                         size_t nbytes, int nargs, const meshmem_am_arg_t *args)
 {
-    MM_TRACE_SCOPE(mm_trace_p2p("am", nbytes, meshmem_am_token_rank(token),
-                                MM_TRACE_STORE));
-    mm_am_out_t o = {.handler = handler, .kind = MM_AM_MEDIUM, .nargs = nargs, .args = args,
-                     .buf = buf, .nbytes = nbytes};
+    MM_TRACE_SCOPE(mm_trace_p2p("am", nbytes, meshmem_am_token_rank(token), MM_TRACE_STORE));
+    mm_am_out_t o = {.handler = handler,
+                     .kind = MM_AM_MEDIUM,
+                     .nargs = nargs,
+                     .args = args,
+                     .buf = buf,
+                     .nbytes = nbytes};
     return mm_am_reply("meshmem_am_reply_medium", token, &o, NULL);
 }
 
@@ -712,10 +720,13 @@ meshmem_status_t meshmem_am_reply_long(meshmem_am_token_t token, int handler, co
                                        size_t nbytes, void *dest, int nargs,
                                        const meshmem_am_arg_t *args)
 {
-    MM_TRACE_SCOPE(mm_trace_p2p("am", nbytes, meshmem_am_token_rank(token),
-                                MM_TRACE_STORE));
-    mm_am_out_t o = {.handler = handler, .kind = MM_AM_LONG, .nargs = nargs, .args = args,
-                     .buf = buf, .nbytes = nbytes};
+    MM_TRACE_SCOPE(mm_trace_p2p("am", nbytes, meshmem_am_token_rank(token), MM_TRACE_STORE));
+    mm_am_out_t o = {.handler = handler,
+                     .kind = MM_AM_LONG,
+                     .nargs = nargs,
+                     .args = args,
+                     .buf = buf,
+                     .nbytes = nbytes};
     return mm_am_reply("meshmem_am_reply_long", token, &o, dest);
 }
 
@@ -787,8 +798,7 @@ meshmem_status_t meshmem_am_register(const meshmem_am_entry_t *entries, int coun
     mine->ok = 1;
     mine->bad_index = 0;
     if (count < 0 || (count > 0 && entries == NULL)) {
-        mm_error("meshmem_am_register: count argument (%d) is negative or entries is NULL",
-                 count);
+        mm_error("meshmem_am_register: count argument (%d) is negative or entries is NULL", count);
         mine->ok = 0;
         mine->bad_index = -1;
     }
@@ -828,8 +838,8 @@ meshmem_status_t meshmem_am_register(const meshmem_am_entry_t *entries, int coun
                     mm_error("meshmem_am_register: handler index %d differs between rank %d "
                              "(kind %d, flags %d, nargs %d) and rank %d (kind %d, flags %d, "
                              "nargs %d): registration must be the same on every rank",
-                             i, me, mine->kinds[i], mine->flags[i], mine->nargs[i], p,
-                             r->kinds[i], r->flags[i], r->nargs[i]);
+                             i, me, mine->kinds[i], mine->flags[i], mine->nargs[i], p, r->kinds[i],
+                             r->flags[i], r->nargs[i]);
                 ok = false;
                 break;
             }
@@ -863,8 +873,16 @@ static void mm_am_h_put(meshmem_am_token_t t, void *buf, size_t n, const meshmem
     (void)t, (void)buf, (void)n, (void)a, (void)na;
 }
 
-enum { MM_GET_SRC_REGION, MM_GET_SRC_OFF, MM_GET_LEN, MM_GET_MODE, MM_GET_DEST, MM_GET_DEST_OFF,
-       MM_GET_COUNTER, MM_GET_NARGS };
+enum {
+    MM_GET_SRC_REGION,
+    MM_GET_SRC_OFF,
+    MM_GET_LEN,
+    MM_GET_MODE,
+    MM_GET_DEST,
+    MM_GET_DEST_OFF,
+    MM_GET_COUNTER,
+    MM_GET_NARGS
+};
 
 static void mm_am_h_get(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a,
                         int na)
@@ -904,15 +922,15 @@ static void mm_am_h_get(meshmem_am_token_t t, void *buf, size_t n, const meshmem
     mm_am_post(t->src, t->n, &o, true);
 }
 
-static void mm_am_h_get_long(meshmem_am_token_t t, void *buf, size_t n,
-                             const meshmem_am_arg_t *a, int na)
+static void mm_am_h_get_long(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a,
+                             int na)
 {
     (void)t, (void)buf, (void)n, (void)na;
     atomic_fetch_add_explicit((_Atomic uint64_t *)(uintptr_t)a[0], 1, memory_order_release);
 }
 
-static void mm_am_h_get_medium(meshmem_am_token_t t, void *buf, size_t n,
-                               const meshmem_am_arg_t *a, int na)
+static void mm_am_h_get_medium(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a,
+                               int na)
 {
     (void)t, (void)na;
     memcpy((void *)(uintptr_t)a[0], buf, n);
@@ -931,8 +949,15 @@ static void mm_am_h_get_medium(meshmem_am_token_t t, void *buf, size_t n,
  */
 #define MM_AM_MAX_PKTS 512
 
-enum { MM_GETP_SRC_REGION, MM_GETP_SRC_OFF, MM_GETP_MODE, MM_GETP_DEST, MM_GETP_DEST_OFF,
-       MM_GETP_COUNTER, MM_GETP_NARGS };
+enum {
+    MM_GETP_SRC_REGION,
+    MM_GETP_SRC_OFF,
+    MM_GETP_MODE,
+    MM_GETP_DEST,
+    MM_GETP_DEST_OFF,
+    MM_GETP_COUNTER,
+    MM_GETP_NARGS
+};
 
 /* @return packets of @p frag bytes that share a slot; below 2, packing does not pay */
 static size_t mm_am_pack_count(size_t frag)
@@ -973,8 +998,8 @@ static const char *mm_am_pkt_next(const char *buf, size_t n, size_t *at, mm_am_p
 }
 
 /* PUT packets: args (region, offset of the message's base) */
-static void mm_am_h_put_packed(meshmem_am_token_t t, void *buf, size_t n,
-                               const meshmem_am_arg_t *a, int na)
+static void mm_am_h_put_packed(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a,
+                               int na)
 {
     (void)na;
     mm_am_pkt_t h;
@@ -993,28 +1018,32 @@ static void mm_am_h_put_packed(meshmem_am_token_t t, void *buf, size_t n,
 }
 
 /* GET packet requests: their descriptors in the payload; one packed reply with the data */
-static void mm_am_h_get_packed(meshmem_am_token_t t, void *buf, size_t n,
-                               const meshmem_am_arg_t *a, int na)
+static void mm_am_h_get_packed(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a,
+                               int na)
 {
     (void)na;
     mm_am_pkt_t pk[MM_AM_MAX_PKTS];
     size_t k = n / sizeof(mm_am_pkt_t), wire = 0;
     const char *base = mm_am_region_at(a[MM_GETP_SRC_REGION], a[MM_GETP_SRC_OFF], 0);
     if (k > MM_AM_MAX_PKTS || base == NULL)
-        mm_fatal("meshmem_am_get: GET request from rank %d is malformed (corrupt message)",
-                 t->src);
+        mm_fatal("meshmem_am_get: GET request from rank %d is malformed (corrupt message)", t->src);
     memcpy(pk, buf, k * sizeof(mm_am_pkt_t)); /* read once: checked, then used */
     for (size_t i = 0; i < k; i++) {
         wire += sizeof(mm_am_pkt_t) + MM_AM_PAD8((size_t)pk[i].len);
-        if (mm_am_region_at(a[MM_GETP_SRC_REGION], a[MM_GETP_SRC_OFF] + pk[i].rel,
-                            pk[i].len) == NULL ||
+        if (mm_am_region_at(a[MM_GETP_SRC_REGION], a[MM_GETP_SRC_OFF] + pk[i].rel, pk[i].len) ==
+                NULL ||
             wire > mm_am.max_medium)
             mm_fatal("meshmem_am_get: GET packet request from rank %d outside the symmetric "
                      "region or too large for a reply (corrupt message)",
                      t->src);
     }
-    mm_am_out_t o = {.handler = MM_AM_H_GET_REPLY_PACKED, .kind = MM_AM_MEDIUM, .nargs = 4,
-                     .args = &a[MM_GETP_MODE], .buf = base, .nbytes = wire, .pkts = pk,
+    mm_am_out_t o = {.handler = MM_AM_H_GET_REPLY_PACKED,
+                     .kind = MM_AM_MEDIUM,
+                     .nargs = 4,
+                     .args = &a[MM_GETP_MODE],
+                     .buf = base,
+                     .nbytes = wire,
+                     .pkts = pk,
                      .npkts = k};
     t->replied = true;
     mm_am_post(t->src, t->n, &o, true);
@@ -1044,8 +1073,8 @@ static void mm_am_h_get_reply_packed(meshmem_am_token_t t, void *buf, size_t n,
 }
 
 /* the next slot's packets of a transfer of @p nbytes from @p off: @return their bytes */
-static size_t mm_am_pack_plan(mm_am_pkt_t *pk, size_t *npk, size_t *wire, size_t off,
-                              size_t nbytes, size_t frag, size_t k)
+static size_t mm_am_pack_plan(mm_am_pkt_t *pk, size_t *npk, size_t *wire, size_t off, size_t nbytes,
+                              size_t frag, size_t k)
 {
     size_t rel = 0, i = 0;
     *wire = 0;
@@ -1066,9 +1095,14 @@ static void mm_am_put_packed(int rank, const mm_am_out_t *o, size_t frag, size_t
     for (size_t off = 0, npk, wire; off < o->nbytes;) {
         size_t bytes = mm_am_pack_plan(pk, &npk, &wire, off, o->nbytes, frag, k);
         const meshmem_am_arg_t a[2] = {o->region, o->offset + off};
-        mm_am_out_t f = {.handler = MM_AM_H_PUT_PACKED, .kind = MM_AM_MEDIUM, .nargs = 2,
-                         .args = a, .buf = (const char *)o->buf + off, .nbytes = wire,
-                         .pkts = pk, .npkts = npk};
+        mm_am_out_t f = {.handler = MM_AM_H_PUT_PACKED,
+                         .kind = MM_AM_MEDIUM,
+                         .nargs = 2,
+                         .args = a,
+                         .buf = (const char *)o->buf + off,
+                         .nbytes = wire,
+                         .pkts = pk,
+                         .npkts = npk};
         mm_am_send_request(rank, &f);
         off += bytes;
     }
@@ -1082,12 +1116,17 @@ static uint64_t mm_am_get_packed(int rank, const mm_am_out_t *o, const meshmem_a
     uint64_t total = 0;
     for (size_t off = 0, npk, wire; off < o->nbytes; total += npk) {
         size_t bytes = mm_am_pack_plan(pk, &npk, &wire, off, o->nbytes, frag, k);
-        meshmem_am_arg_t a[MM_GETP_NARGS] = {o->region, o->offset + off, dst[0],
+        meshmem_am_arg_t a[MM_GETP_NARGS] = {o->region,
+                                             o->offset + off,
+                                             dst[0],
                                              dst[0] == 1 ? dst[1] : dst[1] + off,
                                              dst[0] == 1 ? dst[2] + off : 0,
                                              (uintptr_t)arrived};
-        mm_am_out_t f = {.handler = MM_AM_H_GET_PACKED, .kind = MM_AM_MEDIUM,
-                         .nargs = MM_GETP_NARGS, .args = a, .buf = pk,
+        mm_am_out_t f = {.handler = MM_AM_H_GET_PACKED,
+                         .kind = MM_AM_MEDIUM,
+                         .nargs = MM_GETP_NARGS,
+                         .args = a,
+                         .buf = pk,
                          .nbytes = npk * sizeof(mm_am_pkt_t)};
         mm_am_send_request(rank, &f);
         off += bytes;
@@ -1095,8 +1134,7 @@ static uint64_t mm_am_get_packed(int rank, const mm_am_out_t *o, const meshmem_a
     return total;
 }
 
-meshmem_status_t meshmem_am_put(void *dest, const void *src, size_t nbytes, int rank,
-                                size_t frag)
+meshmem_status_t meshmem_am_put(void *dest, const void *src, size_t nbytes, int rank, size_t frag)
 {
     MM_TRACE_SCOPE(mm_trace_p2p("put", nbytes, rank, MM_TRACE_STORE));
     mm_am_out_t o = {.handler = MM_AM_H_PUT, .kind = MM_AM_LONG, .buf = src, .nbytes = nbytes};
@@ -1127,14 +1165,13 @@ meshmem_status_t meshmem_am_put(void *dest, const void *src, size_t nbytes, int 
     return MESHMEM_OK;
 }
 
-meshmem_status_t meshmem_am_get(void *dest, const void *src, size_t nbytes, int rank,
-                                size_t frag)
+meshmem_status_t meshmem_am_get(void *dest, const void *src, size_t nbytes, int rank, size_t frag)
 {
     MM_TRACE_SCOPE(mm_trace_p2p("get", nbytes, rank, 0));
     mm_am_out_t o = {.handler = MM_AM_H_GET, .kind = MM_AM_LONG, .buf = dest, .nbytes = nbytes};
     /* the source range is checked as a LONG destination would be: symmetric, in range */
-    meshmem_status_t st = mm_am_check("meshmem_am_get", rank, &o, (void *)src, MM_AM_REQ,
-                                      MM_AM_CHECK_NO_HANDLER);
+    meshmem_status_t st =
+        mm_am_check("meshmem_am_get", rank, &o, (void *)src, MM_AM_REQ, MM_AM_CHECK_NO_HANDLER);
     if (st == MESHMEM_OK && mm_am_cur != NULL) {
         mm_error("meshmem_am_get: cannot be called from inside a handler");
         st = MESHMEM_ERR_STATE;
@@ -1151,8 +1188,7 @@ meshmem_status_t meshmem_am_get(void *dest, const void *src, size_t nbytes, int 
     _Atomic uint64_t arrived = 0;
     uint64_t nfrag = 0;
     if (frag < nbytes && mm_am_pack_count(frag) >= 2) {
-        const meshmem_am_arg_t dst[3] = {long_reply, long_reply ? dregion : (uintptr_t)dest,
-                                         doff};
+        const meshmem_am_arg_t dst[3] = {long_reply, long_reply ? dregion : (uintptr_t)dest, doff};
         nfrag = mm_am_get_packed(rank, &o, dst, frag, mm_am_pack_count(frag), &arrived);
         MM_AM_WAIT_UNTIL(atomic_load_explicit(&arrived, memory_order_acquire) == nfrag);
         return MESHMEM_OK;
@@ -1167,8 +1203,8 @@ meshmem_status_t meshmem_am_get(void *dest, const void *src, size_t nbytes, int 
         a[MM_GET_DEST] = long_reply ? dregion : (uintptr_t)((char *)dest + off);
         a[MM_GET_DEST_OFF] = long_reply ? doff + off : 0;
         a[MM_GET_COUNTER] = (uintptr_t)&arrived;
-        mm_am_out_t f = {.handler = MM_AM_H_GET, .kind = MM_AM_SHORT, .nargs = MM_GET_NARGS,
-                         .args = a};
+        mm_am_out_t f = {
+            .handler = MM_AM_H_GET, .kind = MM_AM_SHORT, .nargs = MM_GET_NARGS, .args = a};
         mm_am_send_request(rank, &f);
     }
     MM_AM_WAIT_UNTIL(atomic_load_explicit(&arrived, memory_order_acquire) == nfrag);
@@ -1244,12 +1280,12 @@ int mm_am_init(void)
     mm_am_internal(MM_AM_H_GET_REPLY_LONG, mm_am_h_get_long, MM_AM_LONG, MM_AM_REP, 1);
     mm_am_internal(MM_AM_H_GET_REPLY_MEDIUM, mm_am_h_get_medium, MM_AM_MEDIUM, MM_AM_REP, 2);
     mm_am_internal(MM_AM_H_PUT_PACKED, mm_am_h_put_packed, MM_AM_MEDIUM, MM_AM_REQ, 2);
-    mm_am_internal(MM_AM_H_GET_PACKED, mm_am_h_get_packed, MM_AM_MEDIUM, MM_AM_REQ,
-                   MM_GETP_NARGS);
-    mm_am_internal(MM_AM_H_GET_REPLY_PACKED, mm_am_h_get_reply_packed, MM_AM_MEDIUM, MM_AM_REP,
-                   4);
-    mm_am.lim = (mm_am_limits_t){.kinds = mm_am.kinds, .flags = mm_am.flags,
-                                 .nargs = mm_am.nargs, .slot_bytes = mm_am.slot_bytes,
+    mm_am_internal(MM_AM_H_GET_PACKED, mm_am_h_get_packed, MM_AM_MEDIUM, MM_AM_REQ, MM_GETP_NARGS);
+    mm_am_internal(MM_AM_H_GET_REPLY_PACKED, mm_am_h_get_reply_packed, MM_AM_MEDIUM, MM_AM_REP, 4);
+    mm_am.lim = (mm_am_limits_t){.kinds = mm_am.kinds,
+                                 .flags = mm_am.flags,
+                                 .nargs = mm_am.nargs,
+                                 .slot_bytes = mm_am.slot_bytes,
                                  .region_base = {(char *)mm_g.heap_base, (char *)mm_g.data_base},
                                  .region_size = {mm_g.heap_size, mm_g.data_size}};
     mm_am.ready = true;

@@ -20,8 +20,8 @@
 typedef struct {
     uint8_t kinds[MM_AM_USER_HANDLERS];
     uint8_t flags[MM_AM_USER_HANDLERS];
-    int8_t  nargs[MM_AM_USER_HANDLERS];
-    int32_t ok;       /* the owner's own entries were valid */
+    int8_t nargs[MM_AM_USER_HANDLERS];
+    int32_t ok;        /* the owner's own entries were valid */
     int32_t bad_index; /* the first invalid entry's index when not ok */
 } mm_am_reg_t;
 

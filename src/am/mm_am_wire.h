@@ -48,47 +48,47 @@ enum { MM_AM_SHORT = 1, MM_AM_MEDIUM = 2, MM_AM_LONG = 3 };
 enum { MM_AM_REQ = 1, MM_AM_REP = 2 };
 /* header flags */
 enum {
-    MM_AM_F_REPLY  = 1, /* a reply (travels in a reply ring) */
+    MM_AM_F_REPLY = 1,  /* a reply (travels in a reply ring) */
     MM_AM_F_INLINE = 2, /* LONG: the payload is in the slot; the receiver copies it */
-    MM_AM_F_ALL    = 3,
+    MM_AM_F_ALL = 3,
 };
 
 /** Bytes of the fixed header; the arguments follow. */
 #define MM_AM_HDR_BYTES 32
 
 typedef struct {
-    uint64_t seq;      /* message number + 1 (accessed atomically: mm_am_slot_seq) */
+    uint64_t seq; /* message number + 1 (accessed atomically: mm_am_slot_seq) */
     uint16_t handler;
-    uint8_t  kind;
-    uint8_t  flags;
-    uint8_t  nargs;
-    uint8_t  region;   /* LONG: 0 heap, 1 static data */
+    uint8_t kind;
+    uint8_t flags;
+    uint8_t nargs;
+    uint8_t region; /* LONG: 0 heap, 1 static data */
     uint16_t reserved;
-    uint32_t nbytes;   /* payload bytes */
+    uint32_t nbytes; /* payload bytes */
     uint32_t reserved2;
-    uint64_t offset;   /* LONG: destination offset within the region */
+    uint64_t offset; /* LONG: destination offset within the region */
 } mm_am_hdr_t;
 static_assert(sizeof(mm_am_hdr_t) == MM_AM_HDR_BYTES, "header is 32 bytes");
 static_assert(offsetof(mm_am_hdr_t, seq) == 0, "seq first: one line holds it and a short");
 
 /** What the receiver accepts: its handler table and its destination regions. */
 typedef struct {
-    const uint8_t *kinds;     /* [MM_AM_NHANDLERS] registered kind, 0: none */
-    const uint8_t *flags;     /* [MM_AM_NHANDLERS] MM_AM_REQ | MM_AM_REP */
-    const int8_t  *nargs;     /* [MM_AM_NHANDLERS] argument count, -1: any */
-    size_t         slot_bytes;
-    char          *region_base[2];
-    size_t         region_size[2];
+    const uint8_t *kinds; /* [MM_AM_NHANDLERS] registered kind, 0: none */
+    const uint8_t *flags; /* [MM_AM_NHANDLERS] MM_AM_REQ | MM_AM_REP */
+    const int8_t *nargs;  /* [MM_AM_NHANDLERS] argument count, -1: any */
+    size_t slot_bytes;
+    char *region_base[2];
+    size_t region_size[2];
 } mm_am_limits_t;
 
 /** A decoded message. */
 typedef struct {
-    int         handler, kind, nargs;
-    bool        reply, inline_payload;
-    const uint64_t *args;    /* inside the slot */
-    const char *payload;     /* inside the slot (MEDIUM, inline LONG), else NULL */
-    char       *dest;        /* LONG: destination inside its region, else NULL */
-    size_t      nbytes;
+    int handler, kind, nargs;
+    bool reply, inline_payload;
+    const uint64_t *args; /* inside the slot */
+    const char *payload;  /* inside the slot (MEDIUM, inline LONG), else NULL */
+    char *dest;           /* LONG: destination inside its region, else NULL */
+    size_t nbytes;
 } mm_am_msg_t;
 
 /** Decoder verdicts (0: accepted). */
@@ -130,8 +130,7 @@ static inline int mm_am_decode(const void *slot, const mm_am_limits_t *lim, bool
     if (h.kind != lim->kinds[h.handler])
         return MM_AM_EKIND;
     bool reply = (h.flags & MM_AM_F_REPLY) != 0;
-    if (reply != in_reply_ring ||
-        !(lim->flags[h.handler] & (reply ? MM_AM_REP : MM_AM_REQ)))
+    if (reply != in_reply_ring || !(lim->flags[h.handler] & (reply ? MM_AM_REP : MM_AM_REQ)))
         return MM_AM_EDIR;
     if (h.nargs > MM_AM_MAX_ARGS ||
         (lim->nargs[h.handler] >= 0 && h.nargs != lim->nargs[h.handler]))
@@ -176,11 +175,9 @@ static inline int mm_am_decode(const void *slot, const mm_am_limits_t *lim, bool
         }
         out->dest = lim->region_base[h.region] + h.offset;
         return MM_AM_OK;
-    default:
-        return MM_AM_EKIND;
+    default: return MM_AM_EKIND;
     }
 }
-
 
 /** @return a constant string for a decoder verdict. */
 const char *mm_am_decode_error(int code);

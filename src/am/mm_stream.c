@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MM_STREAM_NT_BYTES 4096
+#define MM_STREAM_NT_BYTES   4096
 #define MM_STREAM_WAKE_BYTES 4096
 
 /* after a signal at sig_off: where the next batch ends and where push1's fast path stops
@@ -40,8 +40,8 @@ static void mm_stream_next_batch(meshmem_stream_t *s)
 }
 
 meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem_size,
-                                     size_t capacity, uint64_t *signal, size_t batch,
-                                     int producer, int consumer)
+                                     size_t capacity, uint64_t *signal, size_t batch, int producer,
+                                     int consumer)
 {
     if (!mm_g.initialized) {
         mm_error("meshmem_stream_open: called before meshmem_init");
@@ -65,8 +65,7 @@ meshmem_status_t meshmem_stream_open(meshmem_stream_t *s, void *buf, size_t elem
         mm_error("meshmem_stream_open: producer and consumer are the same rank (%d)", producer);
         return MESHMEM_ERR_ARG;
     }
-    if (!mm_is_symmetric(buf, capacity * elem_size) ||
-        !mm_is_symmetric(signal, sizeof(uint64_t))) {
+    if (!mm_is_symmetric(buf, capacity * elem_size) || !mm_is_symmetric(signal, sizeof(uint64_t))) {
         mm_error("meshmem_stream_open: buf (%p, %zu bytes) or signal (%p) argument is not in "
                  "symmetric memory",
                  buf, capacity * elem_size, (void *)signal);
@@ -181,7 +180,8 @@ meshmem_status_t meshmem_stream_push(meshmem_stream_t *s, const void *elems, siz
     if (off >= s->next_off) {
         /* publish the last batch boundary reached: one signal even for many batches (the
          * division only for pushes longer than a batch) */
-        size_t bb = s->batch_bytes, k = 1 + (off - s->next_off >= bb ? (off - s->next_off) / bb : 0);
+        size_t bb = s->batch_bytes,
+               k = 1 + (off - s->next_off >= bb ? (off - s->next_off) / bb : 0);
         mm_stream_publish(s, s->next_off + (k - 1) * bb, s->signalled + k * s->batch, false);
         mm_stream_next_batch(s);
     }
@@ -235,8 +235,8 @@ size_t meshmem_stream_wait(meshmem_stream_t *s, size_t count)
         return 0;
     }
     uint64_t v;
-    MM_WAIT_UNTIL((v = mm_stream_signal(s), (v & MESHMEM_STREAM_END) ||
-                                                (v & ~MESHMEM_STREAM_END) >= count));
+    MM_WAIT_UNTIL(
+        (v = mm_stream_signal(s), (v & MESHMEM_STREAM_END) || (v & ~MESHMEM_STREAM_END) >= count));
     return (size_t)(v & ~MESHMEM_STREAM_END);
 }
 

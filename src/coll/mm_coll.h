@@ -15,10 +15,10 @@
 
 /** Validated arguments of one call. */
 typedef struct {
-    const char          *call;
+    const char *call;
     struct meshmem_team *t;
-    size_t               esize; /* bytes per element */
-    meshmem_algo_t       algo;
+    size_t esize; /* bytes per element */
+    meshmem_algo_t algo;
 } mm_coll_args_t;
 
 /**
@@ -39,8 +39,7 @@ meshmem_status_t mm_coll_check(mm_coll_args_t *a, const char *call, meshmem_team
 meshmem_status_t mm_coll_check_root(const mm_coll_args_t *a, int root);
 
 /** @brief Check that the reduction @p op is defined on @p dtype. */
-meshmem_status_t mm_coll_check_op(const mm_coll_args_t *a, meshmem_dtype_t dtype,
-                                  meshmem_op_t op);
+meshmem_status_t mm_coll_check_op(const mm_coll_args_t *a, meshmem_dtype_t dtype, meshmem_op_t op);
 
 /** @brief Unless @p a->algo is AUTO or @p only, log that it is not available for the call.
  * @return MESHMEM_OK or the error of mm_coll_no_algo. */
@@ -102,8 +101,7 @@ meshmem_status_t mm_coll_no_algo(const mm_coll_args_t *a);
  * @return the address peers read (buf or the team's staging buffer), and its descriptor;
  * NULL when the buffer is private and larger than the staging capacity.
  */
-const void *mm_coll_expose(const mm_coll_args_t *a, const void *buf, size_t len,
-                           mm_desc_t *desc);
+const void *mm_coll_expose(const mm_coll_args_t *a, const void *buf, size_t len, mm_desc_t *desc);
 
 /* ---- mm_coll_bcast.c ---- */
 
@@ -114,8 +112,8 @@ const void *mm_coll_expose(const mm_coll_args_t *a, const void *buf, size_t len,
  * (a private buffer staged first; ends the job when it does not fit staging); its own block
  * into @p recv (NULL: none) while the members copy; returns when every member has its block.
  */
-void mm_root_send(const mm_coll_args_t *a, uint64_t seq, const char *buf, size_t stride,
-                  size_t len, char *recv);
+void mm_root_send(const mm_coll_args_t *a, uint64_t seq, const char *buf, size_t stride, size_t len,
+                  char *recv);
 
 /** @return @p d moved on by @p off bytes. */
 static inline mm_desc_t mm_desc_add(mm_desc_t d, size_t off)
@@ -156,8 +154,8 @@ static inline bool mm_line_fits(const mm_coll_args_t *a, size_t len)
 void mm_line_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len);
 
 /** @brief All-reduce of @p count elements (recvbuf may be sendbuf), reduced in member order. */
-void mm_line_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
-                       size_t count, meshmem_dtype_t dtype, meshmem_op_t op);
+void mm_line_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf, size_t count,
+                       meshmem_dtype_t dtype, meshmem_op_t op);
 
 /** @brief Broadcast of @p len bytes from team rank @p root. */
 void mm_line_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root);
@@ -210,7 +208,6 @@ struct meshmem_team *mm_symmetric_rooted(meshmem_team_t team, int root);
 meshmem_status_t mm_symmetric_reduce_check(meshmem_team_t team, const void *src, size_t count,
                                            meshmem_dtype_t dtype, meshmem_op_t op);
 
-
 /* ---- mm_coll_ghc.c: the GHC (r = 2) algorithms, per dimension (see that file) ---- */
 
 /**
@@ -253,9 +250,8 @@ void mm_ghc_barrier(struct meshmem_team *t);
 size_t mm_ghc_round(const mm_coll_args_t *a);
 
 /** @brief Reduce-scatter: slice me (mm_slice_lo of @p count) of the reduction into recvbuf. */
-meshmem_status_t mm_ghc_reduce_scatter(const mm_coll_args_t *a, const void *sendbuf,
-                                       void *recvbuf, size_t count, meshmem_dtype_t dtype,
-                                       meshmem_op_t op);
+meshmem_status_t mm_ghc_reduce_scatter(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                                       size_t count, meshmem_dtype_t dtype, meshmem_op_t op);
 
 /** @brief All-reduce (@p algo ONESTEP or AUTO at most the eager size: all-gather and fold). */
 meshmem_status_t mm_ghc_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
@@ -301,8 +297,8 @@ void mm_leader_barrier(struct meshmem_team *t);
 void mm_leader_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root);
 
 /** @brief All-reduce of @p count elements (recvbuf may be sendbuf), folded in member order. */
-void mm_leader_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
-                         size_t count, meshmem_dtype_t dtype, meshmem_op_t op);
+void mm_leader_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf, size_t count,
+                         meshmem_dtype_t dtype, meshmem_op_t op);
 
 /** @brief All-gather of the @p len bytes at @p blk (may be in recvbuf) into recvbuf. */
 void mm_leader_allgather(const mm_coll_args_t *a, const void *blk, void *recvbuf, size_t len);

@@ -37,8 +37,8 @@ static const char *mm_red_expose(const mm_coll_args_t *a, const void *buf, size_
         return buf;
     const char *p = mm_coll_expose(a, buf, len, d);
     if (p == NULL)
-        mm_fatal("%s: %zu bytes to stage exceed the staging memory (MESHMEM_STAGE_SIZE)",
-                 a->call, len);
+        mm_fatal("%s: %zu bytes to stage exceed the staging memory (MESHMEM_STAGE_SIZE)", a->call,
+                 len);
     return p;
 }
 
@@ -68,8 +68,8 @@ static void mm_reduce_fold(const mm_coll_args_t *a, uint64_t seq, const void *mi
 
 /* a member's part of a rooted step: @p len bytes of @p buf to member @p root, returning once
  * @p buf may be reused */
-static void mm_red_send_to_root(const mm_coll_args_t *a, uint64_t seq, const void *buf,
-                                size_t len, int root)
+static void mm_red_send_to_root(const mm_coll_args_t *a, uint64_t seq, const void *buf, size_t len,
+                                int root)
 {
     mm_desc_t d;
     const char *s = mm_red_expose(a, buf, len, len, &d);
@@ -290,8 +290,8 @@ static void mm_allreduce_recdbl(const mm_coll_args_t *a, const void *sendbuf, vo
     bool folded_out = me < 2 * rem && me % 2 == 0;
     if (rem) {
         if (me < 2 * rem)
-            mm_recdbl_step(a, me % 2 ? me - 1 : me + 1, acc, count, dtype, op, true,
-                           folded_out, !folded_out);
+            mm_recdbl_step(a, me % 2 ? me - 1 : me + 1, acc, count, dtype, op, true, folded_out,
+                           !folded_out);
         else
             mm_coll_end(a->t, mm_coll_begin(a->t)); /* keep the sequence in step */
     }
@@ -307,30 +307,29 @@ static void mm_allreduce_recdbl(const mm_coll_args_t *a, const void *sendbuf, vo
     }
     if (rem) {
         if (me < 2 * rem)
-            mm_recdbl_step(a, me % 2 ? me - 1 : me + 1, acc, count, dtype, op, false,
-                           !folded_out, folded_out);
+            mm_recdbl_step(a, me % 2 ? me - 1 : me + 1, acc, count, dtype, op, false, !folded_out,
+                           folded_out);
         else
             mm_coll_end(a->t, mm_coll_begin(a->t));
     }
 }
 
 /* one round of a full-mesh all-reduce by algorithm a->algo */
-static meshmem_status_t mm_allreduce_round(const mm_coll_args_t *a, const void *src,
-                                           void *recvbuf, size_t count, meshmem_dtype_t dtype,
-                                           meshmem_op_t op)
+static meshmem_status_t mm_allreduce_round(const mm_coll_args_t *a, const void *src, void *recvbuf,
+                                           size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
 {
     void (*form)(const mm_coll_args_t *, const void *, void *, size_t, meshmem_dtype_t,
-                 meshmem_op_t) = a->algo == MESHMEM_ALGO_ONESTEP    ? mm_allreduce_onestep
-                               : a->algo == MESHMEM_ALGO_AGGRESSIVE ? mm_allreduce_aggressive
-                               : a->algo == MESHMEM_ALGO_NAIVE      ? mm_allreduce_naive
-                               : a->algo == MESHMEM_ALGO_RING       ? mm_allreduce_ring
-                               : a->algo == MESHMEM_ALGO_RECDBL     ? mm_allreduce_recdbl
-                                                                    : NULL;
+                 meshmem_op_t) = a->algo == MESHMEM_ALGO_ONESTEP      ? mm_allreduce_onestep
+                                 : a->algo == MESHMEM_ALGO_AGGRESSIVE ? mm_allreduce_aggressive
+                                 : a->algo == MESHMEM_ALGO_NAIVE      ? mm_allreduce_naive
+                                 : a->algo == MESHMEM_ALGO_RING       ? mm_allreduce_ring
+                                 : a->algo == MESHMEM_ALGO_RECDBL     ? mm_allreduce_recdbl
+                                                                      : NULL;
     if (form == NULL)
         return mm_coll_no_algo(a);
     /* one step reads every member's whole vector while it writes: in place, to a temporary */
-    char *tmp = form == mm_allreduce_onestep && src == recvbuf ? mm_xalloc(a, count * a->esize)
-                                                                : NULL;
+    char *tmp =
+        form == mm_allreduce_onestep && src == recvbuf ? mm_xalloc(a, count * a->esize) : NULL;
     form(a, src, tmp ? tmp : recvbuf, count, dtype, op);
     if (tmp) {
         memcpy(recvbuf, tmp, count * a->esize);
@@ -369,7 +368,7 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
          * straight into one buffer, where the aggressive one takes each peer's slice after its
          * header, a network wait per peer; on one host aggressive is the faster (measured:
          * docs/results-across.md, "Rooted collectives and reductions between hosts") */
-        algo = len <= mm_g.eager_bytes ? MESHMEM_ALGO_ONESTEP
+        algo = len <= mm_g.eager_bytes    ? MESHMEM_ALGO_ONESTEP
                : mm_team_spans_hosts(a.t) ? MESHMEM_ALGO_NAIVE
                                           : MESHMEM_ALGO_AGGRESSIVE;
     }
@@ -391,8 +390,8 @@ meshmem_status_t meshmem_coll_allreduce(meshmem_team_t team, const void *sendbuf
  * slice path sends half each way, then the other half to the root, two network steps one
  * after the other where this takes one (docs/results-across.md, "Rooted collectives and
  * reductions between hosts") */
-static void mm_reduce_direct(const mm_coll_args_t *a, const void *src, void *recvbuf,
-                             size_t count, meshmem_dtype_t dtype, meshmem_op_t op, int root)
+static void mm_reduce_direct(const mm_coll_args_t *a, const void *src, void *recvbuf, size_t count,
+                             meshmem_dtype_t dtype, meshmem_op_t op, int root)
 {
     struct meshmem_team *t = a->t;
     size_t len = count * a->esize;
@@ -412,8 +411,8 @@ static void mm_reduce_direct(const mm_coll_args_t *a, const void *src, void *rec
 }
 
 /* one round of a full-mesh reduce to @p root (above the line path) */
-static void mm_reduce_round(const mm_coll_args_t *a, const void *src, void *recvbuf,
-                            size_t count, meshmem_dtype_t dtype, meshmem_op_t op, int root)
+static void mm_reduce_round(const mm_coll_args_t *a, const void *src, void *recvbuf, size_t count,
+                            meshmem_dtype_t dtype, meshmem_op_t op, int root)
 {
     struct meshmem_team *t = a->t;
     int n = t->size, me = t->my_rank;
@@ -442,8 +441,8 @@ static void mm_reduce_round(const mm_coll_args_t *a, const void *src, void *recv
 }
 
 meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, void *recvbuf,
-                                     size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
-                                     int root, meshmem_algo_t algo)
+                                     size_t count, meshmem_dtype_t dtype, meshmem_op_t op, int root,
+                                     meshmem_algo_t algo)
 {
     MM_TRACE_SCOPE(mm_trace_coll("reduce", team, count * meshmem_dtype_size(dtype)));
     mm_coll_args_t a;
@@ -478,12 +477,11 @@ meshmem_status_t meshmem_coll_reduce(meshmem_team_t team, const void *sendbuf, v
 }
 
 meshmem_status_t meshmem_coll_reduce_scatter(meshmem_team_t team, const void *sendbuf,
-                                             void *recvbuf, size_t recvcount,
-                                             meshmem_dtype_t dtype, meshmem_op_t op,
-                                             meshmem_algo_t algo)
+                                             void *recvbuf, size_t recvcount, meshmem_dtype_t dtype,
+                                             meshmem_op_t op, meshmem_algo_t algo)
 {
     MM_TRACE_SCOPE(mm_trace_coll("reduce_scatter", team,
-                                mm_trace_team_bytes(team, recvcount * meshmem_dtype_size(dtype))));
+                                 mm_trace_team_bytes(team, recvcount * meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_reduce_scatter", team, dtype, algo);
     if (st == MESHMEM_OK)

@@ -15,7 +15,7 @@
 
 /* a bitmap over members, on the stack for common sizes */
 typedef struct {
-    uint8_t  small[256];
+    uint8_t small[256];
     uint8_t *bits;
 } mm_peerset_t;
 
@@ -41,8 +41,8 @@ static bool mm_a2a_staged(struct meshmem_team *t, int j, size_t len, bool stage_
 }
 
 void mm_coll_a2a_step(const mm_coll_args_t *a, const char *sbuf, const size_t *soff,
-                        const size_t *slen, char *rbuf, const size_t *roff, const size_t *rcap,
-                        size_t *rlen, bool stage_all)
+                      const size_t *slen, char *rbuf, const size_t *roff, const size_t *rcap,
+                      size_t *rlen, bool stage_all)
 {
     struct meshmem_team *t = a->t;
     int n = t->size, me = t->my_rank;
@@ -142,8 +142,7 @@ static void mm_a2a_ring(const mm_coll_args_t *a, const char *sbuf, const size_t 
             if (stage_all || !mm_desc_of(blk, slen[to], &d)) {
                 char *stage = mm_msg_stage(t, slen[to]);
                 if (stage == NULL)
-                    mm_fatal("%s: %zu bytes to stage exceed the staging memory", a->call,
-                             slen[to]);
+                    mm_fatal("%s: %zu bytes to stage exceed the staging memory", a->call, slen[to]);
                 blk = mm_msg_expose(blk, slen[to], stage, &d);
             }
         }
@@ -176,7 +175,7 @@ meshmem_status_t meshmem_coll_alltoall(meshmem_team_t team, const void *sendbuf,
                                        size_t count, meshmem_dtype_t dtype, meshmem_algo_t algo)
 {
     MM_TRACE_SCOPE(mm_trace_coll("alltoall", team,
-                                mm_trace_team_bytes(team, count * meshmem_dtype_size(dtype))));
+                                 mm_trace_team_bytes(team, count * meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_alltoall", team, dtype, algo);
     if (st != MESHMEM_OK)
@@ -243,7 +242,7 @@ meshmem_status_t meshmem_coll_alltoallv(meshmem_team_t team, const void *sendbuf
                                         meshmem_algo_t algo)
 {
     MM_TRACE_SCOPE(mm_trace_coll("alltoall", team,
-                                mm_trace_sum_bytes(team, sendcounts, meshmem_dtype_size(dtype))));
+                                 mm_trace_sum_bytes(team, sendcounts, meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_alltoallv", team, dtype, algo);
     if (st != MESHMEM_OK)

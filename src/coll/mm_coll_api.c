@@ -5,7 +5,7 @@
 const char *meshmem_algo_name(meshmem_algo_t algo)
 {
     static const char *names[MESHMEM_ALGO_COUNT] = {"auto", "onestep", "naive", "aggressive",
-                                                    "ring", "recdbl", "leader"};
+                                                    "ring", "recdbl",  "leader"};
     return (unsigned)algo < MESHMEM_ALGO_COUNT ? names[algo] : NULL;
 }
 
@@ -52,8 +52,7 @@ meshmem_status_t mm_coll_check_root(const mm_coll_args_t *a, int root)
     return MESHMEM_OK;
 }
 
-meshmem_status_t mm_coll_check_op(const mm_coll_args_t *a, meshmem_dtype_t dtype,
-                                  meshmem_op_t op)
+meshmem_status_t mm_coll_check_op(const mm_coll_args_t *a, meshmem_dtype_t dtype, meshmem_op_t op)
 {
     if (!mm_reduce_supported(dtype, op)) {
         mm_error("%s: op argument (%s) is not defined on dtype %s", a->call, mm_op_name(op),

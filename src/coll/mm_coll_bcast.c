@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mm_root_send(const mm_coll_args_t *a, uint64_t seq, const char *buf, size_t stride,
-                  size_t len, char *recv)
+void mm_root_send(const mm_coll_args_t *a, uint64_t seq, const char *buf, size_t stride, size_t len,
+                  char *recv)
 {
     struct meshmem_team *t = a->t;
     int n = t->size, root = t->my_rank;
@@ -101,10 +101,10 @@ meshmem_status_t meshmem_coll_scatter(meshmem_team_t team, const void *sendbuf, 
                                       meshmem_algo_t algo)
 {
     MM_TRACE_SCOPE(mm_trace_coll("scatter", team,
-                                mm_trace_team_bytes(team, count * meshmem_dtype_size(dtype))));
+                                 mm_trace_team_bytes(team, count * meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
-    meshmem_status_t st =
-        mm_coll_check_rooted(&a, "meshmem_coll_scatter", team, dtype, algo, root, MESHMEM_ALGO_ONESTEP);
+    meshmem_status_t st = mm_coll_check_rooted(&a, "meshmem_coll_scatter", team, dtype, algo, root,
+                                               MESHMEM_ALGO_ONESTEP);
     if (st != MESHMEM_OK)
         return st;
     size_t len = mm_coll_bytes(&a, count);

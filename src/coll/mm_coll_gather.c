@@ -21,8 +21,8 @@ static const char *mm_gather_expose(const mm_coll_args_t *a, const void *blk, si
         return blk;
     char *stage = mm_msg_stage(a->t, len);
     if (stage == NULL)
-        mm_fatal("%s: %zu bytes to stage exceed the staging memory (MESHMEM_STAGE_SIZE)",
-                 a->call, len);
+        mm_fatal("%s: %zu bytes to stage exceed the staging memory (MESHMEM_STAGE_SIZE)", a->call,
+                 len);
     return mm_msg_expose(blk, len, stage, d);
 }
 
@@ -31,10 +31,10 @@ meshmem_status_t meshmem_coll_gather(meshmem_team_t team, const void *sendbuf, v
                                      meshmem_algo_t algo)
 {
     MM_TRACE_SCOPE(mm_trace_coll("gather", team,
-                                mm_trace_team_bytes(team, count * meshmem_dtype_size(dtype))));
+                                 mm_trace_team_bytes(team, count * meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
-    meshmem_status_t st =
-        mm_coll_check_rooted(&a, "meshmem_coll_gather", team, dtype, algo, root, MESHMEM_ALGO_ONESTEP);
+    meshmem_status_t st = mm_coll_check_rooted(&a, "meshmem_coll_gather", team, dtype, algo, root,
+                                               MESHMEM_ALGO_ONESTEP);
     if (st != MESHMEM_OK)
         return st;
     struct meshmem_team *t = a.t;
@@ -140,7 +140,7 @@ static void mm_allgather_ring(const mm_coll_args_t *a, const char *blk, size_t m
 }
 
 meshmem_status_t mm_coll_allgather_run(mm_coll_args_t *a, const void *sendbuf, size_t mylen,
-                                         void *recvbuf, const size_t *roff, const size_t *rcap)
+                                       void *recvbuf, const size_t *roff, const size_t *rcap)
 {
     bool in_place = sendbuf == MESHMEM_IN_PLACE;
     const char *blk = in_place ? (const char *)recvbuf + roff[a->t->my_rank] : sendbuf;
@@ -183,11 +183,10 @@ meshmem_status_t mm_coll_allgather_run(mm_coll_args_t *a, const void *sendbuf, s
 }
 
 meshmem_status_t meshmem_coll_allgather(meshmem_team_t team, const void *sendbuf, void *recvbuf,
-                                        size_t count, meshmem_dtype_t dtype,
-                                        meshmem_algo_t algo)
+                                        size_t count, meshmem_dtype_t dtype, meshmem_algo_t algo)
 {
     MM_TRACE_SCOPE(mm_trace_coll("allgather", team,
-                                mm_trace_team_bytes(team, count * meshmem_dtype_size(dtype))));
+                                 mm_trace_team_bytes(team, count * meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_allgather", team, dtype, algo);
     if (st != MESHMEM_OK)
@@ -200,15 +199,15 @@ meshmem_status_t meshmem_coll_allgather(meshmem_team_t team, const void *sendbuf
                         recvbuf, len);
     if (mm_leader_for(&a, len)) { /* across hosts, the smallest (mm_coll_leader.c) */
         char *rbuf = recvbuf;
-        mm_leader_allgather(&a, sendbuf == MESHMEM_IN_PLACE ? rbuf + (size_t)a.t->my_rank * len
-                                                            : sendbuf,
-                            rbuf, len);
+        mm_leader_allgather(
+            &a, sendbuf == MESHMEM_IN_PLACE ? rbuf + (size_t)a.t->my_rank * len : sendbuf, rbuf,
+            len);
         return MESHMEM_OK;
     }
     if (mm_line_fits(&a, len) && !mm_ghc_for(&a)) {
         char *rbuf = recvbuf;
-        mm_line_allgather(&a, sendbuf == MESHMEM_IN_PLACE ? rbuf + (size_t)a.t->my_rank * len
-                                                          : sendbuf,
+        mm_line_allgather(&a,
+                          sendbuf == MESHMEM_IN_PLACE ? rbuf + (size_t)a.t->my_rank * len : sendbuf,
                           rbuf, len);
         return MESHMEM_OK;
     }
@@ -224,13 +223,13 @@ meshmem_status_t meshmem_coll_allgather(meshmem_team_t team, const void *sendbuf
     return st;
 }
 
-meshmem_status_t meshmem_coll_allgatherv(meshmem_team_t team, const void *sendbuf,
-                                         size_t sendcount, void *recvbuf,
-                                         const size_t *recvcounts, const size_t *displs,
-                                         meshmem_dtype_t dtype, meshmem_algo_t algo)
+meshmem_status_t meshmem_coll_allgatherv(meshmem_team_t team, const void *sendbuf, size_t sendcount,
+                                         void *recvbuf, const size_t *recvcounts,
+                                         const size_t *displs, meshmem_dtype_t dtype,
+                                         meshmem_algo_t algo)
 {
     MM_TRACE_SCOPE(mm_trace_coll("allgather", team,
-                                mm_trace_sum_bytes(team, recvcounts, meshmem_dtype_size(dtype))));
+                                 mm_trace_sum_bytes(team, recvcounts, meshmem_dtype_size(dtype))));
     mm_coll_args_t a;
     meshmem_status_t st = mm_coll_check(&a, "meshmem_coll_allgatherv", team, dtype, algo);
     if (st != MESHMEM_OK)

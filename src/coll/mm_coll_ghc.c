@@ -110,8 +110,8 @@ static mm_coll_args_t mm_ghc_sub(const mm_coll_args_t *a, struct meshmem_team *s
  * than the eager size (then @p buf is the same memory, as this rank sees it) */
 typedef struct {
     const char *buf;
-    size_t      bytes;
-    mm_desc_t   desc;
+    size_t bytes;
+    mm_desc_t desc;
 } mm_ghc_out_t;
 
 /* sees every member's message of the step (its own included, by_desc set the same way as a
@@ -152,11 +152,11 @@ static void mm_ghc_step(const mm_coll_args_t *a, struct meshmem_team *s, const m
 
 typedef struct {
     const mm_coll_args_t *a;
-    const mm_ghc_t       *g;
-    size_t                L;    /* bytes per block in this round */
-    char                 *mid;  /* intermediate: [y'][x''] blocks of L */
-    char                 *rbuf; /* receive buffer: block j at j * S + at */
-    size_t                S, at;
+    const mm_ghc_t *g;
+    size_t L;   /* bytes per block in this round */
+    char *mid;  /* intermediate: [y'][x''] blocks of L */
+    char *rbuf; /* receive buffer: block j at j * S + at */
+    size_t S, at;
 } mm_ghc_a2a_t;
 
 /* phase 1 in: from (x'', y), the blocks for (x, 0..ky-1), packed or at a stride */
@@ -176,9 +176,10 @@ static void mm_ghc_a2a_in1(void *vc, const mm_msg_t *m)
                  (m[xs].bytes - c->L) % (size_t)(ky - 1) == 0;
         }
         if (!ok)
-            mm_fatal_collective("%s: row peer %d sent %zu bytes for %d blocks of %zu (counts differ "
-                                "between ranks)",
-                                c->a->call, xs, m[xs].bytes, ky, c->L);
+            mm_fatal_collective(
+                "%s: row peer %d sent %zu bytes for %d blocks of %zu (counts differ "
+                "between ranks)",
+                c->a->call, xs, m[xs].bytes, ky, c->L);
         for (int ys = 0; ys < ky; ys++)
             memcpy(c->mid + ((size_t)ys * (size_t)kx + (size_t)xs) * c->L,
                    (const char *)m[xs].data + (size_t)ys * stride, c->L);
@@ -192,9 +193,10 @@ static void mm_ghc_a2a_in2(void *vc, const mm_msg_t *m)
     int kx = c->g->kx, ky = c->g->ky;
     for (int ys = 0; ys < ky; ys++) {
         if (m[ys].bytes != (size_t)kx * c->L)
-            mm_fatal_collective("%s: column peer %d sent %zu bytes, %zu expected (counts differ between "
-                                "ranks)",
-                                c->a->call, ys, m[ys].bytes, (size_t)kx * c->L);
+            mm_fatal_collective(
+                "%s: column peer %d sent %zu bytes, %zu expected (counts differ between "
+                "ranks)",
+                c->a->call, ys, m[ys].bytes, (size_t)kx * c->L);
         for (int xs = 0; xs < kx; xs++)
             memcpy(c->rbuf + (size_t)(ys * kx + xs) * c->S + c->at,
                    (const char *)m[ys].data + (size_t)xs * c->L, c->L);
@@ -337,8 +339,8 @@ void mm_ghc_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size
         mm_desc_of(c.mid, n * L, &dm);
         size_t rowb = (size_t)g.kx * L;
         for (int yd = 0; yd < g.ky; yd++)
-            out[yd] = (mm_ghc_out_t){c.mid + (size_t)yd * rowb, rowb,
-                                     mm_desc_add(dm, (size_t)yd * rowb)};
+            out[yd] =
+                (mm_ghc_out_t){c.mid + (size_t)yd * rowb, rowb, mm_desc_add(dm, (size_t)yd * rowb)};
         mm_ghc_step(a, g.col, out, mm_ghc_a2a_in2, &c);
     }
     free(pack);
@@ -349,12 +351,12 @@ void mm_ghc_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size
 
 typedef struct {
     const mm_coll_args_t *a;
-    const mm_ghc_t       *g;
-    char                 *mid;     /* intermediate: per column peer y', [kx sizes][blocks] */
-    size_t               *midoff;  /* [ky + 1] segment offsets in mid */
-    char                 *rbuf;
-    const size_t         *roff, *rcap;
-    size_t               *rlen;
+    const mm_ghc_t *g;
+    char *mid;      /* intermediate: per column peer y', [kx sizes][blocks] */
+    size_t *midoff; /* [ky + 1] segment offsets in mid */
+    char *rbuf;
+    const size_t *roff, *rcap;
+    size_t *rlen;
 } mm_ghc_a2av_t;
 
 static uint64_t mm_ghc_word(const void *p, size_t i)
@@ -426,9 +428,10 @@ static void mm_ghc_a2av_in2(void *vc, const mm_msg_t *m)
             int src = ys * kx + xs;
             size_t b = mm_ghc_word(m[ys].data, (size_t)xs);
             if (b > c->rcap[src])
-                mm_fatal_collective("%s: team rank %d sent %zu bytes where %zu were expected (counts "
-                                    "differ between ranks)",
-                                    c->a->call, src, b, c->rcap[src]);
+                mm_fatal_collective(
+                    "%s: team rank %d sent %zu bytes where %zu were expected (counts "
+                    "differ between ranks)",
+                    c->a->call, src, b, c->rcap[src]);
             if (b)
                 memcpy(c->rbuf + c->roff[src], p, b);
             if (c->rlen)
@@ -523,7 +526,7 @@ static meshmem_status_t mm_ghc_allgatherv_pipelined(const mm_coll_args_t *a, con
     meshmem_status_t st = MESHMEM_OK;
     mm_coll_args_t sub = mm_ghc_sub(a, g->row);
     for (int k = 0; k < ky; k++) {
-        int ys = (g->y + k) % ky, r = ys * kx + g->x; /* row ys; this member holds block r */
+        int ys = (g->y + k) % ky, r = ys * kx + g->x;   /* row ys; this member holds block r */
         if (ys != g->y && rcap[r] > mm_g.eager_bytes) { /* posted above */
             mm_msg_take_posted(a->call, col, seq, ys, rcap[r]);
             mm_msg_posted_wait(&landing[ys]);
@@ -534,8 +537,8 @@ static meshmem_status_t mm_ghc_allgatherv_pipelined(const mm_coll_args_t *a, con
             v[xs] = roff[ys * kx + xs];
             w[xs] = rcap[ys * kx + xs];
         }
-        meshmem_status_t s = mm_coll_allgather_run(&sub, ys == g->y ? blk : rb + roff[r], rcap[r],
-                                                   rb, v, w);
+        meshmem_status_t s =
+            mm_coll_allgather_run(&sub, ys == g->y ? blk : rb + roff[r], rcap[r], rb, v, w);
         st = st == MESHMEM_OK ? s : st;
     }
     mm_msg_send_complete(col, seq, sent);
@@ -641,8 +644,8 @@ static void mm_ghc_push_down(struct meshmem_team *col, uint64_t seq, int yr, con
  * of at most one staging buffer, so that a private buffer fits staging (a round cut by every
  * member alike: sizes only).
  */
-static meshmem_status_t mm_ghc_bcast_pieces(const mm_coll_args_t *a, const mm_ghc_t *g,
-                                            char *buf, size_t len, int xr, int yr)
+static meshmem_status_t mm_ghc_bcast_pieces(const mm_coll_args_t *a, const mm_ghc_t *g, char *buf,
+                                            size_t len, int xr, int yr)
 {
     int kx = g->kx, ky = g->ky;
     size_t *v = mm_ghc_sizes(a, 2 * (size_t)kx), *off = v, *pl = v + kx;
@@ -765,8 +768,8 @@ meshmem_status_t mm_ghc_gather(const mm_coll_args_t *a, const void *sendbuf, voi
     bool is_root = a->t->my_rank == root;
     /* the row's blocks gather at (xr, y); at the root, straight into its place in recvbuf */
     char *bundle = mm_ghc_bundle(a, &g, root, recvbuf, len);
-    meshmem_status_t st = meshmem_coll_gather(g.row, sendbuf, bundle, len, MESHMEM_BYTE, xr,
-                                              MESHMEM_ALGO_ONESTEP);
+    meshmem_status_t st =
+        meshmem_coll_gather(g.row, sendbuf, bundle, len, MESHMEM_BYTE, xr, MESHMEM_ALGO_ONESTEP);
     if (st == MESHMEM_OK && g.x == xr) /* column xr: the rows' bundles to the root */
         st = meshmem_coll_gather(g.col, bundle, is_root ? recvbuf : NULL, rowb, MESHMEM_BYTE, yr,
                                  MESHMEM_ALGO_ONESTEP);
@@ -838,9 +841,8 @@ static void mm_ghc_reduce_slices(const mm_coll_args_t *a, const void *sendbuf, v
     free(v);
 }
 
-meshmem_status_t mm_ghc_reduce_scatter(const mm_coll_args_t *a, const void *sendbuf,
-                                       void *recvbuf, size_t count, meshmem_dtype_t dtype,
-                                       meshmem_op_t op)
+meshmem_status_t mm_ghc_reduce_scatter(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
+                                       size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
 {
     int n = a->t->size, me = a->t->my_rank;
     size_t sl = (mm_slice_lo(count, n, me + 1) - mm_slice_lo(count, n, me)) * a->esize;

@@ -88,8 +88,7 @@ void mm_leader_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root)
     mm_leader_t l = mm_leader_of(a->t);
     int rl = l.rows ? root % l.L : root / l.H, rh = l.rows ? root / l.L : root % l.H;
     if (l.li == rl)
-        mm_leader_ok(a, meshmem_coll_bcast(l.net, buf, len, MESHMEM_BYTE, rh,
-                                           MESHMEM_ALGO_AUTO));
+        mm_leader_ok(a, meshmem_coll_bcast(l.net, buf, len, MESHMEM_BYTE, rh, MESHMEM_ALGO_AUTO));
     mm_leader_ok(a, meshmem_coll_bcast(l.host, buf, len, MESHMEM_BYTE, rl, MESHMEM_ALGO_AUTO));
 }
 
@@ -99,8 +98,7 @@ static char *mm_leader_allgather_hosts(const mm_coll_args_t *a, const mm_leader_
                                        const void *mine, size_t len)
 {
     char *g = l->li == 0 ? mm_leader_alloc(a, (size_t)l->L * len) : NULL;
-    mm_leader_ok(a, meshmem_coll_gather(l->host, mine, g, len, MESHMEM_BYTE, 0,
-                                        MESHMEM_ALGO_AUTO));
+    mm_leader_ok(a, meshmem_coll_gather(l->host, mine, g, len, MESHMEM_BYTE, 0, MESHMEM_ALGO_AUTO));
     if (l->li != 0)
         return NULL;
     char *all = mm_leader_alloc(a, (size_t)l->L * l->H * len);
@@ -111,15 +109,14 @@ static char *mm_leader_allgather_hosts(const mm_coll_args_t *a, const mm_leader_
 }
 
 /* block of team member @p r in the host-major array of mm_leader_allgather_hosts */
-static inline const char *mm_leader_block(const mm_leader_t *l, const char *all, int r,
-                                          size_t len)
+static inline const char *mm_leader_block(const mm_leader_t *l, const char *all, int r, size_t len)
 {
     int li = l->rows ? r % l->L : r / l->H, hi = l->rows ? r / l->L : r % l->H;
     return all + ((size_t)hi * l->L + li) * len;
 }
 
-void mm_leader_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
-                         size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+void mm_leader_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf, size_t count,
+                         meshmem_dtype_t dtype, meshmem_op_t op)
 {
     size_t len = count * a->esize;
     if (len == 0)
@@ -162,8 +159,7 @@ void mm_leader_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, s
     bool leader = l.li == 0;
     /* g[li]: the send buffer of the host's rank li (block j for member j) */
     char *g = leader ? mm_leader_alloc(a, (size_t)L * row) : NULL;
-    mm_leader_ok(a, meshmem_coll_gather(l.host, sbuf, g, row, MESHMEM_BYTE, 0,
-                                        MESHMEM_ALGO_AUTO));
+    mm_leader_ok(a, meshmem_coll_gather(l.host, sbuf, g, row, MESHMEM_BYTE, 0, MESHMEM_ALGO_AUTO));
     char *out = NULL;
     if (leader) {
         /* s[h][li][lj]: from our rank li to rank lj of host h; r[h][li][lj]: from rank li of
@@ -176,8 +172,7 @@ void mm_leader_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, s
                     memcpy(s + (size_t)h * pair + ((size_t)li * L + lj) * len,
                            g + (size_t)li * row + (size_t)mm_leader_member(&l, lj, h) * len, len);
         free(g);
-        mm_leader_ok(a, meshmem_coll_alltoall(l.net, s, r, pair, MESHMEM_BYTE,
-                                              MESHMEM_ALGO_AUTO));
+        mm_leader_ok(a, meshmem_coll_alltoall(l.net, s, r, pair, MESHMEM_BYTE, MESHMEM_ALGO_AUTO));
         free(s);
         /* out[lj]: the receive buffer of our rank lj, block m from member m */
         out = mm_leader_alloc(a, (size_t)L * row);
@@ -188,7 +183,7 @@ void mm_leader_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, s
                            r + (size_t)h * pair + ((size_t)li * L + lj) * len, len);
         free(r);
     }
-    mm_leader_ok(a, meshmem_coll_scatter(l.host, out, rbuf, row, MESHMEM_BYTE, 0,
-                                         MESHMEM_ALGO_AUTO));
+    mm_leader_ok(a,
+                 meshmem_coll_scatter(l.host, out, rbuf, row, MESHMEM_BYTE, 0, MESHMEM_ALGO_AUTO));
     free(out);
 }

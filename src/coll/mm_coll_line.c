@@ -59,8 +59,9 @@ static inline void mm_line_post(struct meshmem_team *t, int dst, uint64_t seq, c
 /* end the job for a line of member src whose header @p got is not the one expected, @p want:
  * the call's tag differs (mm_coll_differs names what), else the counts (out of line: the check
  * itself is one compare on the path) */
-static __attribute__((noinline, cold, noreturn)) void
-mm_line_differs(const mm_coll_args_t *a, int src, uint64_t got, uint64_t want)
+static __attribute__((noinline, cold, noreturn)) void mm_line_differs(const mm_coll_args_t *a,
+                                                                      int src, uint64_t got,
+                                                                      uint64_t want)
 {
     unsigned gt = MM_MSG_TAG(got), wt = MM_MSG_TAG(want);
     if (MM_MSG_PROTO(got) != MM_MSG_INLINED || gt == 0 || gt == wt)
@@ -116,8 +117,8 @@ void mm_line_allgather(const mm_coll_args_t *a, const char *blk, char *rbuf, siz
  * the same order, so the same bits, wherever it runs; the own vector is kept aside first, as
  * recvbuf may be sendbuf */
 static void mm_line_reduce_all(const mm_coll_args_t *a, uint64_t seq, const void *sendbuf,
-                               void *recvbuf, size_t count, meshmem_dtype_t dtype,
-                               meshmem_op_t op, uint64_t tag)
+                               void *recvbuf, size_t count, meshmem_dtype_t dtype, meshmem_op_t op,
+                               uint64_t tag)
 {
     size_t len = count * a->esize;
     _Alignas(16) uint64_t mine[MM_FLAG_PAYLOAD]; /* read as any type, long double included */
@@ -131,8 +132,8 @@ static void mm_line_reduce_all(const mm_coll_args_t *a, uint64_t seq, const void
     }
 }
 
-void mm_line_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf,
-                       size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+void mm_line_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf, size_t count,
+                       meshmem_dtype_t dtype, meshmem_op_t op)
 {
     struct meshmem_team *t = a->t;
     int n = t->size, me = t->my_rank;

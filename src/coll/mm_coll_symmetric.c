@@ -96,8 +96,8 @@ static const void *mm_symmetric_source(const void *src, size_t len, void *own)
     return own;
 }
 
-meshmem_status_t meshmem_broadcast(meshmem_team_t team, void *dest, const void *src,
-                                   size_t nbytes, int root)
+meshmem_status_t meshmem_broadcast(meshmem_team_t team, void *dest, const void *src, size_t nbytes,
+                                   int root)
 {
     MM_TRACE_SCOPE(mm_trace_coll("bcast", team, nbytes));
     MM_CHECK_INIT("meshmem_broadcast");
@@ -112,8 +112,8 @@ meshmem_status_t meshmem_broadcast(meshmem_team_t team, void *dest, const void *
         buf = (void *)mm_symmetric_source(src, nbytes, dest);
         copy_after = buf != dest; /* the root's dest gets its copy too (OpenSHMEM 1.5) */
     }
-    meshmem_status_t st = meshmem_coll_bcast(team, buf, nbytes, MESHMEM_BYTE, root,
-                                             MESHMEM_ALGO_AUTO);
+    meshmem_status_t st =
+        meshmem_coll_bcast(team, buf, nbytes, MESHMEM_BYTE, root, MESHMEM_ALGO_AUTO);
     if (st == MESHMEM_OK && copy_after) /* every peer has its copy: src may overlap dest */
         memmove(dest, src, nbytes);
     return st;
@@ -130,8 +130,8 @@ meshmem_status_t meshmem_collect(meshmem_team_t team, void *dest, const void *sr
         return MESHMEM_ERR_NOMEM;
     size_t *sizes = v, *displs = v + n, total = 0;
     uint64_t mine = nbytes;
-    meshmem_status_t st = meshmem_coll_allgather(team, &mine, sizes, 1, MESHMEM_UINT64,
-                                                 MESHMEM_ALGO_AUTO);
+    meshmem_status_t st =
+        meshmem_coll_allgather(team, &mine, sizes, 1, MESHMEM_UINT64, MESHMEM_ALGO_AUTO);
     for (int r = 0; r < n; r++) {
         displs[r] = total;
         total += sizes[r];
@@ -166,8 +166,8 @@ meshmem_status_t meshmem_alltoall(meshmem_team_t team, void *dest, const void *s
                                  MESHMEM_BYTE, MESHMEM_ALGO_AUTO);
 }
 
-meshmem_status_t meshmem_alltoalls(meshmem_team_t team, void *dest, const void *src,
-                                   ptrdiff_t dst, ptrdiff_t sst, size_t esize, size_t nelems)
+meshmem_status_t meshmem_alltoalls(meshmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                                   ptrdiff_t sst, size_t esize, size_t nelems)
 {
     MM_TRACE_SCOPE(mm_trace_coll("alltoall", team, mm_trace_team_bytes(team, esize * nelems)));
     MM_CHECK_INIT("meshmem_alltoalls");
@@ -179,7 +179,7 @@ meshmem_status_t meshmem_alltoalls(meshmem_team_t team, void *dest, const void *
     size_t n = (size_t)t->size, blk = nelems * esize;
     /* the last element written is ((size*nelems - 1)*dst) */
     mm_symmetric_dest("shmem_alltoalls", dest,
-                  nelems ? ((n * nelems - 1) * (size_t)dst + 1) * esize : 0);
+                      nelems ? ((n * nelems - 1) * (size_t)dst + 1) * esize : 0);
     if (dst == 1 && sst == 1)
         return meshmem_coll_alltoall(team, src == dest ? MESHMEM_IN_PLACE : src, dest, blk,
                                      MESHMEM_BYTE, MESHMEM_ALGO_AUTO);
@@ -190,8 +190,8 @@ meshmem_status_t meshmem_alltoalls(meshmem_team_t team, void *dest, const void *
     char *got = packed + n * blk;
     for (size_t i = 0; i < n * nelems; i++)
         memcpy(packed + i * esize, (const char *)src + i * (size_t)sst * esize, esize);
-    meshmem_status_t st = meshmem_coll_alltoall(team, packed, got, blk, MESHMEM_BYTE,
-                                                MESHMEM_ALGO_AUTO);
+    meshmem_status_t st =
+        meshmem_coll_alltoall(team, packed, got, blk, MESHMEM_BYTE, MESHMEM_ALGO_AUTO);
     if (st == MESHMEM_OK)
         for (size_t i = 0; i < n * nelems; i++)
             memcpy((char *)dest + i * (size_t)dst * esize, got + i * esize, esize);
@@ -199,8 +199,8 @@ meshmem_status_t meshmem_alltoalls(meshmem_team_t team, void *dest, const void *
     return st;
 }
 
-meshmem_status_t meshmem_allreduce(meshmem_team_t team, void *dest, const void *src,
-                                   size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+meshmem_status_t meshmem_allreduce(meshmem_team_t team, void *dest, const void *src, size_t count,
+                                   meshmem_dtype_t dtype, meshmem_op_t op)
 {
     MM_TRACE_SCOPE(mm_trace_coll("allreduce", team, count * meshmem_dtype_size(dtype)));
     MM_CHECK_INIT("meshmem_allreduce");

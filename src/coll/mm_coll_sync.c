@@ -15,9 +15,9 @@
 
 typedef struct {
     uint64_t seq;
-    int32_t  slot;
+    int32_t slot;
     uint32_t tag;
-    char     call[48];
+    char call[48];
 } mm_call_rec_t;
 static_assert(sizeof(mm_call_rec_t) == sizeof(((mm_seg_hdr_t *)0)->call), "the record's copy");
 
@@ -68,10 +68,18 @@ bool mm_coll_peer_call(int pe, char *out, size_t cap)
 /* the generic name of a collective of kind @p kind, for a rank whose own name is out of reach */
 static const char *mm_coll_kind_name(unsigned kind)
 {
-    static const char *names[] = {"another collective", "a broadcast", "a scatter", "a gather",
-                                  "an all-gather (collect)", "an all-to-all", "a reduction",
-                                  "a reduce", "a barrier", "a symmetric allocation",
-                                  "a team split", "another collective"};
+    static const char *names[] = {"another collective",
+                                  "a broadcast",
+                                  "a scatter",
+                                  "a gather",
+                                  "an all-gather (collect)",
+                                  "an all-to-all",
+                                  "a reduction",
+                                  "a reduce",
+                                  "a barrier",
+                                  "a symmetric allocation",
+                                  "a team split",
+                                  "another collective"};
     return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : names[0];
 }
 
@@ -120,10 +128,10 @@ void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned
         if (!named)
             snprintf(their, sizeof(their), "%s", mm_coll_kind_name(gk));
         if (peer < me)
-            mm_fatal_collective("%ss are in different collectives: %s %d is in %s, %s %d in %s",
-                                pe, pe, peer, their, pe, me, call);
-        mm_fatal_collective("%ss are in different collectives: %s %d is in %s, %s %d in %s", pe,
-                            pe, me, call, pe, peer, their);
+            mm_fatal_collective("%ss are in different collectives: %s %d is in %s, %s %d in %s", pe,
+                                pe, peer, their, pe, me, call);
+        mm_fatal_collective("%ss are in different collectives: %s %d is in %s, %s %d in %s", pe, pe,
+                            me, call, pe, peer, their);
     }
     if (wk == MM_CALL_ALLREDUCE || wk == MM_CALL_REDUCE) { /* MM_CALL_OP, under a root */
         meshmem_op_t gop = (meshmem_op_t)(ga >> 4 & 7), wop = (meshmem_op_t)(wa >> 4 & 7);
@@ -150,10 +158,10 @@ void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned
         snprintf(what, sizeof(what), "%s", shmem ? "PE_root" : "root");
     }
     if (peer < me)
-        mm_fatal_collective("%s: %s differs between %ss (%s %d: %s, %s %d: %s)", call, what, pe,
-                            pe, peer, their, pe, me, my);
-    mm_fatal_collective("%s: %s differs between %ss (%s %d: %s, %s %d: %s)", call, what, pe, pe,
-                        me, my, pe, peer, their);
+        mm_fatal_collective("%s: %s differs between %ss (%s %d: %s, %s %d: %s)", call, what, pe, pe,
+                            peer, their, pe, me, my);
+    mm_fatal_collective("%s: %s differs between %ss (%s %d: %s, %s %d: %s)", call, what, pe, pe, me,
+                        my, pe, peer, their);
 }
 
 void mm_team_heard_alloc(struct meshmem_team *t)
@@ -222,8 +230,8 @@ static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t
  * word, which mm_coll_end stores without a wake (a wake there would put a fence on every
  * collective's path), so a sleeper would only wake at its futex timeout (MESHMEM_SLEEP_US).
  */
-static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *word,
-                             uint64_t seq, bool may_sleep)
+static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *word, uint64_t seq,
+                             bool may_sleep)
 {
     /* the collective the wait is in: a room check waits for seq - 2 of the one it posts in */
     uint64_t coll = may_sleep ? seq : seq + 2;
@@ -324,16 +332,16 @@ void mm_coll_wait_room(struct meshmem_team *t, int dst, uint64_t seq)
 }
 
 void mm_coll_post_remote(struct meshmem_team *t, int w, int kind, uint64_t seq,
-                         const uint64_t *payload, int nwords, void *extra_dest,
-                         const void *extra, size_t extra_len)
+                         const uint64_t *payload, int nwords, void *extra_dest, const void *extra,
+                         size_t extra_len)
 {
     mm_flag_t *sym = mm_team_flag(t, seq, kind, t->my_rank);
     mm_tp_post(w, sym, payload, (size_t)nwords * sizeof(uint64_t), seq, extra_dest, extra,
                extra_len);
 }
 
-void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
-                  const uint64_t *payload, int n)
+void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq, const uint64_t *payload,
+                  int n)
 {
     mm_coll_room(t, dst, seq);
     int w = mm_team_world(t, dst);
@@ -421,8 +429,8 @@ uint64_t mm_coll_exchange_open(struct meshmem_team *t, int kind, unsigned tag, c
     return seq;
 }
 
-uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, unsigned tag, const uint64_t *in,
-                          int n, uint64_t *out)
+uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, unsigned tag, const uint64_t *in, int n,
+                          uint64_t *out)
 {
     uint64_t seq = mm_coll_exchange_open(t, kind, tag, in, n, out);
     mm_coll_end(t, seq);

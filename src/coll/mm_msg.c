@@ -62,8 +62,8 @@ void *mm_desc_resolve(const mm_desc_t *d, size_t len, int owner)
     return d->kind == MM_DESC_DATA ? mm_tp_ptr(sym, owner) : mm_tp_line(owner, sym);
 }
 
-static void mm_msg_on_push(int src, unsigned id, const void *hdr, size_t hdr_len,
-                           const void *data, size_t len, void *rx);
+static void mm_msg_on_push(int src, unsigned id, const void *hdr, size_t hdr_len, const void *data,
+                           size_t len, void *rx);
 static void mm_msg_push_fini(void);
 
 int mm_msg_init(void *base, size_t bytes)
@@ -109,8 +109,8 @@ static void mm_msg_stage_reclaim(const struct meshmem_team *keep)
         typeof(mm_stage_of[0]) *o = &mm_stage_of[i];
         if (o->buf == NULL || o->team == keep)
             continue;
-        uint64_t done = atomic_load_explicit(&mm_team_completed(o->team)->seq,
-                                             memory_order_acquire);
+        uint64_t done =
+            atomic_load_explicit(&mm_team_completed(o->team)->seq, memory_order_acquire);
         if (!mm_seq_reached(done, o->until))
             continue;
         mm_heap_free(mm_stage_arena, o->buf);
@@ -140,8 +140,7 @@ void *mm_msg_stage(struct meshmem_team *t, size_t bytes)
     }
     /* in use until the collective running now completes; staged before it began (the team
      * has completed all it began): until the next one does */
-    uint64_t done = atomic_load_explicit(&mm_team_completed(t)->seq,
-                                         memory_order_relaxed);
+    uint64_t done = atomic_load_explicit(&mm_team_completed(t)->seq, memory_order_relaxed);
     s->until = t->seq == done ? t->seq + 1 : t->seq;
     void *buf = s->buf;
     pthread_mutex_unlock(&mm_stage_lock);
@@ -232,12 +231,12 @@ typedef struct {
 /* a pushed message that arrived before its receive, or a receive waiting for its message */
 typedef struct mm_msg_match {
     struct mm_msg_match *next;
-    int               src;     /* world rank */
-    uint64_t          tag;
-    size_t            len;
-    void             *kept;    /* arrived: the network's handle of the message */
+    int src; /* world rank */
+    uint64_t tag;
+    size_t len;
+    void *kept;                /* arrived: the network's handle of the message */
     _Atomic uint64_t *pending; /* waiting: counted down once the data is in its buffer */
-    void             *buf;
+    void *buf;
 } mm_msg_match_t;
 
 static struct {
@@ -267,8 +266,8 @@ static mm_msg_match_t *mm_msg_match_take(mm_msg_match_t **list, int src, uint64_
 
 static void mm_msg_push_sizes_differ(int src, size_t got, size_t want)
 {
-    mm_fatal("collective: rank %d sent a message of %zu bytes where %zu were announced", src,
-             got, want);
+    mm_fatal("collective: rank %d sent a message of %zu bytes where %zu were announced", src, got,
+             want);
 }
 
 /* the data of a receive is in its buffer: count it down, free the entry, wake this rank */
@@ -281,14 +280,14 @@ static void mm_msg_push_landed(void *arg)
 }
 
 /* a pushed message arrives: into its waiting receive's buffer, or kept until it is asked for */
-static void mm_msg_on_push(int src, unsigned id, const void *hdr, size_t hdr_len,
-                           const void *data, size_t len, void *rx)
+static void mm_msg_on_push(int src, unsigned id, const void *hdr, size_t hdr_len, const void *data,
+                           size_t len, void *rx)
 {
     (void)id, (void)data;
     mm_msg_push_t h;
     if (hdr_len != sizeof(h))
-        mm_fatal("collective: a malformed message (%zu header bytes) arrived from rank %d",
-                 hdr_len, src);
+        mm_fatal("collective: a malformed message (%zu header bytes) arrived from rank %d", hdr_len,
+                 src);
     memcpy(&h, hdr, sizeof(h));
     if (h.len != len)
         mm_msg_push_sizes_differ(src, len, (size_t)h.len);
@@ -304,7 +303,10 @@ static void mm_msg_on_push(int src, unsigned id, const void *hdr, size_t hdr_len
     mm_msg_match_t *k = calloc(1, sizeof(*k));
     if (k == NULL)
         mm_fatal("collective: out of memory for a message from rank %d", src);
-    *k = (mm_msg_match_t){.src = src, .tag = h.tag, .len = len, .kept = mm_tp_am_keep(src, rx),
+    *k = (mm_msg_match_t){.src = src,
+                          .tag = h.tag,
+                          .len = len,
+                          .kept = mm_tp_am_keep(src, rx),
                           .next = mm_msg_matches.arrived};
     mm_msg_matches.arrived = k;
     pthread_mutex_unlock(&mm_msg_matches.lock);
@@ -330,7 +332,11 @@ void mm_msg_post_pushed(struct meshmem_team *t, uint64_t seq, int src, void *buf
     mm_msg_match_t *m = calloc(1, sizeof(*m));
     if (m == NULL)
         mm_fatal("collective: out of memory for a receive from rank %d", w);
-    *m = (mm_msg_match_t){.src = w, .tag = tag, .len = n, .pending = pending, .buf = buf,
+    *m = (mm_msg_match_t){.src = w,
+                          .tag = tag,
+                          .len = n,
+                          .pending = pending,
+                          .buf = buf,
                           .next = mm_msg_matches.waiting};
     mm_msg_matches.waiting = m;
     pthread_mutex_unlock(&mm_msg_matches.lock);
@@ -376,8 +382,7 @@ static void mm_msg_take_pushed(struct meshmem_team *t, uint64_t seq, int src, vo
     mm_msg_posted_wait(&here);
 }
 
-void mm_msg_take_posted(const char *call, struct meshmem_team *t, uint64_t seq, int src,
-                        size_t n)
+void mm_msg_take_posted(const char *call, struct meshmem_team *t, uint64_t seq, int src, size_t n)
 {
     uint64_t h = mm_coll_wait(t, src, MM_FLAG_DATA, seq)->payload[0];
     /* another protocol or size: the member passed other counts (a pushed message of another
@@ -443,12 +448,8 @@ mm_msg_t mm_msg_peek(struct meshmem_team *t, uint64_t seq, int src)
                  "bytes)",
                  (unsigned long long)h, src, MM_MSG_PROTO(h), m.bytes);
     switch (MM_MSG_PROTO(h)) {
-    case MM_MSG_INLINED:
-        m.data = &f->payload[1];
-        break;
-    case MM_MSG_EAGER:
-        m.data = mm_team_eager(t, seq, src);
-        break;
+    case MM_MSG_INLINED: m.data = &f->payload[1]; break;
+    case MM_MSG_EAGER: m.data = mm_team_eager(t, seq, src); break;
     case MM_MSG_RNDV: {
         mm_desc_t d = {f->payload[1], f->payload[2]};
         int w = mm_team_world(t, src);
@@ -523,8 +524,8 @@ size_t mm_msg_recv(const char *call, struct meshmem_team *t, uint64_t seq, int s
     return m.bytes;
 }
 
-void mm_msg_recv_exact(const char *call, struct meshmem_team *t, uint64_t seq, int src,
-                       void *buf, size_t len)
+void mm_msg_recv_exact(const char *call, struct meshmem_team *t, uint64_t seq, int src, void *buf,
+                       size_t len)
 {
     size_t got = mm_msg_recv(call, t, seq, src, buf, len);
     if (got != len)

@@ -80,10 +80,10 @@ static inline bool mm_msg_hdr_valid(uint64_t h, size_t eager_bytes)
 static inline bool mm_desc_valid(const mm_desc_t *d, size_t len, size_t heap, size_t data,
                                  size_t seg)
 {
-    size_t size = d->kind == MM_DESC_HEAP ? heap
-                : d->kind == MM_DESC_DATA ? data
-                : d->kind == MM_DESC_SEG  ? seg
-                                          : 0;
+    size_t size = d->kind == MM_DESC_HEAP   ? heap
+                  : d->kind == MM_DESC_DATA ? data
+                  : d->kind == MM_DESC_SEG  ? seg
+                                            : 0;
     return d->kind != MM_DESC_NONE && d->kind <= MM_DESC_SEG && d->offset <= size &&
            len <= size - d->offset;
 }
@@ -161,12 +161,12 @@ void mm_msg_send_wait(struct meshmem_team *t, uint64_t seq, int dst, const void 
 
 /** A received message, before it is released. */
 typedef struct {
-    const void *data;   /* the bytes, wherever they are (line, channel, sender's buffer) */
-    size_t      bytes;
-    bool        by_desc; /* the sender waits for our DONE */
-    void       *owned;   /* a copy fetched from a sender on another host (kept or freed at
+    const void *data; /* the bytes, wherever they are (line, channel, sender's buffer) */
+    size_t bytes;
+    bool by_desc;       /* the sender waits for our DONE */
+    void *owned;        /* a copy fetched from a sender on another host (kept or freed at
                           * release) */
-    size_t      owned_bytes; /* its size */
+    size_t owned_bytes; /* its size */
 } mm_msg_t;
 
 /** @brief Wait for member @p src's message of collective @p seq; @return it (not copied). */
@@ -184,8 +184,8 @@ size_t mm_msg_recv(const char *call, struct meshmem_team *t, uint64_t seq, int s
                    size_t cap);
 
 /** @brief mm_msg_recv of exactly @p len bytes: a shorter message ends the job too. */
-void mm_msg_recv_exact(const char *call, struct meshmem_team *t, uint64_t seq, int src,
-                       void *buf, size_t len);
+void mm_msg_recv_exact(const char *call, struct meshmem_team *t, uint64_t seq, int src, void *buf,
+                       size_t len);
 
 /** @brief End the job: team member @p src sent @p got bytes where @p want were expected (the
  * members passed different counts to @p call). */
@@ -206,8 +206,7 @@ void mm_msg_post_pushed(struct meshmem_team *t, uint64_t seq, int src, void *buf
 /** @brief Wait for the DATA line of the message posted by mm_msg_post_pushed(); a line that
  * announces another protocol or size ends the job (the members passed different counts to
  * @p call). */
-void mm_msg_take_posted(const char *call, struct meshmem_team *t, uint64_t seq, int src,
-                        size_t n);
+void mm_msg_take_posted(const char *call, struct meshmem_team *t, uint64_t seq, int src, size_t n);
 
 /** @brief Progress until the receives mm_msg_post_pushed() counted in *@p pending are in. */
 void mm_msg_posted_wait(_Atomic uint64_t *pending);

@@ -13,8 +13,8 @@ const char *mm_op_name(meshmem_op_t op)
 
 const char *mm_dtype_name(meshmem_dtype_t t)
 {
-    static const char *n[] = {"int8",    "int16",   "int32",   "int64",      "uint8",
-                              "uint16",  "uint32",  "uint64",  "float32",    "float64",
+    static const char *n[] = {"int8",    "int16",    "int32",      "int64",    "uint8",
+                              "uint16",  "uint32",   "uint64",     "float32",  "float64",
                               "float16", "bfloat16", "longdouble", "complexf", "complexd"};
     return (unsigned)t < MESHMEM_DTYPE_COUNT ? n[t] : "?";
 }
@@ -131,7 +131,7 @@ uint16_t mm_float_to_bf16(float f)
 #define MM_KERNEL_VEC(T, OPNAME, SYM)                                                              \
     static void mm_k_##T##_##OPNAME(void *o_, const void *a_, const void *b_, size_t n)            \
     {                                                                                              \
-        typedef T v_t __attribute__((vector_size(16)));                                           \
+        typedef T v_t __attribute__((vector_size(16)));                                            \
         enum { L = 16 / sizeof(T) };                                                               \
         T *o = o_;                                                                                 \
         const T *a = a_, *b = b_;                                                                  \

@@ -60,8 +60,11 @@ static void mm_team_offload_init(struct meshmem_team *t)
         t->my_rank < 0 ? NULL : mm_tp_coll_for(t->start, t->stride, t->size);
     if (c == NULL)
         return;
-    t->group = (mm_tp_group_t){.start = t->start, .stride = t->stride, .size = t->size,
-                               .my_rank = t->my_rank, .slot = t->slot};
+    t->group = (mm_tp_group_t){.start = t->start,
+                               .stride = t->stride,
+                               .size = t->size,
+                               .my_rank = t->my_rank,
+                               .slot = t->slot};
     if (c->team_init == NULL || c->team_init(&t->group) == 0)
         t->offload = c;
 }
@@ -76,9 +79,12 @@ static void mm_team_offload_fini(struct meshmem_team *t)
 int mm_team_init(void)
 {
     mm_slots_free = ~UINT64_C(0) & ~UINT64_C(3);
-    mm_team_world_obj = (struct meshmem_team){
-        .start = 0, .stride = 1, .size = mm_g.nranks, .my_rank = mm_g.rank, .slot = 0,
-        .predefined = true};
+    mm_team_world_obj = (struct meshmem_team){.start = 0,
+                                              .stride = 1,
+                                              .size = mm_g.nranks,
+                                              .my_rank = mm_g.rank,
+                                              .slot = 0,
+                                              .predefined = true};
     mm_team_shared_obj = mm_team_world_obj;
     mm_team_shared_obj.slot = 1;
     mm_team_shared_init(&mm_team_shared_obj);
@@ -109,8 +115,7 @@ bool mm_team_known(meshmem_team_t team)
 {
     if (team == MESHMEM_TEAM_WORLD || team == MESHMEM_TEAM_SHARED)
         return true;
-    for (uint64_t used = ~__atomic_load_n(&mm_slots_free, __ATOMIC_RELAXED); used;
-         used &= used - 1)
+    for (uint64_t used = ~__atomic_load_n(&mm_slots_free, __ATOMIC_RELAXED); used; used &= used - 1)
         if (__atomic_load_n(&mm_team_live[__builtin_ctzll(used)], __ATOMIC_RELAXED) == team)
             return true;
     return false;
@@ -204,10 +209,10 @@ static uint64_t mm_team_common_free(struct meshmem_team *parent, const char *cal
             mm_team_split_args(here, sizeof(here), names, a, b, nargs);
             mm_team_split_args(there, sizeof(there), names, b, a, nargs);
             if (peer < me)
-                mm_fatal_collective("%s: arguments differ between PEs (PE %d: %s, PE %d: %s)",
-                                    call, peer, there, me, here);
-            mm_fatal_collective("%s: arguments differ between PEs (PE %d: %s, PE %d: %s)", call,
-                                me, here, peer, there);
+                mm_fatal_collective("%s: arguments differ between PEs (PE %d: %s, PE %d: %s)", call,
+                                    peer, there, me, here);
+            mm_fatal_collective("%s: arguments differ between PEs (PE %d: %s, PE %d: %s)", call, me,
+                                here, peer, there);
         }
         common &= o[0];
     }
@@ -278,7 +283,8 @@ meshmem_status_t meshmem_team_split_strided(meshmem_team_t parent_h, int start, 
     const char *call = "shmem_team_split_strided";
     struct meshmem_team *parent = mm_team_checked(call, parent_h);
     static const char *const names[] = {"start", "stride", "size"};
-    uint64_t common = mm_team_common_free(parent, call, names, (const int[]){start, stride, size}, 3);
+    uint64_t common =
+        mm_team_common_free(parent, call, names, (const int[]){start, stride, size}, 3);
     if (size == 1 && stride == 0)
         stride = 1;
     if (size < 1 || size > parent->size || start < 0 || start >= parent->size || stride < 1 ||
@@ -304,8 +310,8 @@ meshmem_status_t meshmem_team_split_strided(meshmem_team_t parent_h, int start, 
     return MESHMEM_OK;
 }
 
-meshmem_status_t meshmem_team_split_2d(meshmem_team_t parent_h, int xrange,
-                                       meshmem_team_t *xaxis, meshmem_team_t *yaxis)
+meshmem_status_t meshmem_team_split_2d(meshmem_team_t parent_h, int xrange, meshmem_team_t *xaxis,
+                                       meshmem_team_t *yaxis)
 {
     MM_CHECK_INIT("meshmem_team_split_2d");
     if (xaxis == NULL || yaxis == NULL)

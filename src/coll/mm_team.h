@@ -46,29 +46,29 @@ static_assert(offsetof(mm_flag_t, payload) == 8, "payload shares the flag's cach
 enum { MM_FLAG_ARRIVE = 0, MM_FLAG_DONE = 1, MM_FLAG_DATA = 2, MM_FLAG_KINDS = 3 };
 
 struct meshmem_team {
-    int      start, stride, size; /* members are world ranks start + i*stride, i < size */
-    int      my_rank;             /* this rank's number in the team */
-    int      slot;                /* sync slot index, the same on every member */
-    uint64_t seq;                 /* number of the last collective started */
-    uint64_t *heard;              /* [size] last collective each member was heard from */
+    int start, stride, size;         /* members are world ranks start + i*stride, i < size */
+    int my_rank;                     /* this rank's number in the team */
+    int slot;                        /* sync slot index, the same on every member */
+    uint64_t seq;                    /* number of the last collective started */
+    uint64_t *heard;                 /* [size] last collective each member was heard from */
     const mm_tp_coll_ops_t *offload; /* the collectives of the transport that reaches every
                                       * member, when it has its own (mm_tp_coll.h); NULL: the
                                       * runtime's (every call tests it: beside seq and heard) */
-    int      num_contexts;        /* from the team config */
-    bool     predefined;          /* world / shared: never destroyed by the user */
-    int      ghc_kx, ghc_ky;      /* GHC grid, kx * ky == size; 0 x 0: full mesh (mm_topo.c) */
-    int      ghc_hosts;           /* the grid is the hosts' (topology auto): MM_HOSTS_* */
+    int num_contexts;                /* from the team config */
+    bool predefined;                 /* world / shared: never destroyed by the user */
+    int ghc_kx, ghc_ky;              /* GHC grid, kx * ky == size; 0 x 0: full mesh (mm_topo.c) */
+    int ghc_hosts;                   /* the grid is the hosts' (topology auto): MM_HOSTS_* */
     struct meshmem_team *ghc_x, *ghc_y; /* this member's row and column teams (built on use) */
-    _Atomic uint64_t pushes;      /* messages pushed to other hosts, not yet sent (mm_msg.h) */
-    void    *rx_spare;            /* a buffer a message from another host came in, kept for */
-    size_t   rx_spare_bytes;      /*   the next (mm_msg.c), and its size */
-    mm_tp_group_t group;          /* the team as the offloaded collectives see it */
+    _Atomic uint64_t pushes; /* messages pushed to other hosts, not yet sent (mm_msg.h) */
+    void *rx_spare;          /* a buffer a message from another host came in, kept for */
+    size_t rx_spare_bytes;   /*   the next (mm_msg.c), and its size */
+    mm_tp_group_t group;     /* the team as the offloaded collectives see it */
     /* the call in progress on this team, as the user named it, and its tag (MM_CALL_TAG: which
      * collective, with which arguments that members must pass equal); the calls of the last
      * two collectives ended, by parity (read when a peer's "completed" line tells a tag that
      * differs from ours: mm_coll_sync.c) */
     const char *call;
-    uint64_t    tag;
+    uint64_t tag;
     const char *ended_call[2];
 };
 
@@ -80,11 +80,20 @@ struct meshmem_team {
  * naming it instead of a hang or a wrong result.
  */
 enum {
-    MM_CALL_NONE = 0, MM_CALL_BCAST, MM_CALL_SCATTER, MM_CALL_GATHER, MM_CALL_ALLGATHER,
-    MM_CALL_ALLTOALL, MM_CALL_ALLREDUCE, MM_CALL_REDUCE, MM_CALL_BARRIER, MM_CALL_SYMALLOC,
-    MM_CALL_SPLIT, MM_CALL_EXCHANGE
+    MM_CALL_NONE = 0,
+    MM_CALL_BCAST,
+    MM_CALL_SCATTER,
+    MM_CALL_GATHER,
+    MM_CALL_ALLGATHER,
+    MM_CALL_ALLTOALL,
+    MM_CALL_ALLREDUCE,
+    MM_CALL_REDUCE,
+    MM_CALL_BARRIER,
+    MM_CALL_SYMALLOC,
+    MM_CALL_SPLIT,
+    MM_CALL_EXCHANGE
 };
-#define MM_CALL_TAG(kind, arg) (((unsigned)(kind) << 12) | ((unsigned)(arg) & 0xfffu))
+#define MM_CALL_TAG(kind, arg) (((unsigned)(kind) << 12) | ((unsigned)(arg)&0xfffu))
 #define MM_CALL_OP(dtype, op)  (((unsigned)(op) << 4) | (unsigned)(dtype))
 
 /** The payload word of an exchange's lines that carries the call's tag (mm_coll_exchange). */
@@ -164,11 +173,11 @@ static inline bool mm_team_spans_hosts(const struct meshmem_team *t)
 
 /** @return the flag line written by team member @p src for collective @p seq of kind @p kind,
  * in this rank's own copy of the team's slot (a member's copy: mm_tp_line). */
-static inline mm_flag_t *mm_team_flag(const struct meshmem_team *t, uint64_t seq, int kind,
-                                      int src)
+static inline mm_flag_t *mm_team_flag(const struct meshmem_team *t, uint64_t seq, int kind, int src)
 {
     return (mm_flag_t *)mm_team_slot(t) +
-           ((size_t)((seq & 1) * MM_FLAG_KINDS + (uint64_t)kind) * (size_t)mm_g.nranks + (size_t)src);
+           ((size_t)((seq & 1) * MM_FLAG_KINDS + (uint64_t)kind) * (size_t)mm_g.nranks +
+            (size_t)src);
 }
 
 /** @brief Create world and shared teams (init). @return 0 or -1. */
@@ -265,8 +274,8 @@ static inline void mm_coll_room(struct meshmem_team *t, int dst, uint64_t seq)
  * @brief Post flag @p kind of collective @p seq, with @p n payload words, to team member @p dst.
  * Does not wake the peer: call mm_coll_wake() once after a batch of posts.
  */
-void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
-                  const uint64_t *payload, int n);
+void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq, const uint64_t *payload,
+                  int n);
 
 /**
  * @brief Post to a member on another host, @p w its world rank: @p nwords payload words of flag
@@ -274,8 +283,8 @@ void mm_coll_post(struct meshmem_team *t, int dst, int kind, uint64_t seq,
  * (an eager channel), as one network message (mm_tp_post). The room check is the caller's.
  */
 void mm_coll_post_remote(struct meshmem_team *t, int w, int kind, uint64_t seq,
-                         const uint64_t *payload, int nwords, void *extra_dest,
-                         const void *extra, size_t extra_len);
+                         const uint64_t *payload, int nwords, void *extra_dest, const void *extra,
+                         size_t extra_len);
 
 /** @brief Wake team member @p dst if it sleeps (no fence: see mm_coll_sync.c). */
 void mm_coll_wake(struct meshmem_team *t, int dst);
@@ -294,8 +303,8 @@ const mm_flag_t *mm_coll_wait(struct meshmem_team *t, int src, int kind, uint64_
  * collective (it ends it); doubles as the barrier.
  * @return the collective's sequence number.
  */
-uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, unsigned tag, const uint64_t *in,
-                          int n, uint64_t *out);
+uint64_t mm_coll_exchange(struct meshmem_team *t, int kind, unsigned tag, const uint64_t *in, int n,
+                          uint64_t *out);
 
 /** @brief The first step of a longer collective: like mm_coll_exchange, without ending it. */
 uint64_t mm_coll_exchange_open(struct meshmem_team *t, int kind, unsigned tag, const uint64_t *in,

@@ -54,11 +54,11 @@ typedef struct {
 
 /** What a rank publishes about where it runs (fixed size: exchanged with allgather). */
 typedef struct {
-    char     host[64];     /* gethostname() */
-    char     boot_id[40];  /* /proc/sys/kernel/random/boot_id */
-    uint64_t ipc_ns;       /* inode of /proc/self/ns/ipc */
-    uint64_t net_ns;       /* inode of /proc/self/ns/net (abstract sockets live there) */
-    int32_t  pid;
+    char host[64];    /* gethostname() */
+    char boot_id[40]; /* /proc/sys/kernel/random/boot_id */
+    uint64_t ipc_ns;  /* inode of /proc/self/ns/ipc */
+    uint64_t net_ns;  /* inode of /proc/self/ns/net (abstract sockets live there) */
+    int32_t pid;
     uint32_t uid;
     uint64_t heap_seg_bytes; /* the rank's segment and static data sizes, checked by peers */
     uint64_t data_seg_bytes;

@@ -43,8 +43,7 @@ static int mm_meshrun_init(void)
     uint64_t bytes = mm_ctl_bytes((uint32_t)mm_g.nranks);
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
-        mm_error("meshmem_init: cannot map the job control block (fd %d): %s", fd,
-                 strerror(errno));
+        mm_error("meshmem_init: cannot map the job control block (fd %d): %s", fd, strerror(errno));
         return -1;
     }
     mm_ctl = p;

@@ -16,10 +16,10 @@ enum { MM_KIND_SIZE, MM_KIND_INT, MM_KIND_BOOL, MM_KIND_TOPO, MM_KIND_NETS };
 
 typedef struct {
     const char *name;
-    int         kind;
+    int kind;
     const char *def;
     const char *doc;
-    size_t      offset;
+    size_t offset;
 } mm_config_entry_t;
 
 static const mm_config_entry_t mm_config_entries[] = {
@@ -85,8 +85,7 @@ static int mm_config_parse(const mm_config_entry_t *e, const char *text, int64_t
 {
     char *end;
     switch (e->kind) {
-    case MM_KIND_SIZE:
-        return mm_parse_size(text, out);
+    case MM_KIND_SIZE: return mm_parse_size(text, out);
     case MM_KIND_INT:
         errno = 0;
         *out = strtoll(text, &end, 0);
@@ -103,10 +102,8 @@ static int mm_config_parse(const mm_config_entry_t *e, const char *text, int64_t
             return 0;
         }
         return -1;
-    case MM_KIND_TOPO:
-        return mm_parse_topology(text, out);
-    case MM_KIND_NETS:
-        return mm_parse_nets(text, out);
+    case MM_KIND_TOPO: return mm_parse_topology(text, out);
+    case MM_KIND_NETS: return mm_parse_nets(text, out);
     }
     return -1;
 }
@@ -161,8 +158,8 @@ int mm_config_load(char *why, size_t cap)
 /* the MESHMEM_* variables meshmem reads besides the table's: set by its launcher, read by its
  * tools and tests (a user setting one is no mistake) */
 static const char *const mm_config_other_names[] = {
-    "RANK", "NRANKS", "CTL_FD", "RTL_FD", "JOB", "JOB_CPUS", "TRACE_DIR", "PLUGIN_DIR", "BUILD", "CACHE",
-    "NO_INSTALL",
+    "RANK",      "NRANKS",     "CTL_FD", "RTL_FD", "JOB",        "JOB_CPUS",
+    "TRACE_DIR", "PLUGIN_DIR", "BUILD",  "CACHE",  "NO_INSTALL",
 };
 
 /* the edit distance between @p a and @p b (insertions, deletions, substitutions), at most
@@ -207,7 +204,8 @@ void mm_config_check_names(void)
         size_t ntable = sizeof(mm_config_entries) / sizeof(mm_config_entries[0]);
         size_t nother = sizeof(mm_config_other_names) / sizeof(mm_config_other_names[0]);
         for (size_t i = 0; i < ntable + nother && !known; i++) {
-            const char *k = i < ntable ? mm_config_entries[i].name : mm_config_other_names[i - ntable];
+            const char *k =
+                i < ntable ? mm_config_entries[i].name : mm_config_other_names[i - ntable];
             size_t d = mm_edit_distance(name, k);
             known = d == 0 && !strcmp(name, k);
             if (i < ntable && d < best) { /* a tunable is what a user means to set */
@@ -219,11 +217,15 @@ void mm_config_check_names(void)
             continue;
         /* a name far from every tunable is no misspelling of one: no suggestion */
         if (nearest && best <= 1 + strlen(nearest) / 3)
-            mm_log(MM_LOG_WARN | MM_LOG_ALWAYS, "MESHMEM_%s is not a meshmem variable: ignored "
-                   "(did you mean MESHMEM_%s?)", name, nearest);
+            mm_log(MM_LOG_WARN | MM_LOG_ALWAYS,
+                   "MESHMEM_%s is not a meshmem variable: ignored "
+                   "(did you mean MESHMEM_%s?)",
+                   name, nearest);
         else
-            mm_log(MM_LOG_WARN | MM_LOG_ALWAYS, "MESHMEM_%s is not a meshmem variable: ignored "
-                   "(meshmem info --config lists them)", name);
+            mm_log(MM_LOG_WARN | MM_LOG_ALWAYS,
+                   "MESHMEM_%s is not a meshmem variable: ignored "
+                   "(meshmem info --config lists them)",
+                   name);
     }
 }
 

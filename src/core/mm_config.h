@@ -21,63 +21,63 @@
       "Symmetric heap bytes per rank (SHMEM_SYMMETRIC_SIZE is read too and wins).")                \
     X(EAGER_SIZE, eager_size, SIZE, "4K",                                                          \
       "Largest message a collective sends eagerly, into the receiver's channel; above it the "     \
-      "receiver's buffer is written directly (rendezvous).")                                        \
+      "receiver's buffer is written directly (rendezvous).")                                       \
     X(STAGE_SIZE, stage_size, SIZE, "64M",                                                         \
       "Staging memory per rank, for collectives on buffers outside shared memory (touched only "   \
-      "when used).")                                                                                \
+      "when used).")                                                                               \
     X(PREFAULT, prefault, BOOL, "1",                                                               \
-      "Allocate memory when it is asked for: the runtime's areas at init, a symmetric block's "   \
-      "pages at shmem_malloc (a shortage is then a NULL return), so that first use is not "       \
+      "Allocate memory when it is asked for: the runtime's areas at init, a symmetric block's "    \
+      "pages at shmem_malloc (a shortage is then a NULL return), so that first use is not "        \
       "measured as page faults; 0: pages come at first touch.")                                    \
     X(HUGEPAGES, hugepages, BOOL, "1",                                                             \
-      "Ask for transparent huge pages on the heap (effective where shmem THP is enabled).")                          \
+      "Ask for transparent huge pages on the heap (effective where shmem THP is enabled).")        \
     X(SPIN_US, spin_us, INT, "-1",                                                                 \
-      "Microseconds a waiting rank polls before it yields; -1 picks 2000, or 0 (a few polls, "   \
-      "then yield) when ranks > cores.")                                                            \
+      "Microseconds a waiting rank polls before it yields; -1 picks 2000, or 0 (a few polls, "     \
+      "then yield) when ranks > cores.")                                                           \
     X(YIELD_US, yield_us, INT, "-1",                                                               \
-      "Microseconds a waiting rank then yields before it sleeps; -1 picks 20000, 1000000 when "  \
-      "peers are on other hosts, or 10000 when ranks > cores.")                                  \
+      "Microseconds a waiting rank then yields before it sleeps; -1 picks 20000, 1000000 when "    \
+      "peers are on other hosts, or 10000 when ranks > cores.")                                    \
     X(SLEEP_US, sleep_us, INT, "1000",                                                             \
-      "Longest futex sleep of a waiting rank (a safety net: peers wake sleepers directly).")        \
+      "Longest futex sleep of a waiting rank (a safety net: peers wake sleepers directly).")       \
     X(DATA_REMAP, data_remap, BOOL, "1",                                                           \
       "Remap the executable's data and bss into shared memory so globals are symmetric.")          \
     X(TOPOLOGY, topology, TOPO, "auto",                                                            \
-      "Topology of the collectives of the world team and of the teams split from it: auto (the "  \
-      "full mesh on one host; across hosts the 2-D generalized hypercube of the hosts' ranks x "  \
-      "the hosts, when the ranks are spread evenly by slot or round-robin), fullmesh, "           \
-      "ghc:KXxKY (KX * KY ranks) or ghc (the most square KX x KY, KX >= KY; world team only).")   \
-    X(AM_SLOTS, am_slots, INT, "16",                                                           \
-      "Slots of each active-message ring (one ring per sender and receiver, one for replies): "  \
-      "requests a sender may have in flight to one rank.")                                        \
-    X(AM_MEDIUM_SIZE, am_medium_size, SIZE, "4K",                                              \
-      "Largest MEDIUM active-message payload; sets the ring slot size (plus 160 header bytes)."  \
-      " LONG payloads up to it travel in the slot.")                                              \
-    X(PROGRESS_THREAD, progress_thread, BOOL, "0",                                             \
-      "Start a thread that runs active-message handlers while the application computes.")       \
+      "Topology of the collectives of the world team and of the teams split from it: auto (the "   \
+      "full mesh on one host; across hosts the 2-D generalized hypercube of the hosts' ranks x "   \
+      "the hosts, when the ranks are spread evenly by slot or round-robin), fullmesh, "            \
+      "ghc:KXxKY (KX * KY ranks) or ghc (the most square KX x KY, KX >= KY; world team only).")    \
+    X(AM_SLOTS, am_slots, INT, "16",                                                               \
+      "Slots of each active-message ring (one ring per sender and receiver, one for replies): "    \
+      "requests a sender may have in flight to one rank.")                                         \
+    X(AM_MEDIUM_SIZE, am_medium_size, SIZE, "4K",                                                  \
+      "Largest MEDIUM active-message payload; sets the ring slot size (plus 160 header bytes)."    \
+      " LONG payloads up to it travel in the slot.")                                               \
+    X(PROGRESS_THREAD, progress_thread, BOOL, "0",                                                 \
+      "Start a thread that runs active-message handlers while the application computes.")          \
     X(SHM, shm, BOOL, "1",                                                                         \
       "Ranks of one host reach each other by load/store through shared memory; 0: every peer "     \
       "through the network transport (UCX), as if each rank had a host of its own.")               \
     X(NET, net, NETS, "ucx",                                                                       \
-      "Networks for the peers that shared memory does not reach (other hosts, or every peer "     \
-      "with MESHMEM_SHM=0), as a comma list in order of preference: each peer is reached by the " \
-      "first that can reach it (ucx: UCX; rtl: the simulated engine). A network that is not "     \
-      "built into this meshmem is an error when named here.")                                     \
+      "Networks for the peers that shared memory does not reach (other hosts, or every peer "      \
+      "with MESHMEM_SHM=0), as a comma list in order of preference: each peer is reached by the "  \
+      "first that can reach it (ucx: UCX; rtl: the simulated engine). A network that is not "      \
+      "built into this meshmem is an error when named here.")                                      \
     X(HOST_RANKS, host_ranks, INT, "0",                                                            \
       "For tests: when N > 0, every N consecutive ranks of a host form a host of their own "       \
-      "(they share memory; the others are reached through the network transport); when N < 0, "   \
-      "rank r is on host r mod -N (round-robin over -N hosts).")                                  \
+      "(they share memory; the others are reached through the network transport); when N < 0, "    \
+      "rank r is on host r mod -N (round-robin over -N hosts).")                                   \
     X(NET_PROGRESS_US, net_progress_us, INT, "1000",                                               \
       "Jobs across hosts: a thread serves peers' operations on this rank's memory when the "       \
       "application has not done so for this many microseconds (and at once while it sleeps); "     \
-      "0: no thread (peers then wait until this rank calls meshmem).")                              \
-    X(NET_AM_RMA_BYTES, net_am_rma_bytes, SIZE, "8K",                                             \
-      "Jobs across hosts: a put or get of at least this many bytes to a rank on another host "    \
-      "travels as an active message (one eager message, or UCX's rendezvous), not as UCX RMA, "   \
-      "which UCX's TCP transport emulates in small pieces; 0: always UCX RMA.")                   \
+      "0: no thread (peers then wait until this rank calls meshmem).")                             \
+    X(NET_AM_RMA_BYTES, net_am_rma_bytes, SIZE, "8K",                                              \
+      "Jobs across hosts: a put or get of at least this many bytes to a rank on another host "     \
+      "travels as an active message (one eager message, or UCX's rendezvous), not as UCX RMA, "    \
+      "which UCX's TCP transport emulates in small pieces; 0: always UCX RMA.")                    \
     X(NET_PUSH, net_push, BOOL, "1",                                                               \
-      "Jobs across hosts: a collective's message larger than the eager size goes to a rank on "   \
-      "another host as one active message that the receiver takes straight into its buffer; 0: " \
-      "the receiver gets it from the sender's memory by descriptor and acknowledges it.")        \
+      "Jobs across hosts: a collective's message larger than the eager size goes to a rank on "    \
+      "another host as one active message that the receiver takes straight into its buffer; 0: "   \
+      "the receiver gets it from the sender's memory by descriptor and acknowledges it.")          \
     X(LEADER_BYTES, leader_bytes, INT, "64",                                                       \
       "Jobs across hosts: barriers, and the bcast, allreduce, allgather and alltoall of at most "  \
       "this many bytes per rank (per block for allgather and alltoall), take the node-leader "     \

@@ -80,8 +80,8 @@ typedef struct {
 
 /** Header at the start of every rank's heap segment. */
 typedef struct {
-    uint64_t    magic;
-    uint64_t    seg_bytes;
+    uint64_t magic;
+    uint64_t seg_bytes;
     MM_ALIGNED mm_waiter_t waiter;
     /* this rank's lifecycle (MM_RANK_*, mm_ctl.h), written by the owner only, read by peers that
      * wait for it (a peer that finalized will post nothing more: mm_coll_sync.c) */
@@ -91,50 +91,50 @@ typedef struct {
      * by the owner only (seq last, with release), read by peers for their error lines */
     MM_ALIGNED struct {
         _Atomic uint64_t seq;
-        int32_t          slot;
-        uint32_t         tag;
-        char             call[48];
+        int32_t slot;
+        uint32_t tag;
+        char call[48];
     } call;
 } mm_seg_hdr_t;
 
 /** What every piece of the runtime reads; written only during init/finalize. */
 typedef struct {
-    int         rank;
-    int         nranks;
-    int         thread_level;
-    bool        initialized;
-    bool        finalizing;
-    bool        singleton;      /* started without a launcher */
+    int rank;
+    int nranks;
+    int thread_level;
+    bool initialized;
+    bool finalizing;
+    bool singleton; /* started without a launcher */
 
     /* heap segments */
-    size_t      seg_bytes;      /* bytes of one rank's heap segment */
-    size_t      sync_offset;    /* team sync slots start */
-    size_t      slot_bytes;     /* bytes of one team sync slot */
-    size_t      eager_bytes;    /* bytes of one eager channel (per slot, peer and parity) */
-    size_t      am_offset;      /* active-message channels (src/am/mm_am.h) */
-    size_t      am_bytes;
-    size_t      heap_offset;    /* symmetric heap start within the segment */
-    size_t      heap_size;
-    size_t      stage_offset;   /* staging arena (private to the rank, addressable by peers) */
-    size_t      stage_size;
-    char       *seg;            /* this rank's heap segment */
-    uintptr_t   heap_base;      /* this rank's heap */
+    size_t seg_bytes;   /* bytes of one rank's heap segment */
+    size_t sync_offset; /* team sync slots start */
+    size_t slot_bytes;  /* bytes of one team sync slot */
+    size_t eager_bytes; /* bytes of one eager channel (per slot, peer and parity) */
+    size_t am_offset;   /* active-message channels (src/am/mm_am.h) */
+    size_t am_bytes;
+    size_t heap_offset; /* symmetric heap start within the segment */
+    size_t heap_size;
+    size_t stage_offset; /* staging arena (private to the rank, addressable by peers) */
+    size_t stage_size;
+    char *seg;           /* this rank's heap segment */
+    uintptr_t heap_base; /* this rank's heap */
 
     /* static data */
-    uintptr_t   data_base;
-    size_t      data_size;
+    uintptr_t data_base;
+    size_t data_size;
 
     /* nodes: ranks that share memory (found by the shared-memory transport, mm_shm_node.c) */
-    int         nnodes;
-    int         node;           /* this rank's node */
-    int        *node_of;        /* [nranks] every rank's node */
-    int         local_rank, local_size; /* among the ranks of this node */
-    bool        all_local;      /* every rank is in reach of load/store */
-    int         machine_size;   /* ranks on this machine (its CPUs), virtual hosts included */
+    int nnodes;
+    int node;                   /* this rank's node */
+    int *node_of;               /* [nranks] every rank's node */
+    int local_rank, local_size; /* among the ranks of this node */
+    bool all_local;             /* every rank is in reach of load/store */
+    int machine_size;           /* ranks on this machine (its CPUs), virtual hosts included */
 
-    int         ncpus;
-    bool        oversubscribed;
-    bool        trace;          /* MESHMEM_TRACE_DIR set: calls are traced (mm_trace.h) */
+    int ncpus;
+    bool oversubscribed;
+    bool trace; /* MESHMEM_TRACE_DIR set: calls are traced (mm_trace.h) */
 } mm_state_t;
 
 extern mm_state_t mm_g;

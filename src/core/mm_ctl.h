@@ -21,34 +21,34 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define MM_CTL_MAGIC   0x6d6573686d656d31ULL /* "meshmem1" */
-#define MM_CTL_JOBLEN  48
+#define MM_CTL_MAGIC  0x6d6573686d656d31ULL /* "meshmem1" */
+#define MM_CTL_JOBLEN 48
 
 /** Per-rank lifecycle, written by the rank, read by the launcher after the rank ends. */
 enum {
-    MM_RANK_STARTED    = 0, /* not yet in meshmem_init */
-    MM_RANK_RUNNING    = 1, /* initialised */
-    MM_RANK_FINALIZED  = 2, /* finalize done: a clean exit may follow */
+    MM_RANK_STARTED = 0,     /* not yet in meshmem_init */
+    MM_RANK_RUNNING = 1,     /* initialised */
+    MM_RANK_FINALIZED = 2,   /* finalize done: a clean exit may follow */
     MM_RANK_GLOBAL_EXIT = 3, /* called global_exit: the job ends with its status */
-    MM_RANK_FAILED     = 4, /* reported a fatal error */
-    MM_RANK_FINALIZING = 5, /* inside finalize (its barrier): peers expect nothing else from it */
+    MM_RANK_FAILED = 4,      /* reported a fatal error */
+    MM_RANK_FINALIZING = 5,  /* inside finalize (its barrier): peers expect nothing else from it */
 };
 
 typedef struct {
     _Alignas(64) atomic_int state;
-    int32_t     pid;
-    char        call[48]; /* the call the rank waits in, once a wait has lasted; "" when none */
+    int32_t pid;
+    char call[48]; /* the call the rank waits in, once a wait has lasted; "" when none */
 } mm_ctl_rank_t;
 
 typedef struct {
-    uint64_t    magic;
-    uint32_t    nranks;
-    uint32_t    header_bytes;
-    char        job[MM_CTL_JOBLEN];     /* prefix of every shm object of the job */
+    uint64_t magic;
+    uint32_t nranks;
+    uint32_t header_bytes;
+    char job[MM_CTL_JOBLEN]; /* prefix of every shm object of the job */
     _Alignas(64) atomic_uint barrier_count;
-    atomic_uint barrier_gen;            /* futex word: bumped when a barrier completes */
+    atomic_uint barrier_gen;             /* futex word: bumped when a barrier completes */
     _Alignas(64) atomic_int global_exit; /* 0: none; else status + 1 */
-    atomic_int  report_claimed;         /* 1 once a rank reports an error all ranks see */
+    atomic_int report_claimed;           /* 1 once a rank reports an error all ranks see */
     _Alignas(64) mm_ctl_rank_t ranks[];
 } mm_ctl_t;
 

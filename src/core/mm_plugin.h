@@ -24,15 +24,15 @@
 
 /** What the runtime lends a plugin. */
 typedef struct {
-    int                 abi;       /* MM_PLUGIN_ABI */
-    mm_state_t         *g;         /* the rank's state: a boot plugin fills rank, nranks and
+    int abi;       /* MM_PLUGIN_ABI */
+    mm_state_t *g; /* the rank's state: a boot plugin fills rank, nranks and
                                       local_size; the others only read it */
-    const mm_config_t  *config;
-    int  (*allgather)(const void *mine, void *all, size_t len); /* the bootstrap's */
+    const mm_config_t *config;
+    int (*allgather)(const void *mine, void *all, size_t len); /* the bootstrap's */
     void (*set_job)(const char *job);
     void (*log)(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
     void (*fatal)(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-    void (*wake_self)(void);       /* wake this rank's sleepers after writing its memory */
+    void (*wake_self)(void); /* wake this rank's sleepers after writing its memory */
     /* this rank's heap segment and static data as memfds (-1: none), for a network that
        maps them elsewhere (the rtl transport's simulator process); set for the networks
        only (mm_tp_net.c) */

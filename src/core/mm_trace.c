@@ -18,21 +18,21 @@
 enum { MM_TR_P2P, MM_TR_COLL, MM_TR_WAIT };
 
 struct mm_trace_scope {
-    int         kind;           /* MM_TR_* */
+    int kind; /* MM_TR_* */
     const char *op;
-    uint64_t    t_in;           /* ns at entry */
-    uint64_t    bytes;
-    int         peer;           /* p2p: world rank */
-    int         start, stride, size; /* coll: the team */
-    uint64_t    event;          /* p2p stores: this rank's n-th store into peer */
+    uint64_t t_in; /* ns at entry */
+    uint64_t bytes;
+    int peer;                /* p2p: world rank */
+    int start, stride, size; /* coll: the team */
+    uint64_t event;          /* p2p stores: this rank's n-th store into peer */
 };
 
 static FILE *mm_trace_file;
 static pthread_mutex_t mm_trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t *mm_trace_events; /* [dst * nranks + src]: stores src made into dst */
 static size_t mm_trace_events_bytes;
-static uint64_t *mm_trace_seen;           /* [src]: this rank's row at its last wait */
-static uint64_t mm_trace_boundary;        /* ns at the end of the last traced call */
+static uint64_t *mm_trace_seen;    /* [src]: this rank's row at its last wait */
+static uint64_t mm_trace_boundary; /* ns at the end of the last traced call */
 
 /* the call in progress on this thread, and how deep calls are nested inside it */
 static _Thread_local mm_trace_scope_t mm_trace_cur;
@@ -123,8 +123,9 @@ mm_trace_scope_t *mm_trace_p2p(const char *op, uint64_t nbytes, int peer, unsign
        check right after, so it is not counted */
     if ((flags & MM_TRACE_STORE) && (unsigned)peer < (unsigned)mm_g.nranks)
         s->event = atomic_fetch_add_explicit(
-                       &mm_trace_events[(size_t)peer * (size_t)mm_g.nranks + (size_t)mm_g.rank],
-                       1, memory_order_seq_cst) + 1;
+                       &mm_trace_events[(size_t)peer * (size_t)mm_g.nranks + (size_t)mm_g.rank], 1,
+                       memory_order_seq_cst) +
+                   1;
     return s;
 }
 
@@ -188,8 +189,8 @@ void mm_trace_end(mm_trace_scope_t *s)
     unsigned long long gap = s->t_in > mm_trace_boundary ? s->t_in - mm_trace_boundary : 0;
     FILE *f = mm_trace_file;
     if (s->kind == MM_TR_P2P) {
-        fprintf(f, "p2p %s %llu %llu %d %llu\n", s->op, gap, (unsigned long long)s->bytes,
-                s->peer, (unsigned long long)s->event);
+        fprintf(f, "p2p %s %llu %llu %d %llu\n", s->op, gap, (unsigned long long)s->bytes, s->peer,
+                (unsigned long long)s->event);
     } else if (s->kind == MM_TR_COLL && s->size > 0) {
         fprintf(f, "coll %s %llu %llu %d %d %d\n", s->op, gap, (unsigned long long)s->bytes,
                 s->start, s->stride, s->size);
@@ -237,7 +238,8 @@ void meshmem_model_transfer(int pe, uint64_t bytes_to_pe, uint64_t bytes_from_pe
     if (bytes_to_pe > 0)
         event = atomic_fetch_add_explicit(
                     &mm_trace_events[(size_t)pe * (size_t)mm_g.nranks + (size_t)mm_g.rank], 1,
-                    memory_order_seq_cst) + 1;
+                    memory_order_seq_cst) +
+                1;
     pthread_mutex_lock(&mm_trace_lock);
     fprintf(mm_trace_file, "xfer %llu %llu %d %llu\n", (unsigned long long)bytes_to_pe,
             (unsigned long long)bytes_from_pe, pe, (unsigned long long)event);

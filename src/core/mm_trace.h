@@ -106,7 +106,7 @@ static inline void mm_trace_close(mm_trace_scope_t **s)
  * One per block.
  */
 #define MM_TRACE_SCOPE(begin)                                                                      \
-    mm_trace_scope_t *mm_trace_scope_ __attribute__((cleanup(mm_trace_close), unused)) =          \
+    mm_trace_scope_t *mm_trace_scope_ __attribute__((cleanup(mm_trace_close), unused)) =           \
         MM_UNLIKELY(mm_g.trace) ? (begin) : NULL
 
 #endif /* MM_TRACE_H */

@@ -42,11 +42,11 @@ enum { MM_WAIT_SPIN = 0, MM_WAIT_YIELD = 1, MM_WAIT_SLEEP = 2 };
 
 typedef struct {
     uint32_t polls;
-    uint32_t doorbell;   /* doorbell value seen when we registered as a sleeper */
-    uint8_t  cls;        /* MM_WAIT_USER or MM_WAIT_RUNTIME (mm_core.h) */
-    uint8_t  phase;      /* MM_WAIT_SPIN, _YIELD or _SLEEP */
-    bool     registered; /* counted in our sleepers */
-    uint64_t t0;         /* when the stepped wait began (ns, monotonic); 0: not yet */
+    uint32_t doorbell; /* doorbell value seen when we registered as a sleeper */
+    uint8_t cls;       /* MM_WAIT_USER or MM_WAIT_RUNTIME (mm_core.h) */
+    uint8_t phase;     /* MM_WAIT_SPIN, _YIELD or _SLEEP */
+    bool registered;   /* counted in our sleepers */
+    uint64_t t0;       /* when the stepped wait began (ns, monotonic); 0: not yet */
 } mm_wait_t;
 
 /** Hook run on every wait step (active-message progress); NULL when none. */

@@ -9,17 +9,17 @@
 #include <string.h>
 
 typedef struct {
-    size_t off;  /* from heap base */
+    size_t off; /* from heap base */
     size_t size;
-    bool   used;
+    bool used;
 } mm_block_t;
 
 struct mm_heap {
-    char           *base;
-    size_t          size;
-    mm_block_t     *blocks; /* sorted by off, covering [0, size) without gaps */
-    size_t          nblocks;
-    size_t          cap;
+    char *base;
+    size_t size;
+    mm_block_t *blocks; /* sorted by off, covering [0, size) without gaps */
+    size_t nblocks;
+    size_t cap;
     pthread_mutex_t lock;
 };
 
@@ -46,16 +46,14 @@ static int mm_heap_reserve(mm_heap_t *h, size_t more)
 
 static void mm_heap_insert(mm_heap_t *h, size_t at, mm_block_t b)
 {
-    memmove(&h->blocks[at + 1], &h->blocks[at],
-            (h->nblocks - at) * sizeof(mm_block_t));
+    memmove(&h->blocks[at + 1], &h->blocks[at], (h->nblocks - at) * sizeof(mm_block_t));
     h->blocks[at] = b;
     h->nblocks++;
 }
 
 static void mm_heap_remove(mm_heap_t *h, size_t at)
 {
-    memmove(&h->blocks[at], &h->blocks[at + 1],
-            (h->nblocks - at - 1) * sizeof(mm_block_t));
+    memmove(&h->blocks[at], &h->blocks[at + 1], (h->nblocks - at - 1) * sizeof(mm_block_t));
     h->nblocks--;
 }
 

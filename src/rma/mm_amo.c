@@ -11,13 +11,21 @@
 
 size_t meshmem_dtype_size(meshmem_dtype_t dtype)
 {
-    static const size_t sizes[MESHMEM_DTYPE_COUNT] = {
-        [MESHMEM_INT8] = 1,    [MESHMEM_INT16] = 2,   [MESHMEM_INT32] = 4,
-        [MESHMEM_INT64] = 8,   [MESHMEM_UINT8] = 1,   [MESHMEM_UINT16] = 2,
-        [MESHMEM_UINT32] = 4,  [MESHMEM_UINT64] = 8,  [MESHMEM_FLOAT32] = 4,
-        [MESHMEM_FLOAT64] = 8, [MESHMEM_FLOAT16] = 2, [MESHMEM_BFLOAT16] = 2,
-        [MESHMEM_LONGDOUBLE] = sizeof(long double),           [MESHMEM_COMPLEXF] = 8,
-        [MESHMEM_COMPLEXD] = 16};
+    static const size_t sizes[MESHMEM_DTYPE_COUNT] = {[MESHMEM_INT8] = 1,
+                                                      [MESHMEM_INT16] = 2,
+                                                      [MESHMEM_INT32] = 4,
+                                                      [MESHMEM_INT64] = 8,
+                                                      [MESHMEM_UINT8] = 1,
+                                                      [MESHMEM_UINT16] = 2,
+                                                      [MESHMEM_UINT32] = 4,
+                                                      [MESHMEM_UINT64] = 8,
+                                                      [MESHMEM_FLOAT32] = 4,
+                                                      [MESHMEM_FLOAT64] = 8,
+                                                      [MESHMEM_FLOAT16] = 2,
+                                                      [MESHMEM_BFLOAT16] = 2,
+                                                      [MESHMEM_LONGDOUBLE] = sizeof(long double),
+                                                      [MESHMEM_COMPLEXF] = 8,
+                                                      [MESHMEM_COMPLEXD] = 16};
     return (unsigned)dtype < MESHMEM_DTYPE_COUNT ? sizes[dtype] : 0;
 }
 

@@ -87,8 +87,7 @@ void *meshmem_ptr(const void *addr, int rank)
 int meshmem_addr_accessible(const void *addr, int rank)
 {
     /* symmetric and the rank exists: reachable, by load/store or by the network */
-    return mm_g.initialized && (unsigned)rank < (unsigned)mm_g.nranks &&
-           mm_is_symmetric(addr, 1);
+    return mm_g.initialized && (unsigned)rank < (unsigned)mm_g.nranks && mm_is_symmetric(addr, 1);
 }
 
 int meshmem_rank_accessible(int rank)

@@ -125,8 +125,8 @@ MM_INLINE_HOT void mm_rma_strided(const char *call, const char *what, bool to_sy
     if (__builtin_mul_overflow(astride, esize, &span) ||
         __builtin_mul_overflow(span, steps, &span) || __builtin_add_overflow(span, esize, &span))
         mm_rma_size_fatal(call, nelems, esize);
-    MM_TRACE_SCOPE(mm_trace_p2p(to_sym ? "put" : "get", nelems * esize, pe,
-                                to_sym ? MM_TRACE_STORE : 0));
+    MM_TRACE_SCOPE(
+        mm_trace_p2p(to_sym ? "put" : "get", nelems * esize, pe, to_sym ? MM_TRACE_STORE : 0));
     if (MM_UNLIKELY(local == NULL))
         mm_rma_null_fatal(call, to_sym ? "source" : "dest", nelems * esize);
     char *low = (char *)sym - (sym_stride < 0 ? span - esize : 0);
@@ -186,8 +186,8 @@ MM_INLINE_HOT void mm_rma_put_signal(const char *call, void *dest, const void *s
  * in the low bytes of a uint64_t. @return the word's value before (0 for SET).
  */
 MM_INLINE_HOT uint64_t mm_rma_amo(const char *call, const char *what, void *dest,
-                                  meshmem_amo_op_t op, size_t size, uint64_t value,
-                                  uint64_t cond, int pe)
+                                  meshmem_amo_op_t op, size_t size, uint64_t value, uint64_t cond,
+                                  int pe)
 {
     void *p = mm_tp_xlate(call, what, dest, size, pe);
     if (MM_UNLIKELY(((uintptr_t)dest & (size - 1)) != 0))

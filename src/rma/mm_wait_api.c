@@ -35,8 +35,7 @@ static int mm_test_value(const void *ivar, meshmem_dtype_t dtype, meshmem_cmp_t 
         MM_CMP_CASE(MESHMEM_UINT16, uint16_t)
         MM_CMP_CASE(MESHMEM_UINT32, uint32_t)
         MM_CMP_CASE(MESHMEM_UINT64, uint64_t)
-    default:
-        return -1;
+    default: return -1;
     }
 }
 

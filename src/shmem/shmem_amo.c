@@ -64,29 +64,27 @@
 #define SHMEMI_RMW(CALL, T, PE, OP, V)                                                             \
     SHMEMI_AMO("amo", MM_TRACE_STORE, CALL, T, PE, "dest", dest, OP, V, (T)0)
 
-#define SHMEMI_SWAP_BODY(CALL, T, PE) SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_SWAP, value, (T)0)
-#define SHMEMI_SWAP_NBI_BODY(CALL, T, PE)                                                          \
-    SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_SWAP, value, (T)0)
-#define SHMEMI_CSWAP_BODY(CALL, T, PE)                                                             \
-    SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_CSWAP, value, cond)
+#define SHMEMI_SWAP_BODY(CALL, T, PE)     SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_SWAP, value, (T)0)
+#define SHMEMI_SWAP_NBI_BODY(CALL, T, PE) SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_SWAP, value, (T)0)
+#define SHMEMI_CSWAP_BODY(CALL, T, PE)    SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_CSWAP, value, cond)
 #define SHMEMI_CSWAP_NBI_BODY(CALL, T, PE)                                                         \
     SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_CSWAP, value, cond)
 
-#define SHMEMI_FINC_BODY(CALL, T, PE)      SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_ADD, 1, (T)0)
-#define SHMEMI_FINC_NBI_BODY(CALL, T, PE)  SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_ADD, 1, (T)0)
-#define SHMEMI_INC_BODY(CALL, T, PE)       SHMEMI_RMW(CALL, T, PE, MESHMEM_AMO_ADD, 1)
-#define SHMEMI_FADD_BODY(CALL, T, PE)      SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_ADD, value, (T)0)
-#define SHMEMI_FADD_NBI_BODY(CALL, T, PE)  SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_ADD, value, (T)0)
-#define SHMEMI_ADD_BODY(CALL, T, PE)       SHMEMI_RMW(CALL, T, PE, MESHMEM_AMO_ADD, value)
-#define SHMEMI_FAND_BODY(CALL, T, PE)      SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_AND, value, (T)0)
-#define SHMEMI_FAND_NBI_BODY(CALL, T, PE)  SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_AND, value, (T)0)
-#define SHMEMI_AND_BODY(CALL, T, PE)       SHMEMI_RMW(CALL, T, PE, MESHMEM_AMO_AND, value)
-#define SHMEMI_FOR_BODY(CALL, T, PE)       SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_OR, value, (T)0)
-#define SHMEMI_FOR_NBI_BODY(CALL, T, PE)   SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_OR, value, (T)0)
-#define SHMEMI_OR_BODY(CALL, T, PE)        SHMEMI_RMW(CALL, T, PE, MESHMEM_AMO_OR, value)
-#define SHMEMI_FXOR_BODY(CALL, T, PE)      SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_XOR, value, (T)0)
-#define SHMEMI_FXOR_NBI_BODY(CALL, T, PE)  SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_XOR, value, (T)0)
-#define SHMEMI_XOR_BODY(CALL, T, PE)       SHMEMI_RMW(CALL, T, PE, MESHMEM_AMO_XOR, value)
+#define SHMEMI_FINC_BODY(CALL, T, PE)     SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_ADD, 1, (T)0)
+#define SHMEMI_FINC_NBI_BODY(CALL, T, PE) SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_ADD, 1, (T)0)
+#define SHMEMI_INC_BODY(CALL, T, PE)      SHMEMI_RMW(CALL, T, PE, MESHMEM_AMO_ADD, 1)
+#define SHMEMI_FADD_BODY(CALL, T, PE)     SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_ADD, value, (T)0)
+#define SHMEMI_FADD_NBI_BODY(CALL, T, PE) SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_ADD, value, (T)0)
+#define SHMEMI_ADD_BODY(CALL, T, PE)      SHMEMI_RMW(CALL, T, PE, MESHMEM_AMO_ADD, value)
+#define SHMEMI_FAND_BODY(CALL, T, PE)     SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_AND, value, (T)0)
+#define SHMEMI_FAND_NBI_BODY(CALL, T, PE) SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_AND, value, (T)0)
+#define SHMEMI_AND_BODY(CALL, T, PE)      SHMEMI_RMW(CALL, T, PE, MESHMEM_AMO_AND, value)
+#define SHMEMI_FOR_BODY(CALL, T, PE)      SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_OR, value, (T)0)
+#define SHMEMI_FOR_NBI_BODY(CALL, T, PE)  SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_OR, value, (T)0)
+#define SHMEMI_OR_BODY(CALL, T, PE)       SHMEMI_RMW(CALL, T, PE, MESHMEM_AMO_OR, value)
+#define SHMEMI_FXOR_BODY(CALL, T, PE)     SHMEMI_RMW_RET(CALL, T, PE, MESHMEM_AMO_XOR, value, (T)0)
+#define SHMEMI_FXOR_NBI_BODY(CALL, T, PE) SHMEMI_RMW_NBI(CALL, T, PE, MESHMEM_AMO_XOR, value, (T)0)
+#define SHMEMI_XOR_BODY(CALL, T, PE)      SHMEMI_RMW(CALL, T, PE, MESHMEM_AMO_XOR, value)
 
 /* ---- Table 7: fetch, set, swap ---- */
 
@@ -103,30 +101,30 @@ SHMEM_AMO_EXTENDED_TYPES(SHMEMI_AMO_EXTENDED_)
 /* ---- Table 6: compare_swap, fetch_inc, inc, fetch_add, add ---- */
 
 #define SHMEMI_AMO_STANDARD_(T, N)                                                                 \
-    SHMEMI_DEFINE_PAIR(T, N##_atomic_compare_swap, SHMEMI_CSWAP_BODY, T, T *dest, T cond,         \
-                       T value, int pe)                                                            \
-    SHMEMI_DEFINE_PAIR(void, N##_atomic_compare_swap_nbi, SHMEMI_CSWAP_NBI_BODY, T, T *fetch,     \
+    SHMEMI_DEFINE_PAIR(T, N##_atomic_compare_swap, SHMEMI_CSWAP_BODY, T, T *dest, T cond, T value, \
+                       int pe)                                                                     \
+    SHMEMI_DEFINE_PAIR(void, N##_atomic_compare_swap_nbi, SHMEMI_CSWAP_NBI_BODY, T, T *fetch,      \
                        T *dest, T cond, T value, int pe)                                           \
     SHMEMI_DEFINE_PAIR(T, N##_atomic_fetch_inc, SHMEMI_FINC_BODY, T, T *dest, int pe)              \
-    SHMEMI_DEFINE_PAIR(void, N##_atomic_fetch_inc_nbi, SHMEMI_FINC_NBI_BODY, T, T *fetch,         \
-                       T *dest, int pe)                                                            \
+    SHMEMI_DEFINE_PAIR(void, N##_atomic_fetch_inc_nbi, SHMEMI_FINC_NBI_BODY, T, T *fetch, T *dest, \
+                       int pe)                                                                     \
     SHMEMI_DEFINE_PAIR(void, N##_atomic_inc, SHMEMI_INC_BODY, T, T *dest, int pe)                  \
     SHMEMI_DEFINE_PAIR(T, N##_atomic_fetch_add, SHMEMI_FADD_BODY, T, T *dest, T value, int pe)     \
-    SHMEMI_DEFINE_PAIR(void, N##_atomic_fetch_add_nbi, SHMEMI_FADD_NBI_BODY, T, T *fetch,         \
-                       T *dest, T value, int pe)                                                   \
+    SHMEMI_DEFINE_PAIR(void, N##_atomic_fetch_add_nbi, SHMEMI_FADD_NBI_BODY, T, T *fetch, T *dest, \
+                       T value, int pe)                                                            \
     SHMEMI_DEFINE_PAIR(void, N##_atomic_add, SHMEMI_ADD_BODY, T, T *dest, T value, int pe)
 SHMEM_AMO_STANDARD_TYPES(SHMEMI_AMO_STANDARD_)
 
 /* ---- Table 8: fetch_and, and, fetch_or, or, fetch_xor, xor ---- */
 
 #define SHMEMI_AMO_BITWISE_OP_(T, N, OP, FBODY, NBIBODY, BODY)                                     \
-    SHMEMI_DEFINE_PAIR(T, N##_atomic_fetch_##OP, FBODY, T, T *dest, T value, int pe)              \
-    SHMEMI_DEFINE_PAIR(void, N##_atomic_fetch_##OP##_nbi, NBIBODY, T, T *fetch, T *dest, T value, \
+    SHMEMI_DEFINE_PAIR(T, N##_atomic_fetch_##OP, FBODY, T, T *dest, T value, int pe)               \
+    SHMEMI_DEFINE_PAIR(void, N##_atomic_fetch_##OP##_nbi, NBIBODY, T, T *fetch, T *dest, T value,  \
                        int pe)                                                                     \
     SHMEMI_DEFINE_PAIR(void, N##_atomic_##OP, BODY, T, T *dest, T value, int pe)
 #define SHMEMI_AMO_BITWISE_(T, N)                                                                  \
-    SHMEMI_AMO_BITWISE_OP_(T, N, and, SHMEMI_FAND_BODY, SHMEMI_FAND_NBI_BODY, SHMEMI_AND_BODY)    \
-    SHMEMI_AMO_BITWISE_OP_(T, N, or, SHMEMI_FOR_BODY, SHMEMI_FOR_NBI_BODY, SHMEMI_OR_BODY)        \
+    SHMEMI_AMO_BITWISE_OP_(T, N, and, SHMEMI_FAND_BODY, SHMEMI_FAND_NBI_BODY, SHMEMI_AND_BODY)     \
+    SHMEMI_AMO_BITWISE_OP_(T, N, or, SHMEMI_FOR_BODY, SHMEMI_FOR_NBI_BODY, SHMEMI_OR_BODY)         \
     SHMEMI_AMO_BITWISE_OP_(T, N, xor, SHMEMI_FXOR_BODY, SHMEMI_FXOR_NBI_BODY, SHMEMI_XOR_BODY)
 SHMEM_AMO_BITWISE_TYPES(SHMEMI_AMO_BITWISE_)
 

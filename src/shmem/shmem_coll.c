@@ -16,7 +16,7 @@ static struct meshmem_team *shmemi_coll_team(const char *call, shmem_team_t team
 
 /* bytes of @p count elements of @p esize, times @p blocks; a "negative" (huge) count ends the job */
 static size_t shmemi_coll_bytes(const char *call, const char *what, size_t count, size_t esize,
-                               size_t blocks)
+                                size_t blocks)
 {
     size_t bytes;
     if (MM_UNLIKELY(__builtin_mul_overflow(count, esize, &bytes) ||
@@ -33,8 +33,7 @@ static int shmemi_coll_done(int status)
 }
 
 /* @p addr must hold @p len bytes of symmetric memory (nothing to check for 0 bytes) */
-static void shmemi_coll_symmetric(const char *call, const char *what, const void *addr,
-                                 size_t len)
+static void shmemi_coll_symmetric(const char *call, const char *what, const void *addr, size_t len)
 {
     if (len)
         mm_tp_xlate(call, what, addr, len, mm_g.rank);
@@ -48,7 +47,7 @@ static void shmemi_coll_local(const char *call, const char *what, const void *ad
 }
 
 int shmemi_coll_broadcast(const char *call, shmem_team_t team, void *dest, const void *source,
-                         size_t nelems, size_t esize, int root)
+                          size_t nelems, size_t esize, int root)
 {
     struct meshmem_team *t = shmemi_coll_team(call, team);
     size_t bytes = shmemi_coll_bytes(call, "nelems", nelems, esize, 1);
@@ -63,7 +62,7 @@ int shmemi_coll_broadcast(const char *call, shmem_team_t team, void *dest, const
 }
 
 int shmemi_coll_gather(const char *call, shmemi_coll_kind_t kind, shmem_team_t team, void *dest,
-                      const void *source, size_t nelems, size_t esize)
+                       const void *source, size_t nelems, size_t esize)
 {
     struct meshmem_team *t = shmemi_coll_team(call, team);
     size_t bytes = shmemi_coll_bytes(call, "nelems", nelems, esize, 1);
@@ -83,7 +82,7 @@ int shmemi_coll_gather(const char *call, shmemi_coll_kind_t kind, shmem_team_t t
 }
 
 int shmemi_coll_alltoalls(const char *call, shmem_team_t team, void *dest, const void *source,
-                         ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize)
+                          ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize)
 {
     struct meshmem_team *t = shmemi_coll_team(call, team);
     if (MM_UNLIKELY(dst < 1 || sst < 1))
@@ -100,7 +99,7 @@ int shmemi_coll_alltoalls(const char *call, shmem_team_t team, void *dest, const
 }
 
 int shmemi_coll_reduce(const char *call, shmem_team_t team, void *dest, const void *source,
-                      size_t nreduce, meshmem_dtype_t dtype, meshmem_op_t op)
+                       size_t nreduce, meshmem_dtype_t dtype, meshmem_op_t op)
 {
     shmemi_coll_team(call, team);
     size_t bytes = shmemi_coll_bytes(call, "nreduce", nreduce, meshmem_dtype_size(dtype), 1);
@@ -116,12 +115,12 @@ int shmemi_coll_reduce(const char *call, shmem_team_t team, void *dest, const vo
 
 /* ---- typed and mem entry points ---- */
 
-#define SHMEMI_DEF_BROADCAST(CTYPE, TYPENAME)                                                       \
+#define SHMEMI_DEF_BROADCAST(CTYPE, TYPENAME)                                                      \
     int shmem_##TYPENAME##_broadcast(shmem_team_t team, CTYPE *dest, const CTYPE *source,          \
                                      size_t nelems, int PE_root)                                   \
     {                                                                                              \
-        return shmemi_coll_broadcast("shmem_" #TYPENAME "_broadcast", team, dest, source, nelems,   \
-                                    sizeof(CTYPE), PE_root);                                       \
+        return shmemi_coll_broadcast("shmem_" #TYPENAME "_broadcast", team, dest, source, nelems,  \
+                                     sizeof(CTYPE), PE_root);                                      \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_##TYPENAME##_broadcast)
 SHMEM_RMA_TYPES(SHMEMI_DEF_BROADCAST)
@@ -133,47 +132,47 @@ int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t
 }
 SHMEMI_PROFILED(shmem_broadcastmem)
 
-#define SHMEMI_DEF_GATHER1(CTYPE, TYPENAME, NAME, KIND)                                             \
+#define SHMEMI_DEF_GATHER1(CTYPE, TYPENAME, NAME, KIND)                                            \
     int shmem_##TYPENAME##_##NAME(shmem_team_t team, CTYPE *dest, const CTYPE *source,             \
                                   size_t nelems)                                                   \
     {                                                                                              \
-        return shmemi_coll_gather("shmem_" #TYPENAME "_" #NAME, KIND, team, dest, source, nelems,   \
-                                 sizeof(CTYPE));                                                   \
+        return shmemi_coll_gather("shmem_" #TYPENAME "_" #NAME, KIND, team, dest, source, nelems,  \
+                                  sizeof(CTYPE));                                                  \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_##TYPENAME##_##NAME)
-#define SHMEMI_DEF_GATHER(CTYPE, TYPENAME)                                                          \
-    SHMEMI_DEF_GATHER1(CTYPE, TYPENAME, collect, SHMEMI_COLL_COLLECT)                                \
-    SHMEMI_DEF_GATHER1(CTYPE, TYPENAME, fcollect, SHMEMI_COLL_FCOLLECT)                              \
+#define SHMEMI_DEF_GATHER(CTYPE, TYPENAME)                                                         \
+    SHMEMI_DEF_GATHER1(CTYPE, TYPENAME, collect, SHMEMI_COLL_COLLECT)                              \
+    SHMEMI_DEF_GATHER1(CTYPE, TYPENAME, fcollect, SHMEMI_COLL_FCOLLECT)                            \
     SHMEMI_DEF_GATHER1(CTYPE, TYPENAME, alltoall, SHMEMI_COLL_ALLTOALL)
 SHMEM_RMA_TYPES(SHMEMI_DEF_GATHER)
 
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     return shmemi_coll_gather("shmem_collectmem", SHMEMI_COLL_COLLECT, team, dest, source, nelems,
-                             1);
+                              1);
 }
 SHMEMI_PROFILED(shmem_collectmem)
 
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     return shmemi_coll_gather("shmem_fcollectmem", SHMEMI_COLL_FCOLLECT, team, dest, source, nelems,
-                             1);
+                              1);
 }
 SHMEMI_PROFILED(shmem_fcollectmem)
 
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     return shmemi_coll_gather("shmem_alltoallmem", SHMEMI_COLL_ALLTOALL, team, dest, source, nelems,
-                             1);
+                              1);
 }
 SHMEMI_PROFILED(shmem_alltoallmem)
 
-#define SHMEMI_DEF_ALLTOALLS(CTYPE, TYPENAME)                                                       \
+#define SHMEMI_DEF_ALLTOALLS(CTYPE, TYPENAME)                                                      \
     int shmem_##TYPENAME##_alltoalls(shmem_team_t team, CTYPE *dest, const CTYPE *source,          \
                                      ptrdiff_t dst, ptrdiff_t sst, size_t nelems)                  \
     {                                                                                              \
-        return shmemi_coll_alltoalls("shmem_" #TYPENAME "_alltoalls", team, dest, source, dst, sst, \
-                                    nelems, sizeof(CTYPE));                                        \
+        return shmemi_coll_alltoalls("shmem_" #TYPENAME "_alltoalls", team, dest, source, dst,     \
+                                     sst, nelems, sizeof(CTYPE));                                  \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_##TYPENAME##_alltoalls)
 SHMEM_RMA_TYPES(SHMEMI_DEF_ALLTOALLS)
@@ -185,17 +184,20 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
 }
 SHMEMI_PROFILED(shmem_alltoallsmem)
 
-#define SHMEMI_DEF_REDUCE(CTYPE, TYPENAME, OP)                                                      \
+#define SHMEMI_DEF_REDUCE(CTYPE, TYPENAME, OP)                                                     \
     int shmem_##TYPENAME##_##OP##_reduce(shmem_team_t team, CTYPE *dest, const CTYPE *source,      \
                                          size_t nreduce)                                           \
     {                                                                                              \
-        return shmemi_coll_reduce("shmem_" #TYPENAME "_" #OP "_reduce", team, dest, source,         \
-                                 nreduce, SHMEMI_DTYPE(CTYPE), SHMEMI_MOP_##OP);                     \
+        return shmemi_coll_reduce("shmem_" #TYPENAME "_" #OP "_reduce", team, dest, source,        \
+                                  nreduce, SHMEMI_DTYPE(CTYPE), SHMEMI_MOP_##OP);                  \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_##TYPENAME##_##OP##_reduce)
-#define SHMEMI_DEF_REDUCE_BITWISE(CTYPE, TYPENAME) SHMEM_REDUCE_OPS_BITWISE(SHMEMI_DEF_REDUCE, CTYPE, TYPENAME)
-#define SHMEMI_DEF_REDUCE_MINMAX(CTYPE, TYPENAME)  SHMEM_REDUCE_OPS_MINMAX(SHMEMI_DEF_REDUCE, CTYPE, TYPENAME)
-#define SHMEMI_DEF_REDUCE_ARITH(CTYPE, TYPENAME)   SHMEM_REDUCE_OPS_ARITH(SHMEMI_DEF_REDUCE, CTYPE, TYPENAME)
+#define SHMEMI_DEF_REDUCE_BITWISE(CTYPE, TYPENAME)                                                 \
+    SHMEM_REDUCE_OPS_BITWISE(SHMEMI_DEF_REDUCE, CTYPE, TYPENAME)
+#define SHMEMI_DEF_REDUCE_MINMAX(CTYPE, TYPENAME)                                                  \
+    SHMEM_REDUCE_OPS_MINMAX(SHMEMI_DEF_REDUCE, CTYPE, TYPENAME)
+#define SHMEMI_DEF_REDUCE_ARITH(CTYPE, TYPENAME)                                                   \
+    SHMEM_REDUCE_OPS_ARITH(SHMEMI_DEF_REDUCE, CTYPE, TYPENAME)
 SHMEM_REDUCE_BITWISE_TYPES(SHMEMI_DEF_REDUCE_BITWISE)
 SHMEM_REDUCE_MINMAX_TYPES(SHMEMI_DEF_REDUCE_MINMAX)
 SHMEM_REDUCE_ARITH_TYPES(SHMEMI_DEF_REDUCE_ARITH)

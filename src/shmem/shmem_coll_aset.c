@@ -56,7 +56,7 @@ static_assert(SHMEM_SYNC_SIZE >= SHMEM_ASET_PSYNC_WORDS &&
               "every pSync holds the words of the active-set protocol");
 
 typedef struct {
-    int          start, stride, size;
+    int start, stride, size;
     shmem_team_t team;
 } shmemi_aset_entry_t;
 
@@ -92,11 +92,10 @@ static void shmemi_aset_insert(int start, int stride, int size, shmem_team_t tea
 }
 
 /* one atomic on the 64-bit pSync word @p word of world rank @p rank */
-static void shmemi_aset_atomic(meshmem_amo_op_t op, long *pSync, int word, uint64_t value,
-                              int rank)
+static void shmemi_aset_atomic(meshmem_amo_op_t op, long *pSync, int word, uint64_t value, int rank)
 {
-    meshmem_status_t st = meshmem_atomic(op, MESHMEM_UINT64, &pSync[word], &value, NULL, NULL,
-                                         rank);
+    meshmem_status_t st =
+        meshmem_atomic(op, MESHMEM_UINT64, &pSync[word], &value, NULL, NULL, rank);
     if (st != MESHMEM_OK)
         mm_fatal("active-set collective: atomic on pSync of PE %d failed: %s", rank,
                  meshmem_status_string(st));
@@ -131,7 +130,7 @@ static int shmemi_aset_agree(const char *call, int start, int stride, int size, 
 }
 
 shmem_team_t shmemi_aset_team(const char *call, int PE_start, int logPE_stride, int PE_size,
-                             long *pSync)
+                              long *pSync)
 {
     MM_CHECK_INIT(call);
     int n = mm_g.nranks;
@@ -170,8 +169,8 @@ shmem_team_t shmemi_aset_team(const char *call, int PE_start, int logPE_stride, 
 
 /* broadcast of 1.4: the root's dest is left as it was (1.5's team broadcast writes it) */
 static void shmemi_aset_broadcast(const char *call, void *dest, const void *source, size_t nelems,
-                                 size_t esize, int PE_root, int PE_start, int logPE_stride,
-                                 int PE_size, long *pSync)
+                                  size_t esize, int PE_root, int PE_start, int logPE_stride,
+                                  int PE_size, long *pSync)
 {
     shmem_team_t team = shmemi_aset_team(call, PE_start, logPE_stride, PE_size, pSync);
     size_t bytes = nelems * esize;
@@ -195,33 +194,35 @@ static void shmemi_aset_broadcast(const char *call, void *dest, const void *sour
                             int logPE_stride, int PE_size, long *pSync)                            \
     {                                                                                              \
         const char *call = "shmem_" #NAME #BITS;                                                   \
-        shmemi_coll_gather(call, KIND, shmemi_aset_team(call, PE_start, logPE_stride, PE_size, pSync), \
-                          dest, source, nelems, BYTES);                                            \
+        shmemi_coll_gather(call, KIND,                                                             \
+                           shmemi_aset_team(call, PE_start, logPE_stride, PE_size, pSync), dest,   \
+                           source, nelems, BYTES);                                                 \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_##NAME##BITS)
-#define SHMEMI_DEF_ASET(BITS, BYTES)                                                                \
+#define SHMEMI_DEF_ASET(BITS, BYTES)                                                               \
     void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,         \
                                int PE_start, int logPE_stride, int PE_size, long *pSync)           \
     {                                                                                              \
-        shmemi_aset_broadcast("shmem_broadcast" #BITS, dest, source, nelems, BYTES, PE_root,        \
-                             PE_start, logPE_stride, PE_size, pSync);                              \
+        shmemi_aset_broadcast("shmem_broadcast" #BITS, dest, source, nelems, BYTES, PE_root,       \
+                              PE_start, logPE_stride, PE_size, pSync);                             \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_broadcast##BITS)                                                         \
-    SHMEMI_DEF_ASET_GATHER(BITS, BYTES, collect, SHMEMI_COLL_COLLECT)                                \
-    SHMEMI_DEF_ASET_GATHER(BITS, BYTES, fcollect, SHMEMI_COLL_FCOLLECT)                              \
-    SHMEMI_DEF_ASET_GATHER(BITS, BYTES, alltoall, SHMEMI_COLL_ALLTOALL)                              \
+    SHMEMI_DEF_ASET_GATHER(BITS, BYTES, collect, SHMEMI_COLL_COLLECT)                              \
+    SHMEMI_DEF_ASET_GATHER(BITS, BYTES, fcollect, SHMEMI_COLL_FCOLLECT)                            \
+    SHMEMI_DEF_ASET_GATHER(BITS, BYTES, alltoall, SHMEMI_COLL_ALLTOALL)                            \
     void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,       \
                                size_t nelems, int PE_start, int logPE_stride, int PE_size,         \
                                long *pSync)                                                        \
     {                                                                                              \
         const char *call = "shmem_alltoalls" #BITS;                                                \
-        shmemi_coll_alltoalls(call, shmemi_aset_team(call, PE_start, logPE_stride, PE_size, pSync),  \
-                             dest, source, dst, sst, nelems, BYTES);                               \
+        shmemi_coll_alltoalls(call,                                                                \
+                              shmemi_aset_team(call, PE_start, logPE_stride, PE_size, pSync),      \
+                              dest, source, dst, sst, nelems, BYTES);                              \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_alltoalls##BITS)
 SHMEM_ASET_SIZES(SHMEMI_DEF_ASET)
 
-#define SHMEMI_DEF_TO_ALL(CTYPE, TYPENAME, OP)                                                      \
+#define SHMEMI_DEF_TO_ALL(CTYPE, TYPENAME, OP)                                                     \
     void shmem_##TYPENAME##_##OP##_to_all(CTYPE *dest, const CTYPE *source, int nreduce,           \
                                           int PE_start, int logPE_stride, int PE_size,             \
                                           CTYPE *pWrk, long *pSync)                                \
@@ -229,13 +230,16 @@ SHMEM_ASET_SIZES(SHMEMI_DEF_ASET)
         const char *call = "shmem_" #TYPENAME "_" #OP "_to_all";                                   \
         if (MM_UNLIKELY(nreduce < 0))                                                              \
             mm_fatal("%s: nreduce argument (%d) is negative", call, nreduce);                      \
-        shmemi_coll_reduce(call, shmemi_aset_team(call, PE_start, logPE_stride, PE_size, pSync),     \
-                          dest, source, (size_t)nreduce, SHMEMI_DTYPE(CTYPE), SHMEMI_MOP_##OP);      \
+        shmemi_coll_reduce(call, shmemi_aset_team(call, PE_start, logPE_stride, PE_size, pSync),   \
+                           dest, source, (size_t)nreduce, SHMEMI_DTYPE(CTYPE), SHMEMI_MOP_##OP);   \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_##TYPENAME##_##OP##_to_all)
-#define SHMEMI_DEF_TO_ALL_BITWISE(CTYPE, TYPENAME) SHMEM_REDUCE_OPS_BITWISE(SHMEMI_DEF_TO_ALL, CTYPE, TYPENAME)
-#define SHMEMI_DEF_TO_ALL_MINMAX(CTYPE, TYPENAME)  SHMEM_REDUCE_OPS_MINMAX(SHMEMI_DEF_TO_ALL, CTYPE, TYPENAME)
-#define SHMEMI_DEF_TO_ALL_ARITH(CTYPE, TYPENAME)   SHMEM_REDUCE_OPS_ARITH(SHMEMI_DEF_TO_ALL, CTYPE, TYPENAME)
+#define SHMEMI_DEF_TO_ALL_BITWISE(CTYPE, TYPENAME)                                                 \
+    SHMEM_REDUCE_OPS_BITWISE(SHMEMI_DEF_TO_ALL, CTYPE, TYPENAME)
+#define SHMEMI_DEF_TO_ALL_MINMAX(CTYPE, TYPENAME)                                                  \
+    SHMEM_REDUCE_OPS_MINMAX(SHMEMI_DEF_TO_ALL, CTYPE, TYPENAME)
+#define SHMEMI_DEF_TO_ALL_ARITH(CTYPE, TYPENAME)                                                   \
+    SHMEM_REDUCE_OPS_ARITH(SHMEMI_DEF_TO_ALL, CTYPE, TYPENAME)
 SHMEM_TO_ALL_BITWISE_TYPES(SHMEMI_DEF_TO_ALL_BITWISE)
 SHMEM_TO_ALL_MINMAX_TYPES(SHMEMI_DEF_TO_ALL_MINMAX)
 SHMEM_TO_ALL_ARITH_TYPES(SHMEMI_DEF_TO_ALL_ARITH)

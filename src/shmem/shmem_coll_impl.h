@@ -17,10 +17,10 @@
 /* meshmem element type of a C type: floating kinds by type; integers by size and signedness
  * ((T)-1 / 2 is 0 only for a signed type; valid for every type of the tables, complex ones
  * included, so it also settles the signedness of plain char) */
-#define SHMEMI_DTYPE(CTYPE)                                                                         \
-    shmemi_coll_dtype(_Generic((CTYPE)0, float: 1, double: 2, long double: 3, float _Complex: 4,   \
-                              double _Complex: 5, default: 0),                                     \
-                     sizeof(CTYPE), (CTYPE)-1 / 2 == 0)
+#define SHMEMI_DTYPE(CTYPE)                                                                        \
+    shmemi_coll_dtype(_Generic((CTYPE)0, float : 1, double : 2, long double : 3,                   \
+                               float _Complex : 4, double _Complex : 5, default : 0),              \
+                      sizeof(CTYPE), (CTYPE)-1 / 2 == 0)
 
 static inline meshmem_dtype_t shmemi_coll_dtype(int kind, size_t size, bool is_signed)
 {
@@ -48,19 +48,19 @@ typedef enum { SHMEMI_COLL_COLLECT, SHMEMI_COLL_FCOLLECT, SHMEMI_COLL_ALLTOALL }
 
 /** @brief Broadcast @p nelems elements of @p esize bytes; @return 0 or a meshmem status. */
 int shmemi_coll_broadcast(const char *call, shmem_team_t team, void *dest, const void *source,
-                         size_t nelems, size_t esize, int root);
+                          size_t nelems, size_t esize, int root);
 
 /** @brief collect / fcollect / alltoall of @p nelems elements of @p esize bytes. */
 int shmemi_coll_gather(const char *call, shmemi_coll_kind_t kind, shmem_team_t team, void *dest,
-                      const void *source, size_t nelems, size_t esize);
+                       const void *source, size_t nelems, size_t esize);
 
 /** @brief Strided all-to-all (strides in elements of @p esize bytes). */
 int shmemi_coll_alltoalls(const char *call, shmem_team_t team, void *dest, const void *source,
-                         ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize);
+                          ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize);
 
 /** @brief All-reduce of @p nreduce elements of @p dtype with @p op. */
 int shmemi_coll_reduce(const char *call, shmem_team_t team, void *dest, const void *source,
-                      size_t nreduce, meshmem_dtype_t dtype, meshmem_op_t op);
+                       size_t nreduce, meshmem_dtype_t dtype, meshmem_op_t op);
 
 /* ---- shmem_coll_aset.c ---- */
 
@@ -70,6 +70,6 @@ int shmemi_coll_reduce(const char *call, shmem_team_t team, void *dest, const vo
  * when the caller is not a member.
  */
 shmem_team_t shmemi_aset_team(const char *call, int PE_start, int logPE_stride, int PE_size,
-                             long *pSync);
+                              long *pSync);
 
 #endif /* SHMEM_COLL_IMPL_H */

@@ -25,8 +25,8 @@
  * lookup and a context stays usable for its own lifetime. Written only at creation.
  */
 struct shmem_ctx_s {
-    int          start, stride, size;
-    long         options;
+    int start, stride, size;
+    long options;
     shmem_team_t team;
     struct shmem_ctx_s *prev, *next; /* the live contexts, freed at shmem_finalize */
 };
@@ -46,8 +46,8 @@ void shmemi_ctx_fini(void);
 #define SHMEMI_INLINE MM_INLINE_HOT
 
 /** @brief End the job: @p call was given SHMEM_CTX_INVALID or a bad PE for its context. */
-void shmemi_ctx_fatal(const char *call, shmem_ctx_t ctx, int pe) __attribute__((noreturn))
-SHMEMI_COLD;
+void shmemi_ctx_fatal(const char *call, shmem_ctx_t ctx, int pe)
+    __attribute__((noreturn)) SHMEMI_COLD;
 
 /** @brief End the job: @p cmp is not a SHMEM_CMP_* value. */
 void shmemi_cmp_fatal(const char *call, int cmp) __attribute__((noreturn)) SHMEMI_COLD;

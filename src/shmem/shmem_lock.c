@@ -41,8 +41,8 @@ static shmemi_lock_t *shmemi_lock_mine(const char *call, long *lock)
 }
 
 /* AMO @p op on the tail (PE 0) or node word of @p lock at @p pe; @return the old value */
-static uint32_t shmemi_lock_amo(uint32_t *word, meshmem_amo_op_t op, uint32_t value,
-                                uint32_t cond, int pe)
+static uint32_t shmemi_lock_amo(uint32_t *word, meshmem_amo_op_t op, uint32_t value, uint32_t cond,
+                                int pe)
 {
     uint64_t old = 0;
     mm_tp_amo(pe, word, op, sizeof(uint32_t), value, cond, &old);

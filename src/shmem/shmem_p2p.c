@@ -16,14 +16,14 @@ typedef bool (*shmemi_sat_fn)(const void *ivars, size_t i, int cmp, const void *
 
 /* the arguments of an array wait or test */
 typedef struct {
-    const char   *call;
+    const char *call;
     shmemi_sat_fn sat;
-    const void   *ivars;
-    size_t        nelems;
-    const int    *status; /* NULL: every element is included */
-    int           cmp;
-    const void   *values;
-    size_t        vstride; /* 0: one cmp_value for all, 1: a vector */
+    const void *ivars;
+    size_t nelems;
+    const int *status; /* NULL: every element is included */
+    int cmp;
+    const void *values;
+    size_t vstride; /* 0: one cmp_value for all, 1: a vector */
 } shmemi_p2p_t;
 
 static bool shmemi_included(const shmemi_p2p_t *a, size_t i)
@@ -249,8 +249,7 @@ static size_t shmemi_wait_some(const shmemi_p2p_t *a, size_t *indices)
     size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,                  \
                                         const int *status, int cmp, T *cmp_values)                 \
     {                                                                                              \
-        return shmemi_test_some_api(SHMEMI_P2P_ARGS(N, test_some_vector, cmp_values, 1),           \
-                                    indices);                                                      \
+        return shmemi_test_some_api(SHMEMI_P2P_ARGS(N, test_some_vector, cmp_values, 1), indices); \
     }                                                                                              \
     SHMEMI_PROFILED(shmem_##N##_test_some_vector)
 SHMEM_P2P_TYPES(SHMEMI_P2P_)

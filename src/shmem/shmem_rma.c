@@ -32,17 +32,17 @@
 /* ---- Table 5 typed routines ---- */
 
 #define SHMEMI_RMA_TYPED_(T, N)                                                                    \
-    SHMEMI_DEFINE_PAIR(void, N##_put, SHMEMI_PUT_BODY, T, T *dest, const T *source,               \
+    SHMEMI_DEFINE_PAIR(void, N##_put, SHMEMI_PUT_BODY, T, T *dest, const T *source, size_t nelems, \
+                       int pe)                                                                     \
+    SHMEMI_DEFINE_PAIR(void, N##_put_nbi, SHMEMI_PUT_NBI_BODY, T, T *dest, const T *source,        \
                        size_t nelems, int pe)                                                      \
-    SHMEMI_DEFINE_PAIR(void, N##_put_nbi, SHMEMI_PUT_NBI_BODY, T, T *dest, const T *source,           \
+    SHMEMI_DEFINE_PAIR(void, N##_get, SHMEMI_GET_BODY, T, T *dest, const T *source, size_t nelems, \
+                       int pe)                                                                     \
+    SHMEMI_DEFINE_PAIR(void, N##_get_nbi, SHMEMI_GET_NBI_BODY, T, T *dest, const T *source,        \
                        size_t nelems, int pe)                                                      \
-    SHMEMI_DEFINE_PAIR(void, N##_get, SHMEMI_GET_BODY, T, T *dest, const T *source,               \
-                       size_t nelems, int pe)                                                      \
-    SHMEMI_DEFINE_PAIR(void, N##_get_nbi, SHMEMI_GET_NBI_BODY, T, T *dest, const T *source,           \
-                       size_t nelems, int pe)                                                      \
-    SHMEMI_DEFINE_PAIR(void, N##_iput, SHMEMI_IPUT_BODY, T, T *dest, const T *source,             \
+    SHMEMI_DEFINE_PAIR(void, N##_iput, SHMEMI_IPUT_BODY, T, T *dest, const T *source,              \
                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)                        \
-    SHMEMI_DEFINE_PAIR(void, N##_iget, SHMEMI_IGET_BODY, T, T *dest, const T *source,             \
+    SHMEMI_DEFINE_PAIR(void, N##_iget, SHMEMI_IGET_BODY, T, T *dest, const T *source,              \
                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)                        \
     SHMEMI_DEFINE_PAIR(void, N##_p, SHMEMI_P_BODY, T, T *dest, T value, int pe)                    \
     SHMEMI_DEFINE_PAIR(T, N##_g, SHMEMI_G_BODY, T, const T *source, int pe)
@@ -51,17 +51,17 @@ SHMEM_RMA_TYPES(SHMEMI_RMA_TYPED_)
 /* ---- sized routines: elements of BYTES bytes (no alignment is assumed) ---- */
 
 #define SHMEMI_RMA_SIZED_(BITS, BYTES)                                                             \
-    SHMEMI_DEFINE_PAIR(void, put##BITS, SHMEMI_PUT_BODY, char[BYTES], void *dest,                 \
+    SHMEMI_DEFINE_PAIR(void, put##BITS, SHMEMI_PUT_BODY, char[BYTES], void *dest,                  \
                        const void *source, size_t nelems, int pe)                                  \
-    SHMEMI_DEFINE_PAIR(void, put##BITS##_nbi, SHMEMI_PUT_NBI_BODY, char[BYTES], void *dest,           \
+    SHMEMI_DEFINE_PAIR(void, put##BITS##_nbi, SHMEMI_PUT_NBI_BODY, char[BYTES], void *dest,        \
                        const void *source, size_t nelems, int pe)                                  \
-    SHMEMI_DEFINE_PAIR(void, get##BITS, SHMEMI_GET_BODY, char[BYTES], void *dest,                 \
+    SHMEMI_DEFINE_PAIR(void, get##BITS, SHMEMI_GET_BODY, char[BYTES], void *dest,                  \
                        const void *source, size_t nelems, int pe)                                  \
-    SHMEMI_DEFINE_PAIR(void, get##BITS##_nbi, SHMEMI_GET_NBI_BODY, char[BYTES], void *dest,           \
+    SHMEMI_DEFINE_PAIR(void, get##BITS##_nbi, SHMEMI_GET_NBI_BODY, char[BYTES], void *dest,        \
                        const void *source, size_t nelems, int pe)                                  \
-    SHMEMI_DEFINE_PAIR(void, iput##BITS, SHMEMI_IPUT_BODY, char[BYTES], void *dest,               \
+    SHMEMI_DEFINE_PAIR(void, iput##BITS, SHMEMI_IPUT_BODY, char[BYTES], void *dest,                \
                        const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)    \
-    SHMEMI_DEFINE_PAIR(void, iget##BITS, SHMEMI_IGET_BODY, char[BYTES], void *dest,               \
+    SHMEMI_DEFINE_PAIR(void, iget##BITS, SHMEMI_IGET_BODY, char[BYTES], void *dest,                \
                        const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 SHMEM_SIZED_TYPES(SHMEMI_RMA_SIZED_)
 

@@ -142,12 +142,27 @@ int _num_pes(void)
 SHMEMI_PROFILED(_num_pes)
 
 /* memory is cache coherent: nothing to invalidate or flush */
-void shmem_clear_cache_inv(void) {}
-void shmem_set_cache_inv(void) {}
-void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
-void shmem_set_cache_line_inv(void *dest) { (void)dest; }
-void shmem_udcflush(void) {}
-void shmem_udcflush_line(void *dest) { (void)dest; }
+void shmem_clear_cache_inv(void)
+{
+}
+void shmem_set_cache_inv(void)
+{
+}
+void shmem_clear_cache_line_inv(void *dest)
+{
+    (void)dest;
+}
+void shmem_set_cache_line_inv(void *dest)
+{
+    (void)dest;
+}
+void shmem_udcflush(void)
+{
+}
+void shmem_udcflush_line(void *dest)
+{
+    (void)dest;
+}
 SHMEMI_PROFILED(shmem_clear_cache_inv)
 SHMEMI_PROFILED(shmem_set_cache_inv)
 SHMEMI_PROFILED(shmem_clear_cache_line_inv)

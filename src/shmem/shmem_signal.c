@@ -20,7 +20,7 @@
                       sig_op, PE, true)
 
 #define SHMEMI_SIGNAL_TYPED_(T, N)                                                                 \
-    SHMEMI_DEFINE_PAIR(void, N##_put_signal, SHMEMI_PUT_SIGNAL_BODY, T, T *dest, const T *source, \
+    SHMEMI_DEFINE_PAIR(void, N##_put_signal, SHMEMI_PUT_SIGNAL_BODY, T, T *dest, const T *source,  \
                        size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)     \
     SHMEMI_DEFINE_PAIR(void, N##_put_signal_nbi, SHMEMI_PUT_SIGNAL_NBI_BODY, T, T *dest,           \
                        const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,        \
@@ -28,7 +28,7 @@
 SHMEM_RMA_TYPES(SHMEMI_SIGNAL_TYPED_)
 
 #define SHMEMI_SIGNAL_SIZED_(BITS, BYTES)                                                          \
-    SHMEMI_DEFINE_PAIR(void, put##BITS##_signal, SHMEMI_PUT_SIGNAL_BODY, char[BYTES], void *dest, \
+    SHMEMI_DEFINE_PAIR(void, put##BITS##_signal, SHMEMI_PUT_SIGNAL_BODY, char[BYTES], void *dest,  \
                        const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,     \
                        int sig_op, int pe)                                                         \
     SHMEMI_DEFINE_PAIR(void, put##BITS##_signal_nbi, SHMEMI_PUT_SIGNAL_NBI_BODY, char[BYTES],      \

@@ -63,7 +63,7 @@ SHMEMI_PROFILED(shmem_team_get_config)
 
 /* the number of contexts that @p config / @p mask ask for (0 by default); -1 when invalid */
 static int shmemi_team_config_contexts(const char *call, const shmem_team_config_t *config,
-                                      long mask)
+                                       long mask)
 {
     if (mask & ~SHMEM_TEAM_NUM_CONTEXTS) {
         mm_error("%s: config_mask argument (%#lx) has unknown bits", call, mask);
@@ -136,7 +136,7 @@ SHMEMI_PROFILED(shmem_team_destroy)
 /* ---- synchronisation ---- */
 
 /* the native call @p expr, naming routine @p call in its errors and in a wait that lasts */
-#define SHMEMI_NAMED(call, expr)                                                                    \
+#define SHMEMI_NAMED(call, expr)                                                                   \
     do {                                                                                           \
         mm_user_call = call;                                                                       \
         expr;                                                                                      \

@@ -36,8 +36,8 @@ uint64_t mm_tp_amo_net(int pe, void *dest, meshmem_amo_op_t op, size_t size, uin
     return old;
 }
 
-void mm_tp_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t value,
-               uint64_t cond, uint64_t *fetched)
+void mm_tp_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t value, uint64_t cond,
+               uint64_t *fetched)
 {
     uint64_t old = mm_tp_amo_at(mm_tp_ptr(dest, pe), dest, op, size, value, cond, pe);
     if (fetched)

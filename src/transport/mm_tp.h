@@ -48,7 +48,7 @@ enum { MM_TP_SHM = 0, MM_TP_NET = 1 };
 typedef struct {
     MM_ALIGNED mm_shm_peer_t shm; /* MM_TP_SHM: where its memory is mapped here */
     const mm_tp_ops_t *ops;       /* the transport's table (mm_shm_tp_ops for MM_TP_SHM) */
-    uint8_t            kind;      /* MM_TP_SHM or MM_TP_NET */
+    uint8_t kind;                 /* MM_TP_SHM or MM_TP_NET */
 } mm_tp_peer_t;
 
 /** Every world rank's entry, [nranks] (mm_tp_init). */
@@ -233,8 +233,7 @@ void mm_tp_am_send(int pe, unsigned id, const void *hdr, size_t hdr_len, const v
 
 /** @brief In the handler of a message from @p src, or later for one kept: take its data into
  * @p buf (@p len bytes); @p landed(@p arg) once there (the transport's am_recv). */
-void mm_tp_am_recv(int src, void *rx, void *buf, size_t len, void (*landed)(void *arg),
-                   void *arg);
+void mm_tp_am_recv(int src, void *rx, void *buf, size_t len, void (*landed)(void *arg), void *arg);
 
 /** @brief In the handler of a message from @p src: keep it for a later mm_tp_am_recv.
  * @return its handle. */
@@ -323,8 +322,8 @@ MM_INLINE_HOT uint64_t mm_tp_amo_at(void *local, void *dest, meshmem_amo_op_t op
 
 /** @brief mm_tp_amo_at, out of line, for an @p op and @p size known only at run time (the
  * native meshmem_atomic, locks); the old value into *@p fetched when not NULL. */
-void mm_tp_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t value,
-               uint64_t cond, uint64_t *fetched);
+void mm_tp_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t value, uint64_t cond,
+               uint64_t *fetched);
 
 /** @brief mm_tp_put_signal_at to a network peer: one active message that carries both
  * (mm_tp_am.c). */

@@ -59,9 +59,8 @@ void mm_tp_post_net(int pe, void *line, const void *body, size_t body_len, uint6
                     void *extra_dest, const void *extra, size_t extra_len)
 {
     const mm_tp_ops_t *net = mm_tp_peers[pe].ops;
-    mm_tp_post_t h = {.line = (uint64_t)((char *)line - mm_g.seg),
-                      .seq = seq,
-                      .body_len = (uint32_t)body_len};
+    mm_tp_post_t h = {
+        .line = (uint64_t)((char *)line - mm_g.seg), .seq = seq, .body_len = (uint32_t)body_len};
     if (body_len + extra_len > net->am_eager_max) {
         /* large: the bytes first, complete at the peer, then a post without them */
         net->put(pe, extra_dest, extra, extra_len);
@@ -82,8 +81,8 @@ void mm_tp_post_net(int pe, void *line, const void *body, size_t body_len, uint6
 }
 
 /* a post arrives: check that it lies in this rank's memory, then apply it */
-static void mm_tp_on_post(int src, unsigned id, const void *hdr, size_t hdr_len,
-                          const void *data, size_t len, void *rx)
+static void mm_tp_on_post(int src, unsigned id, const void *hdr, size_t hdr_len, const void *data,
+                          size_t len, void *rx)
 {
     (void)id;
     mm_tp_post_t h;
@@ -136,14 +135,14 @@ void mm_tp_put_signal_net(int pe, void *dest, const void *src, size_t n, uint64_
      * to take the data, which a target busy computing does when its progress thread runs) and
      * completes by quiet or fence, as a put_nbi */
     net->am_send(pe, MM_TP_AM_SIGNAL, &h, sizeof(h), &iov, 1,
-                                 MM_TP_AM_PUT | (nbi ? 0 : MM_TP_AM_WAIT), NULL);
+                 MM_TP_AM_PUT | (nbi ? 0 : MM_TP_AM_WAIT), NULL);
 }
 
 /* a put with signal's signal, kept until its data is in place */
 typedef struct {
     _Atomic uint64_t *word;
-    uint64_t          value;
-    uint32_t          op;
+    uint64_t value;
+    uint32_t op;
 } mm_tp_signal_at_t;
 
 /* the signal, once the data is in place (seq_cst: the waker's half of the sleeper check) */
@@ -163,8 +162,8 @@ static void mm_tp_signal_landed(void *arg)
     free(arg);
 }
 
-static void mm_tp_on_signal(int src, unsigned id, const void *hdr, size_t hdr_len,
-                            const void *data, size_t len, void *rx)
+static void mm_tp_on_signal(int src, unsigned id, const void *hdr, size_t hdr_len, const void *data,
+                            size_t len, void *rx)
 {
     (void)id;
     mm_tp_signal_t h;
@@ -218,8 +217,7 @@ void mm_tp_am_send(int pe, unsigned id, const void *hdr, size_t hdr_len, const v
     mm_tp_peers[pe].ops->am_send(pe, id, hdr, hdr_len, &iov, 1, flags, pending);
 }
 
-void mm_tp_am_recv(int src, void *rx, void *buf, size_t len, void (*landed)(void *arg),
-                   void *arg)
+void mm_tp_am_recv(int src, void *rx, void *buf, size_t len, void (*landed)(void *arg), void *arg)
 {
     mm_tp_peers[src].ops->am_recv(rx, buf, len, landed, arg);
 }

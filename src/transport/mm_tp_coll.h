@@ -32,11 +32,11 @@
 
 /** A team, as a transport's collectives see it. Written when the team is created. */
 typedef struct {
-    int   start, stride, size; /* members: world ranks start + i * stride, i < size */
-    int   my_rank;             /* this member's number */
-    int   slot;                /* the team's sync slot, the same on every member (a name for
+    int start, stride, size; /* members: world ranks start + i * stride, i < size */
+    int my_rank;             /* this member's number */
+    int slot;                /* the team's sync slot, the same on every member (a name for
                                   the team the members agree on) */
-    void *ctx;                 /* the transport's own, from team_init */
+    void *ctx;               /* the transport's own, from team_init */
 } mm_tp_group_t;
 
 typedef struct mm_tp_coll_ops {

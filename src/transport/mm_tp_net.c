@@ -52,8 +52,8 @@ static int mm_tp_nets_check(void)
     for (int i = 0, code; (code = mm_config_net_at(mm_config.net, i)) != 0; i++) {
         const char *name = mm_tp_net_names[code - 1];
         if (!mm_tp_net_built(name)) {
-            mm_error("MESHMEM_NET=%s: network %s is not built into this meshmem (built: %s)",
-                     set, name, *MESHMEM_NETS_BUILT ? MESHMEM_NETS_BUILT : "none");
+            mm_error("MESHMEM_NET=%s: network %s is not built into this meshmem (built: %s)", set,
+                     name, *MESHMEM_NETS_BUILT ? MESHMEM_NETS_BUILT : "none");
             return -1;
         }
     }
@@ -72,8 +72,10 @@ static const char *mm_tp_net_missing(const mm_tp_ops_t *ops)
     MM_TP_NEEDS(fence) MM_TP_NEEDS(quiet) MM_TP_NEEDS(am_send) MM_TP_NEEDS(am_recv)
     MM_TP_NEEDS(am_keep) MM_TP_NEEDS(am_drop) MM_TP_NEEDS(progress)
 #undef MM_TP_NEEDS
-    /* clang-format on */
-    return ops->am_eager_max == 0 ? "am_eager_max" : NULL;
+            /* clang-format on */
+            return ops->am_eager_max == 0
+        ? "am_eager_max"
+        : NULL;
 }
 
 /* load network @p name's plugin. @return its operations, or NULL after logging why */

@@ -58,8 +58,8 @@ enum {
  * message for later (am_keep), or reads @p data and returns; a message whose data did not come
  * must be taken or kept.
  */
-typedef void (*mm_tp_am_fn)(int src, unsigned id, const void *hdr, size_t hdr_len,
-                            const void *data, size_t len, void *rx);
+typedef void (*mm_tp_am_fn)(int src, unsigned id, const void *hdr, size_t hdr_len, const void *data,
+                            size_t len, void *rx);
 
 typedef struct mm_tp_ops {
     const char *name;
@@ -88,8 +88,8 @@ typedef struct mm_tp_ops {
      * naturally aligned); @p value and @p cond as meshmem_atomic; the old value into
      * *@p fetched when not NULL. Atomic with respect to every other rank's AMOs on the word,
      * the CPU atomics of the target's node included. */
-    void (*amo)(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t value,
-                uint64_t cond, uint64_t *fetched);
+    void (*amo)(int pe, void *dest, meshmem_amo_op_t op, size_t size, uint64_t value, uint64_t cond,
+                uint64_t *fetched);
     /** Order: what this rank issued to any peer before, before what it issues after. */
     void (*fence)(void);
     /** Complete: every put, get, AMO and MM_TP_AM_PUT message issued so far is done at its

@@ -20,8 +20,8 @@ enum { MM_TP_SEG = 0, MM_TP_DATA = 1 };
 
 /** @return true when [@p off, @p off + @p len) lies in @p region (MM_TP_SEG, of @p seg_bytes,
  * or MM_TP_DATA, of @p data_size); arranged so that no sum of untrusted values can wrap. */
-static inline bool mm_tp_wire_within(uint32_t region, uint64_t off, uint64_t len,
-                                     size_t seg_bytes, size_t data_size)
+static inline bool mm_tp_wire_within(uint32_t region, uint64_t off, uint64_t len, size_t seg_bytes,
+                                     size_t data_size)
 {
     if (region > MM_TP_DATA)
         return false;
@@ -35,9 +35,9 @@ static inline bool mm_tp_wire_within(uint32_t region, uint64_t off, uint64_t len
  * bytes, the body, then raises the sequence word, as a writer of the node would.
  */
 typedef struct {
-    uint64_t line;       /* offset of the line in the target's segment */
+    uint64_t line; /* offset of the line in the target's segment */
     uint64_t seq;
-    uint64_t extra_off;  /* offset of the extra bytes in their region */
+    uint64_t extra_off; /* offset of the extra bytes in their region */
     uint64_t extra_len;
     uint32_t body_len;
     uint32_t extra_region;
@@ -70,9 +70,9 @@ typedef struct {
     uint64_t len;
     uint64_t sig_off;
     uint64_t value;
-    uint32_t region;     /* MM_TP_SEG or MM_TP_DATA */
+    uint32_t region; /* MM_TP_SEG or MM_TP_DATA */
     uint32_t sig_region;
-    uint32_t op;         /* 0: set, 1: add (MESHMEM_SIGNAL_SET, _ADD) */
+    uint32_t op; /* 0: set, 1: add (MESHMEM_SIGNAL_SET, _ADD) */
     uint32_t pad;
 } mm_tp_signal_t;
 

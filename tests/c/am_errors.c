@@ -17,8 +17,7 @@ static void on_req(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_a
 {
     (void)buf, (void)n, (void)a, (void)na;
     /* no requests from a handler */
-    CHECK(meshmem_am_request_short(meshmem_am_token_rank(t), H_REQ, 0, NULL) ==
-          MESHMEM_ERR_STATE);
+    CHECK(meshmem_am_request_short(meshmem_am_token_rank(t), H_REQ, 0, NULL) == MESHMEM_ERR_STATE);
     CHECK(meshmem_am_quiet() == MESHMEM_ERR_STATE);
     CHECK(meshmem_am_poll() == 0); /* handlers do not nest */
     CHECK(meshmem_am_reply_short(t, H_REP, 0, NULL) == MESHMEM_OK);
@@ -32,8 +31,7 @@ static void on_rep(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_a
     atomic_fetch_add(&got, 1);
 }
 
-static void on_fixed(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a,
-                     int na)
+static void on_fixed(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a, int na)
 {
     (void)t, (void)buf, (void)n, (void)a;
     CHECK(na == 2);
@@ -56,12 +54,12 @@ int main(void)
     char *sym = meshmem_malloc(1024);
     char local[64];
 
-    CHECK(meshmem_am_request_short(peer, 77, 0, NULL) == MESHMEM_ERR_ARG);   /* unregistered */
-    CHECK(meshmem_am_request_short(peer, -1, 0, NULL) == MESHMEM_ERR_ARG);   /* out of range */
-    CHECK(meshmem_am_request_short(peer, 256, 0, NULL) == MESHMEM_ERR_ARG);  /* runtime's */
-    CHECK(meshmem_am_request_short(peer, H_FIXED, 2, a) == MESHMEM_ERR_ARG); /* other kind */
+    CHECK(meshmem_am_request_short(peer, 77, 0, NULL) == MESHMEM_ERR_ARG);    /* unregistered */
+    CHECK(meshmem_am_request_short(peer, -1, 0, NULL) == MESHMEM_ERR_ARG);    /* out of range */
+    CHECK(meshmem_am_request_short(peer, 256, 0, NULL) == MESHMEM_ERR_ARG);   /* runtime's */
+    CHECK(meshmem_am_request_short(peer, H_FIXED, 2, a) == MESHMEM_ERR_ARG);  /* other kind */
     CHECK(meshmem_am_request_short(peer, H_REP, 0, NULL) == MESHMEM_ERR_ARG); /* reply only */
-    CHECK(meshmem_am_request_short(peer, H_REQ, 17, a) == MESHMEM_ERR_ARG);  /* > 16 args */
+    CHECK(meshmem_am_request_short(peer, H_REQ, 17, a) == MESHMEM_ERR_ARG);   /* > 16 args */
     CHECK(meshmem_am_request_medium(peer, H_FIXED, local, 8, 3, a) == MESHMEM_ERR_ARG);
     CHECK(meshmem_am_request_medium(peer, H_FIXED, big, meshmem_am_max_medium() + 1, 2, a) ==
           MESHMEM_ERR_ARG); /* oversized payload */

@@ -15,13 +15,12 @@ int mm_test_rank_hint = -1;
 enum { H_COUNT = 1, H_ACK = 2, FLOOD = 600, ALL = 150 };
 
 static int me, npes;
-static _Atomic int64_t *from;  /* [npes] requests handled, per sender (atomic: the progress
+static _Atomic int64_t *from; /* [npes] requests handled, per sender (atomic: the progress
                                   thread writes them, and TSan sees no order through peers) */
-static _Atomic int64_t acks;   /* replies handled here */
+static _Atomic int64_t acks;  /* replies handled here */
 static _Atomic int64_t handled;
 
-static void on_count(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a,
-                     int na)
+static void on_count(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a, int na)
 {
     int src = meshmem_am_token_rank(t);
     /* per sender, requests are handled in the order they were sent */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AM_FUZZ_SLOT 512
+#define AM_FUZZ_SLOT      512
 #define AM_FUZZ_MAX_INPUT (AM_FUZZ_SLOT + 64)
 
 #define AM_FUZZ_FAIL(what)                                                                         \
@@ -54,7 +54,9 @@ static inline mm_am_limits_t am_fuzz_limits(void)
         am_fz_region[0] = malloc(am_fz_region_size[0]);
         am_fz_region[1] = malloc(am_fz_region_size[1]);
     }
-    mm_am_limits_t lim = {.kinds = am_fz_kinds, .flags = am_fz_flags, .nargs = am_fz_nargs,
+    mm_am_limits_t lim = {.kinds = am_fz_kinds,
+                          .flags = am_fz_flags,
+                          .nargs = am_fz_nargs,
                           .slot_bytes = AM_FUZZ_SLOT,
                           .region_base = {am_fz_region[0], am_fz_region[1]},
                           .region_size = {am_fz_region_size[0], am_fz_region_size[1]}};
@@ -91,8 +93,8 @@ static inline int am_fuzz_one(const uint8_t *data, size_t len)
         CHECK(m.nbytes == 0 && m.payload == NULL && m.dest == NULL);
     if (m.kind == MM_AM_LONG) {
         int r = m.dest >= am_fz_region[1] && m.dest <= am_fz_region[1] + am_fz_region_size[1];
-        if (!(m.dest >= am_fz_region[r] && m.dest + m.nbytes <= am_fz_region[r] +
-                                                                 am_fz_region_size[r]))
+        if (!(m.dest >= am_fz_region[r] &&
+              m.dest + m.nbytes <= am_fz_region[r] + am_fz_region_size[r]))
             AM_FUZZ_FAIL("LONG destination outside its region");
         if (m.payload)
             memcpy(m.dest, m.payload, m.nbytes); /* what the receiver does */
@@ -115,15 +117,20 @@ static inline int am_fuzz_valid_accepted(void)
         h = (mm_am_hdr_t){.handler = 0, .kind = MM_AM_SHORT, .nargs = (uint8_t)nargs};
         memcpy(slot, &h, sizeof h);
         ok &= mm_am_decode(slot, &lim, false, &m) == MM_AM_OK;
-        h = (mm_am_hdr_t){.handler = 1, .kind = MM_AM_MEDIUM, .nargs = (uint8_t)nargs,
-                          .nbytes = (uint32_t)room};
+        h = (mm_am_hdr_t){
+            .handler = 1, .kind = MM_AM_MEDIUM, .nargs = (uint8_t)nargs, .nbytes = (uint32_t)room};
         memcpy(slot, &h, sizeof h);
         ok &= mm_am_decode(slot, &lim, false, &m) == MM_AM_OK && m.nbytes == room;
         h.nbytes = (uint32_t)room + 1;
         memcpy(slot, &h, sizeof h);
         ok &= mm_am_decode(slot, &lim, false, &m) == MM_AM_ESIZE;
-        h = (mm_am_hdr_t){.handler = 5, .kind = MM_AM_LONG, .flags = MM_AM_F_REPLY,
-                          .nargs = (uint8_t)nargs, .region = 1, .nbytes = 4096, .offset = 0};
+        h = (mm_am_hdr_t){.handler = 5,
+                          .kind = MM_AM_LONG,
+                          .flags = MM_AM_F_REPLY,
+                          .nargs = (uint8_t)nargs,
+                          .region = 1,
+                          .nbytes = 4096,
+                          .offset = 0};
         memcpy(slot, &h, sizeof h);
         ok &= mm_am_decode(slot, &lim, true, &m) == MM_AM_OK;
         h.offset = 1;

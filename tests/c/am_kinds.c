@@ -10,15 +10,21 @@
 
 int mm_test_rank_hint = -1;
 
-enum { H_REQ_SHORT = 3, H_REQ_MEDIUM = 10, H_REQ_LONG = 200,
-       H_REP_SHORT = 4, H_REP_MEDIUM = 11, H_REP_LONG = 255 };
+enum {
+    H_REQ_SHORT = 3,
+    H_REQ_MEDIUM = 10,
+    H_REQ_LONG = 200,
+    H_REP_SHORT = 4,
+    H_REP_MEDIUM = 11,
+    H_REP_LONG = 255
+};
 
 static int me, npes;
-static size_t long_max;             /* largest LONG tested */
-static unsigned char *req_area;     /* symmetric [npes][long_max]: LONG requests from each rank */
-static unsigned char *rep_area;     /* symmetric [npes][long_max]: LONG replies from each rank */
-static _Atomic int64_t replies;     /* replies handled here */
-static _Atomic int64_t requests;    /* requests handled here */
+static size_t long_max;          /* largest LONG tested */
+static unsigned char *req_area;  /* symmetric [npes][long_max]: LONG requests from each rank */
+static unsigned char *rep_area;  /* symmetric [npes][long_max]: LONG replies from each rank */
+static _Atomic int64_t replies;  /* replies handled here */
+static _Atomic int64_t requests; /* requests handled here */
 
 static void check_args(int src, int dst, const meshmem_am_arg_t *a, int nargs)
 {
@@ -50,8 +56,8 @@ static void on_request(meshmem_am_token_t t, void *buf, size_t n, const meshmem_
         CHECK(meshmem_am_reply_medium(t, H_REP_MEDIUM, echo, n, nargs, back) == MESHMEM_OK);
     } else {
         CHECK((unsigned char *)buf == req_area + (size_t)src * long_max);
-        CHECK(meshmem_am_reply_long(t, H_REP_LONG, echo, n, rep_area + (size_t)me * long_max,
-                                    nargs, back) == MESHMEM_OK);
+        CHECK(meshmem_am_reply_long(t, H_REP_LONG, echo, n, rep_area + (size_t)me * long_max, nargs,
+                                    back) == MESHMEM_OK);
     }
     free(echo);
 }
@@ -73,12 +79,12 @@ static void on_reply(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am
 }
 
 #define KIND_HANDLERS(K, k)                                                                        \
-    static void req_##k(meshmem_am_token_t t, void *b, size_t n, const meshmem_am_arg_t *a,       \
+    static void req_##k(meshmem_am_token_t t, void *b, size_t n, const meshmem_am_arg_t *a,        \
                         int na)                                                                    \
     {                                                                                              \
         on_request(t, b, n, a, na, K);                                                             \
     }                                                                                              \
-    static void rep_##k(meshmem_am_token_t t, void *b, size_t n, const meshmem_am_arg_t *a,       \
+    static void rep_##k(meshmem_am_token_t t, void *b, size_t n, const meshmem_am_arg_t *a,        \
                         int na)                                                                    \
     {                                                                                              \
         on_reply(t, b, n, a, na, K);                                                               \
@@ -101,8 +107,8 @@ static void round_trip(int dst, int kind, int nargs, size_t n, unsigned char *pa
     else if (kind == MESHMEM_AM_MEDIUM)
         st = meshmem_am_request_medium(dst, H_REQ_MEDIUM, payload, n, nargs, a);
     else
-        st = meshmem_am_request_long(dst, H_REQ_LONG, payload, n,
-                                     req_area + (size_t)me * long_max, nargs, a);
+        st = meshmem_am_request_long(dst, H_REQ_LONG, payload, n, req_area + (size_t)me * long_max,
+                                     nargs, a);
     CHECK(st == MESHMEM_OK);
     am_wait_ge(&replies, before + 1);
 }
@@ -132,8 +138,14 @@ int main(void)
     };
     CHECK(meshmem_am_register(table, 6) == MESHMEM_OK);
 
-    size_t sizes[] = {0, 1, 7, 8, 9, 63, 64, 65, 1000, mmax - 1, mmax, /* LONG only: */
-                      mmax + 1, 2 * mmax + 3, long_max};
+    size_t sizes[] = {0,        1,
+                      7,        8,
+                      9,        63,
+                      64,       65,
+                      1000,     mmax - 1,
+                      mmax, /* LONG only: */
+                      mmax + 1, 2 * mmax + 3,
+                      long_max};
     const int nmed = 11, nlong = 14;
     unsigned char *payload = malloc(long_max);
     CHECK(payload != NULL);

@@ -38,8 +38,18 @@ static void check_batches(unsigned char *buf, size_t es, size_t batch, size_t ca
     CHECK(meshmem_stream_open(&out, buf, es, cap, &bsig, batch, me, right) == MESHMEM_OK);
     CHECK(meshmem_stream_open(&in, buf, es, cap, &bsig, batch, left, me) == MESHMEM_OK);
     /* group sizes: one, a batch, several batches and a bit, the rest of a batch, ... */
-    size_t groups[] = {1, batch, 3 * batch + 2, batch - 1 ? batch - 1 : 1, 1, 1, 2 * batch,
-                       5, 0 /* flush */, batch, 1, 7};
+    size_t groups[] = {1,
+                       batch,
+                       3 * batch + 2,
+                       batch - 1 ? batch - 1 : 1,
+                       1,
+                       1,
+                       2 * batch,
+                       5,
+                       0 /* flush */,
+                       batch,
+                       1,
+                       7};
     size_t pushed = 0, want = 0;
     for (size_t k = 0; k < sizeof groups / sizeof groups[0]; k++) {
         size_t g = groups[k];
@@ -70,7 +80,7 @@ static void check_batches(unsigned char *buf, size_t es, size_t batch, size_t ca
     CHECK(meshmem_stream_push(&out, extra, 1) == MESHMEM_ERR_ARG);
     CHECK(meshmem_stream_close(&out) == MESHMEM_OK);
     CHECK(meshmem_stream_push1(&out, extra) == MESHMEM_ERR_STATE); /* closed */
-    CHECK_EQ_LL(meshmem_stream_wait(&in, cap + 1), cap); /* returns at the end only */
+    CHECK_EQ_LL(meshmem_stream_wait(&in, cap + 1), cap);           /* returns at the end only */
     CHECK(meshmem_stream_ended(&in));
     for (size_t j = 0; j < cap * es; j++)
         CHECK(buf[j] == (unsigned char)(left * 29 + j * 7 + 3));
@@ -141,7 +151,7 @@ int main(void)
     }
     /* batch boundaries: (element size, N, capacity) */
     meshmem_barrier(MESHMEM_TEAM_WORLD);
-    static const size_t cfg[][3] = {{4, 1, 50}, {4, 7, 50}, {4, 64, 50}, {8, 5, 48},
+    static const size_t cfg[][3] = {{4, 1, 50},  {4, 7, 50},   {4, 64, 50}, {8, 5, 48},
                                     {12, 3, 31}, {4, 16, 200}, {4, 50, 50}};
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++)
         check_batches((unsigned char *)buf, cfg[c][0], cfg[c][1], cfg[c][2], me, right, left);
@@ -154,8 +164,7 @@ int main(void)
     CHECK(meshmem_stream_push1(&s, three) == MESHMEM_OK);
     CHECK(meshmem_stream_push1(&s, three) == MESHMEM_ERR_ARG); /* capacity 2 */
     float local[4];
-    CHECK(meshmem_stream_open(&s, local, 4, 4, &sig[0], 1, me, right) ==
-          MESHMEM_ERR_NOT_SYMMETRIC);
+    CHECK(meshmem_stream_open(&s, local, 4, 4, &sig[0], 1, me, right) == MESHMEM_ERR_NOT_SYMMETRIC);
     CHECK(meshmem_stream_open(&s, buf, 4, 4, &sig[0], 0, me, right) == MESHMEM_ERR_ARG);
     meshmem_barrier(MESHMEM_TEAM_WORLD);
     meshmem_free(buf);

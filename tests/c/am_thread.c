@@ -21,8 +21,7 @@ static void on_add(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_a
     CHECK(meshmem_am_reply_short(t, H_DONE, 0, NULL) == MESHMEM_OK);
 }
 
-static void on_done(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a,
-                    int na)
+static void on_done(meshmem_am_token_t t, void *buf, size_t n, const meshmem_am_arg_t *a, int na)
 {
     (void)t, (void)buf, (void)n, (void)a, (void)na;
     atomic_fetch_add(&done, 1);

@@ -25,8 +25,8 @@
 int mm_test_rank_hint = -1;
 static int me, np;
 
-#define MAXC  20000 /* elements per block: 80 KB of int32, far above the 4 KB eager size */
-#define BUFB  ((size_t)MAXC * 8 * 8 + 4096)
+#define MAXC 20000 /* elements per block: 80 KB of int32, far above the 4 KB eager size */
+#define BUFB ((size_t)MAXC * 8 * 8 + 4096)
 static char *symbuf[4], *privbuf[4];
 
 static uint32_t mix(uint32_t x)
@@ -43,7 +43,8 @@ static uint32_t mix(uint32_t x)
 static int32_t ival(int r, size_t i, int s)
 {
     return (int32_t)(mix((uint32_t)r * 7919u + (uint32_t)i * 104729u + (uint32_t)s * 15485863u) %
-                     2001u) - 1000;
+                     2001u) -
+           1000;
 }
 
 static double dval(int r, size_t i, int s)
@@ -304,7 +305,7 @@ static void sym_compare(meshmem_team_t t)
             char *s = from_sym ? ssrc : src;
             for (size_t i = 0; i < nb * (size_t)n; i++)
                 s[i] = (char)mix((uint32_t)(r * 1000003 + (int)i + (int)si));
-            for (int root = 0; root < n; root += n > 3 ? 3 : 1) {
+            for (int root = 0; root<n; root += n> 3 ? 3 : 1) {
                 memset(d1, 1, nb);
                 memset(d2, 2, nb);
                 CHECK(meshmem_broadcast(t, d1, s, nb, root) == 0);

@@ -132,8 +132,8 @@ static void test_bcast_scatter_gather(meshmem_team_t team, int sym)
                 b[i] = r == root && i / (c ? c : 1) == (size_t)root ? val(r, i % c, 7) : -1;
             for (size_t i = 0; i < c; i++)
                 a[i] = val(r, i, 7);
-            CHECK(meshmem_coll_gather(team, r == root ? MESHMEM_IN_PLACE : a, b, c,
-                                      MESHMEM_INT32, root, MESHMEM_ALGO_AUTO) == 0);
+            CHECK(meshmem_coll_gather(team, r == root ? MESHMEM_IN_PLACE : a, b, c, MESHMEM_INT32,
+                                      root, MESHMEM_ALGO_AUTO) == 0);
             if (r == root)
                 for (int j = 0; j < n; j++)
                     for (size_t i = 0; i < c; i++)
@@ -277,10 +277,9 @@ static void test_reduce_rounds(meshmem_team_t team, int sym)
 static void test_reductions(meshmem_team_t team, int sym)
 {
     int n = meshmem_team_size(team), r = meshmem_team_rank(team);
-    static const meshmem_algo_t algos[] = {MESHMEM_ALGO_AUTO, MESHMEM_ALGO_ONESTEP,
-                                           MESHMEM_ALGO_AGGRESSIVE, MESHMEM_ALGO_NAIVE,
-                                           MESHMEM_ALGO_RING, MESHMEM_ALGO_RECDBL,
-                                           MESHMEM_ALGO_LEADER};
+    static const meshmem_algo_t algos[] = {
+        MESHMEM_ALGO_AUTO, MESHMEM_ALGO_ONESTEP, MESHMEM_ALGO_AGGRESSIVE, MESHMEM_ALGO_NAIVE,
+        MESHMEM_ALGO_RING, MESHMEM_ALGO_RECDBL,  MESHMEM_ALGO_LEADER};
     for (size_t ci = 0; ci < NCOUNTS; ci++) {
         size_t c = counts[ci];
         int64_t *a = buf_alloc(c * 8 * (size_t)n, sym), *b = buf_alloc(c * 8 * (size_t)n, sym);
@@ -308,8 +307,7 @@ static void test_reductions(meshmem_team_t team, int sym)
                 fa[i] = 1.0 / (double)(val(r, i, 9) % 1000 + 3) * (r % 2 ? 1e-8 : 1e8);
             CHECK(meshmem_coll_allreduce(team, fa, fb, c, MESHMEM_FLOAT64, MESHMEM_OP_SUM, algo) ==
                   0);
-            CHECK(meshmem_coll_bcast(team, fb, c, MESHMEM_FLOAT64, 0, MESHMEM_ALGO_AUTO) == 0 ||
-                  1);
+            CHECK(meshmem_coll_bcast(team, fb, c, MESHMEM_FLOAT64, 0, MESHMEM_ALGO_AUTO) == 0 || 1);
             memcpy(fc, fb, c * 8);
             CHECK(meshmem_coll_allreduce(team, fa, fb, c, MESHMEM_FLOAT64, MESHMEM_OP_SUM, algo) ==
                   0);
@@ -341,8 +339,8 @@ static void test_reductions(meshmem_team_t team, int sym)
             for (size_t i = 0; i < c; i++)
                 b[i] = val(r, i, 12);
             CHECK(meshmem_coll_reduce(team, MESHMEM_IN_PLACE, b, c, MESHMEM_INT64, MESHMEM_OP_SUM,
-                                      rt, r % 2 ? MESHMEM_ALGO_AGGRESSIVE : MESHMEM_ALGO_AUTO) ==
-                  0);
+                                      rt,
+                                      r % 2 ? MESHMEM_ALGO_AGGRESSIVE : MESHMEM_ALGO_AUTO) == 0);
             if (r == rt)
                 for (size_t i = 0; i < c; i++)
                     CHECK_EQ_LL(b[i], sum_over_ranks(n, i, 12));

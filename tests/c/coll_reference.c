@@ -45,8 +45,8 @@ static void mm_coll_done_all(struct meshmem_team *t, uint64_t seq)
         mm_coll_wait(t, (t->my_rank + t->size - k) % t->size, MM_FLAG_DONE, seq);
     mm_coll_end(t, seq);
 }
-meshmem_status_t mm_ref_broadcast(meshmem_team_t team, void *dest, const void *src,
-                                   size_t nbytes, int root)
+meshmem_status_t mm_ref_broadcast(meshmem_team_t team, void *dest, const void *src, size_t nbytes,
+                                  int root)
 {
     MM_CHECK_INIT("mm_ref_broadcast");
     struct meshmem_team *t = mm_symmetric_rooted(team, root);
@@ -83,7 +83,8 @@ meshmem_status_t mm_ref_collect(meshmem_team_t team, void *dest, const void *src
     if (sizes == NULL)
         return MESHMEM_ERR_NOMEM;
     uint64_t mine = nbytes;
-    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_EXCHANGE, 0), &mine, 1, sizes);
+    uint64_t seq =
+        mm_coll_exchange_open(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_EXCHANGE, 0), &mine, 1, sizes);
     size_t offset = 0, total = 0;
     for (int r = 0; r < t->size; r++) {
         if (r < t->my_rank)
@@ -104,12 +105,12 @@ static meshmem_status_t mm_ref_blocks(const char *call, meshmem_team_t team, voi
                                       const void *src, size_t nbytes, size_t stride)
 {
     struct meshmem_team *t = mm_team_checked(call, team);
-    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_EXCHANGE, 0), NULL, 0, NULL);
+    uint64_t seq =
+        mm_coll_exchange_open(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_EXCHANGE, 0), NULL, 0, NULL);
     for (int k = 0; k < t->size; k++) {
         int r = (t->my_rank + k) % t->size;
         mm_ref_write(call, dest, nbytes * (size_t)t->size, nbytes * (size_t)t->my_rank,
-                     (const char *)src + nbytes * stride * (size_t)r, nbytes,
-                     mm_team_world(t, r));
+                     (const char *)src + nbytes * stride * (size_t)r, nbytes, mm_team_world(t, r));
     }
     mm_coll_done_all(t, seq);
     return MESHMEM_OK;
@@ -127,8 +128,8 @@ meshmem_status_t mm_ref_alltoall(meshmem_team_t team, void *dest, const void *sr
     return mm_ref_blocks("shmem_alltoall", team, dest, src, nbytes, 1);
 }
 
-meshmem_status_t mm_ref_alltoalls(meshmem_team_t team, void *dest, const void *src,
-                                   ptrdiff_t dst, ptrdiff_t sst, size_t esize, size_t nelems)
+meshmem_status_t mm_ref_alltoalls(meshmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                                  ptrdiff_t sst, size_t esize, size_t nelems)
 {
     MM_CHECK_INIT("mm_ref_alltoalls");
     struct meshmem_team *t = mm_team_checked("shmem_alltoalls", team);
@@ -136,7 +137,8 @@ meshmem_status_t mm_ref_alltoalls(meshmem_team_t team, void *dest, const void *s
         mm_error("shmem_alltoalls: dst (%td) and sst (%td) must be at least 1", dst, sst);
         return MESHMEM_ERR_ARG;
     }
-    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_EXCHANGE, 0), NULL, 0, NULL);
+    uint64_t seq =
+        mm_coll_exchange_open(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_EXCHANGE, 0), NULL, 0, NULL);
     /* the last element written is ((size*nelems - 1)*dst) */
     size_t span = nelems ? (((size_t)t->size * nelems - 1) * (size_t)dst + 1) * esize : 0;
     for (int k = 0; k < t->size; k++) {
@@ -145,16 +147,16 @@ meshmem_status_t mm_ref_alltoalls(meshmem_team_t team, void *dest, const void *s
         for (size_t i = 0; i < nelems; i++) {
             size_t di = ((size_t)t->my_rank * nelems + i) * (size_t)dst;
             size_t si = ((size_t)r * nelems + i) * (size_t)sst;
-            mm_ref_write("shmem_alltoalls", dest, span, di * esize,
-                         (const char *)src + si * esize, esize, mm_team_world(t, r));
+            mm_ref_write("shmem_alltoalls", dest, span, di * esize, (const char *)src + si * esize,
+                         esize, mm_team_world(t, r));
         }
     }
     mm_coll_done_all(t, seq);
     return MESHMEM_OK;
 }
 
-meshmem_status_t mm_ref_allreduce(meshmem_team_t team, void *dest, const void *src,
-                                   size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+meshmem_status_t mm_ref_allreduce(meshmem_team_t team, void *dest, const void *src, size_t count,
+                                  meshmem_dtype_t dtype, meshmem_op_t op)
 {
     MM_CHECK_INIT("mm_ref_allreduce");
     meshmem_status_t st = mm_symmetric_reduce_check(team, src, count, dtype, op);
@@ -168,7 +170,8 @@ meshmem_status_t mm_ref_allreduce(meshmem_team_t team, void *dest, const void *s
         free(peer);
         return MESHMEM_ERR_NOMEM;
     }
-    uint64_t seq = mm_coll_exchange_open(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_EXCHANGE, 0), NULL, 0, NULL);
+    uint64_t seq =
+        mm_coll_exchange_open(t, MM_FLAG_ARRIVE, MM_CALL_TAG(MM_CALL_EXCHANGE, 0), NULL, 0, NULL);
     if (bytes) {
         /* the same order (member 0 first) on every member: bitwise identical results */
         mm_tp_get(acc, src, bytes, mm_team_world(t, 0));

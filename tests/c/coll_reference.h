@@ -14,8 +14,8 @@
 #include <stddef.h>
 
 /** @brief Reference meshmem_broadcast. */
-meshmem_status_t mm_ref_broadcast(meshmem_team_t team, void *dest, const void *src,
-                                  size_t nbytes, int root);
+meshmem_status_t mm_ref_broadcast(meshmem_team_t team, void *dest, const void *src, size_t nbytes,
+                                  int root);
 /** @brief Reference meshmem_collect. */
 meshmem_status_t mm_ref_collect(meshmem_team_t team, void *dest, const void *src, size_t nbytes);
 /** @brief Reference meshmem_fcollect. */
@@ -23,10 +23,10 @@ meshmem_status_t mm_ref_fcollect(meshmem_team_t team, void *dest, const void *sr
 /** @brief Reference meshmem_alltoall. */
 meshmem_status_t mm_ref_alltoall(meshmem_team_t team, void *dest, const void *src, size_t nbytes);
 /** @brief Reference meshmem_alltoalls. */
-meshmem_status_t mm_ref_alltoalls(meshmem_team_t team, void *dest, const void *src,
-                                  ptrdiff_t dst, ptrdiff_t sst, size_t esize, size_t nelems);
+meshmem_status_t mm_ref_alltoalls(meshmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                                  ptrdiff_t sst, size_t esize, size_t nelems);
 /** @brief Reference meshmem_allreduce. */
-meshmem_status_t mm_ref_allreduce(meshmem_team_t team, void *dest, const void *src,
-                                  size_t count, meshmem_dtype_t dtype, meshmem_op_t op);
+meshmem_status_t mm_ref_allreduce(meshmem_team_t team, void *dest, const void *src, size_t count,
+                                  meshmem_dtype_t dtype, meshmem_op_t op);
 
 #endif

@@ -140,9 +140,9 @@ static int run_ok(void)
 static bool shmem_mode(const char *mode)
 {
     static const char *const modes[] = {
-        "root-differs", "op-differs", "split-differs", "malloc-barrier", "malloc-alltoall",
-        "dead-team", "madeup-team", "dead-ctx", "null-put", "null-get", "null-iput",
-        "null-put-nbi", "null-zero", "split-invalid", "barrier-alone"};
+        "root-differs", "op-differs",   "split-differs", "malloc-barrier", "malloc-alltoall",
+        "dead-team",    "madeup-team",  "dead-ctx",      "null-put",       "null-get",
+        "null-iput",    "null-put-nbi", "null-zero",     "split-invalid",  "barrier-alone"};
     for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
         if (!strcmp(mode, modes[i]))
             return true;
@@ -211,7 +211,8 @@ static int run_shmem(const char *mode)
         fprintf(stderr, "fault_prog: rank %d: differing split sizes went unnoticed\n", me);
         return 99;
     } else if (!strcmp(mode, "malloc-barrier") || !strcmp(mode, "malloc-alltoall")) {
-        int *src = shmem_calloc((size_t)n, sizeof(int)), *dst = shmem_calloc((size_t)n, sizeof(int));
+        int *src = shmem_calloc((size_t)n, sizeof(int)),
+            *dst = shmem_calloc((size_t)n, sizeof(int));
         if (me == 0)
             shmem_malloc(64);
         else if (!strcmp(mode, "malloc-barrier"))

@@ -26,8 +26,8 @@ static long long file_offset(const void *addr)
     long long found = -1;
     while (f && found < 0 && fgets(line, sizeof(line), f)) {
         unsigned long long lo, hi, off;
-        if (sscanf(line, "%llx-%llx %*s %llx", &lo, &hi, &off) == 3 &&
-            (uintptr_t)addr >= lo && (uintptr_t)addr < hi && strstr(line, "meshmem-heap"))
+        if (sscanf(line, "%llx-%llx %*s %llx", &lo, &hi, &off) == 3 && (uintptr_t)addr >= lo &&
+            (uintptr_t)addr < hi && strstr(line, "meshmem-heap"))
             found = (long long)(off + ((uintptr_t)addr - lo));
     }
     if (f)

@@ -12,9 +12,9 @@ static int failures;
 
 /* the pieces as text: "R/K:bytes|" per piece, consecutive pieces of one owner joined */
 typedef struct {
-    char   text[4096];
+    char text[4096];
     size_t len;
-    int    rank, kind;
+    int rank, kind;
 } got_t;
 
 static void collect(void *ctx, int rank, int kind, const char *p, size_t n)
@@ -23,8 +23,8 @@ static void collect(void *ctx, int rank, int kind, const char *p, size_t n)
     if (n == 0)
         return;
     if (g->len == 0 || rank != g->rank || kind != g->kind)
-        g->len += (size_t)snprintf(g->text + g->len, sizeof(g->text) - g->len, "%s%d/%d:",
-                                   g->len ? "|" : "", rank, kind);
+        g->len += (size_t)snprintf(g->text + g->len, sizeof(g->text) - g->len,
+                                   "%s%d/%d:", g->len ? "|" : "", rank, kind);
     memcpy(g->text + g->len, p, n);
     g->len += n;
     g->text[g->len] = '\0';

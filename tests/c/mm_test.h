@@ -18,7 +18,7 @@ extern int mm_test_rank_hint; /* set by the test to its rank for messages */
             fprintf(stderr, "[rank %d] %s:%d: CHECK failed: %s\n", mm_test_rank_hint, __FILE__,    \
                     __LINE__, #cond);                                                              \
             fflush(NULL);                                                                          \
-            _exit(1);                                                                               \
+            _exit(1);                                                                              \
         }                                                                                          \
     } while (0)
 
@@ -29,7 +29,7 @@ extern int mm_test_rank_hint; /* set by the test to its rank for messages */
             fprintf(stderr, "[rank %d] %s:%d: CHECK failed: %s == %s (%lld != %lld)\n",            \
                     mm_test_rank_hint, __FILE__, __LINE__, #a, #b, a_, b_);                        \
             fflush(NULL);                                                                          \
-            _exit(1);                                                                               \
+            _exit(1);                                                                              \
         }                                                                                          \
     } while (0)
 

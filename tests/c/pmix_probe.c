@@ -106,10 +106,10 @@ static int count_shm_files(void)
 }
 
 typedef struct {
-    char     host[256];
-    char     ipc[64];
+    char host[256];
+    char ipc[64];
     uint32_t local_rank, local_size;
-    int      shm_seen;
+    int shm_seen;
 } rank_info_t;
 
 static int check_where(uint32_t nranks, int by, int nhosts)
@@ -188,8 +188,8 @@ static int check_where(uint32_t nranks, int by, int nhosts)
         uint32_t host_size = info[r].local_size;
         if (host_size != (uint32_t)on_host[host_of[r]] || info[r].shm_seen != on_host[host_of[r]]) {
             printf("pmix_probe: rank %u on %s: local size %u, sees %d files of the job in "
-                   "/dev/shm, but the host has %d ranks\n", r, info[r].host, host_size,
-                   info[r].shm_seen, on_host[host_of[r]]);
+                   "/dev/shm, but the host has %d ranks\n",
+                   r, info[r].host, host_size, info[r].shm_seen, on_host[host_of[r]]);
             bad++;
         }
         for (uint32_t q = 0; q < r; q++) {
@@ -272,8 +272,8 @@ int main(int argc, char **argv)
             printf("pmix_probe: ready\n");
         for (;;)
             pause();
-    } else if (!strcmp(mode, "exit") || !strcmp(mode, "finalize-exit") ||
-               !strcmp(mode, "abort") || !strcmp(mode, "kill") || !strcmp(mode, "exit0")) {
+    } else if (!strcmp(mode, "exit") || !strcmp(mode, "finalize-exit") || !strcmp(mode, "abort") ||
+               !strcmp(mode, "kill") || !strcmp(mode, "exit0")) {
         if (argc < (strcmp(mode, "exit0") ? 4 : 3)) {
             fprintf(stderr, "pmix_probe: %s needs a rank%s\n", mode,
                     strcmp(mode, "exit0") ? " and a code" : "");

@@ -49,13 +49,13 @@ int main(void)
     uint64_t one = 1, old = 0;
     for (int k = 0; k < 3; k++) {
         CHECK(meshmem_atomic(MESHMEM_AMO_ADD, MESHMEM_UINT64, w64, &one, NULL, &old, 0) ==
-                 MESHMEM_OK);
+              MESHMEM_OK);
         uint32_t one32 = 1;
         CHECK(meshmem_atomic(MESHMEM_AMO_ADD, MESHMEM_UINT32, w32, &one32, NULL, NULL, 0) ==
-                 MESHMEM_OK);
+              MESHMEM_OK);
         uint16_t one16 = 1;
         CHECK(meshmem_atomic(MESHMEM_AMO_ADD, MESHMEM_UINT16, w16 + 1, &one16, NULL, NULL, 0) ==
-                 MESHMEM_OK);
+              MESHMEM_OK);
     }
     meshmem_barrier(MESHMEM_TEAM_WORLD);
     if (me == 0) {
@@ -78,7 +78,8 @@ int main(void)
         CHECK(box[i] == left * 1000 + i);
 
     /* collectives (offloaded: one command each) */
-    int *a = meshmem_malloc(64 * (size_t)n * sizeof(int)), *b = meshmem_malloc(64 * (size_t)n * sizeof(int));
+    int *a = meshmem_malloc(64 * (size_t)n * sizeof(int)),
+        *b = meshmem_malloc(64 * (size_t)n * sizeof(int));
     for (int i = 0; i < 64 * n; i++)
         a[i] = me * 100000 + i;
     CHECK(meshmem_broadcast(MESHMEM_TEAM_WORLD, b, a, 64 * sizeof(int), n - 1) == MESHMEM_OK);

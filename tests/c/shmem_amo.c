@@ -5,7 +5,6 @@
  */
 #include "shmem_test.h"
 
-
 #define DECLARE_GLOBAL(T, N) T amo_global_##N[4];
 SHMEM_AMO_EXTENDED_TYPES(DECLARE_GLOBAL)
 
@@ -62,7 +61,7 @@ SHMEM_AMO_EXTENDED_TYPES(TEST_EXTENDED)
         T fetched = 0;                                                                             \
         counter = 0;                                                                               \
         shmem_barrier_all();                                                                       \
-        /* each PE adds 1 + 2 + (me + 1) + (me + 1) + 1 + 1 + 1 + (me + 1) */                     \
+        /* each PE adds 1 + 2 + (me + 1) + (me + 1) + 1 + 1 + 1 + (me + 1) */                      \
         T a = shmem_##N##_atomic_fetch_inc(&counter, 0);                                           \
         EXPECT(a < (T)(npes * 100), "%s fetch_inc result", #T);                                    \
         shmem_##N##_atomic_add(&counter, 2, 0);                                                    \
@@ -84,17 +83,17 @@ SHMEM_AMO_EXTENDED_TYPES(TEST_EXTENDED)
         for (int p = 0; p < npes; p++)                                                             \
             total += 1 + 2 + 3 * (p + 1) + 1 + 1 + 1 + 1 + 1 + 2;                                  \
         if (me == 0)                                                                               \
-            EXPECT((long long)counter == total, "%s counter %lld, expected %lld", #T,             \
+            EXPECT((long long)counter == total, "%s counter %lld, expected %lld", #T,              \
                    (long long)counter, total);                                                     \
         EXPECT((long long)shmem_##N##_atomic_fetch(&counter, 0) == total, "%s fetch", #T);         \
         shmem_barrier_all();                                                                       \
         /* compare-swap: PEs take turns claiming the word; exactly one wins each value */          \
         int wins = 0;                                                                              \
         for (int round = 0; round < 3; round++) {                                                  \
-            T old = (round % 2) ? shmem_ctx_##N##_atomic_compare_swap(SHMEM_CTX_DEFAULT, word,     \
-                                                                      (T)round, (T)(round + 1), 0) \
-                                : shmem_##N##_atomic_compare_swap(word, (T)round, (T)(round + 1),  \
-                                                                  0);                              \
+            T old = (round % 2)                                                                    \
+                        ? shmem_ctx_##N##_atomic_compare_swap(SHMEM_CTX_DEFAULT, word, (T)round,   \
+                                                              (T)(round + 1), 0)                   \
+                        : shmem_##N##_atomic_compare_swap(word, (T)round, (T)(round + 1), 0);      \
             wins += old == (T)round;                                                               \
             shmem_barrier_all();                                                                   \
         }                                                                                          \
@@ -139,10 +138,10 @@ SHMEM_AMO_STANDARD_TYPES(TEST_STANDARD)
         fetched = shmem_##N##_atomic_fetch_xor(&bits, mine, 0); /* clears my bit */                \
         EXPECT((fetched & mine) == mine, "%s fetch_xor saw my bit", #T);                           \
         shmem_ctx_##N##_atomic_xor(SHMEM_CTX_DEFAULT, &bits, mine, 0); /* sets it again */         \
-        shmem_##N##_atomic_fetch_xor_nbi(&fetched, &bits, mine, 0);   /* clears it */              \
+        shmem_##N##_atomic_fetch_xor_nbi(&fetched, &bits, mine, 0);    /* clears it */             \
         shmem_ctx_##N##_atomic_fetch_or_nbi(SHMEM_CTX_DEFAULT, &fetched, &bits, mine, 0);          \
         shmem_quiet();                                                                             \
-        shmem_##N##_atomic_xor(&bits, mine, 0);                        /* clears it */             \
+        shmem_##N##_atomic_xor(&bits, mine, 0); /* clears it */                                    \
         fetched = shmem_ctx_##N##_atomic_fetch_xor(SHMEM_CTX_DEFAULT, &bits, mine, 0); /* sets */  \
         EXPECT((fetched & mine) == 0, "%s ctx fetch_xor saw my bit clear", #T);                    \
         shmem_barrier_all();                                                                       \
@@ -183,9 +182,9 @@ SHMEM_AMO_BITWISE_TYPES(TEST_BITWISE)
         (void)shmem_##N##_fadd(&c, 3, 0);                                                          \
         shmem_##N##_add(&c, 4, 0);                                                                 \
         shmem_barrier_all();                                                                       \
-        EXPECT(shmem_##N##_fetch(&c, 0) == (T)(9 * npes), "%s finc/inc/fadd/add", #T);            \
+        EXPECT(shmem_##N##_fetch(&c, 0) == (T)(9 * npes), "%s finc/inc/fadd/add", #T);             \
         shmem_barrier_all();                                                                       \
-        if (me == 0) { /* only PE 0's copy was counted up */                                      \
+        if (me == 0) { /* only PE 0's copy was counted up */                                       \
             T was = right == 0 ? (T)(9 * npes) : 0;                                                \
             EXPECT(shmem_##N##_cswap(&c, was, 7, right) == was, "%s cswap", #T);                   \
             EXPECT(shmem_##N##_swap(&c, 8, right) == 7, "%s swap", #T);                            \
@@ -223,7 +222,8 @@ int main(void)
     shmem_barrier_all();
     EXPECT(shmem_float_swap(&fvar, 0.25f, right) == 1.5f + (float)me, "float swap");
     EXPECT(shmem_double_fetch(&dvar, right) == 2.5 + me, "double fetch");
-    EXPECT(shmem_float_fetch(&fvar, right) == 0.25f && shmem_double_swap(&dvar, 1, right) == 2.5 + me,
+    EXPECT(shmem_float_fetch(&fvar, right) == 0.25f &&
+               shmem_double_swap(&dvar, 1, right) == 2.5 + me,
            "float fetch / double swap");
     shmem_finalize();
     return 0;

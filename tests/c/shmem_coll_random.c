@@ -40,10 +40,21 @@ static uint64_t checksum(const int64_t *p, size_t n)
     return h;
 }
 
-enum { OP_BCAST, OP_COLLECT, OP_FCOLLECT, OP_ALLTOALL, OP_ALLTOALLS, OP_SUM, OP_MAX, OP_XOR,
-       OP_FSUM, OP_DSUM, OP_KINDS };
-static const char *const op_names[OP_KINDS] = {"broadcast", "collect",  "fcollect", "alltoall",
-                                               "alltoalls", "sum",      "max",      "xor",
+enum {
+    OP_BCAST,
+    OP_COLLECT,
+    OP_FCOLLECT,
+    OP_ALLTOALL,
+    OP_ALLTOALLS,
+    OP_SUM,
+    OP_MAX,
+    OP_XOR,
+    OP_FSUM,
+    OP_DSUM,
+    OP_KINDS
+};
+static const char *const op_names[OP_KINDS] = {"broadcast", "collect",   "fcollect", "alltoall",
+                                               "alltoalls", "sum",       "max",      "xor",
                                                "float sum", "double sum"};
 
 static void run_one(int k, shmem_team_t team, const char *tn, int op, size_t n, int root)
@@ -140,8 +151,8 @@ static void run_one(int k, shmem_team_t team, const char *tn, int op, size_t n, 
         CHECK(shmem_uint64_min_reduce(team, bits_min, bits_src, 1) == 0);
         CHECK_COLL(bits_max[0] == bits_src[0] && bits_min[0] == bits_src[0], op_names[op],
                    "bits identical on every member", tn, 0);
-        CHECK_COLL(fabs(x - want) <= 1e-3 * (1 + fabs(want)), op_names[op], "close to serial",
-                   tn, 0);
+        CHECK_COLL(fabs(x - want) <= 1e-3 * (1 + fabs(want)), op_names[op], "close to serial", tn,
+                   0);
         return;
     }
     }

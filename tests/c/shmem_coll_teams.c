@@ -8,7 +8,7 @@
 
 int mm_test_rank_hint = -1;
 
-static long counter[64];  /* symmetric (bss) */
+static long counter[64]; /* symmetric (bss) */
 static long red_src[16], red_dst[16];
 
 /* sum-reduce over @p team and check it against the members' world ranks */
@@ -60,14 +60,13 @@ static void test_queries(void)
 static void test_split_errors(void)
 {
     int n = shmem_n_pes();
-    static const int bad[][3] = {
-        /* start, stride, size */
-        {-1, 1, 1}, {0, 1, 0}, {0, 1, -2}, {0, 0, 2}, {0, -1, 2}, {0, 1, 0x7fffffff},
-        {0, 0x7fffffff, 2}};
+    static const int bad[][3] = {/* start, stride, size */
+                                 {-1, 1, 1}, {0, 1, 0},          {0, 1, -2},        {0, 0, 2},
+                                 {0, -1, 2}, {0, 1, 0x7fffffff}, {0, 0x7fffffff, 2}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         shmem_team_t t = (shmem_team_t)&counter[0]; /* must be overwritten */
-        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, bad[k][0], bad[k][1], bad[k][2], NULL,
-                                       0, &t) != 0);
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, bad[k][0], bad[k][1], bad[k][2], NULL, 0,
+                                       &t) != 0);
         CHECK(t == SHMEM_TEAM_INVALID);
     }
     shmem_team_t t = (shmem_team_t)&counter[0];
@@ -80,8 +79,8 @@ static void test_split_errors(void)
     CHECK(t == SHMEM_TEAM_INVALID);
     /* a config with a negative context count, or an unknown mask bit */
     shmem_team_config_t cfg = {.num_contexts = -1};
-    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, &cfg, SHMEM_TEAM_NUM_CONTEXTS,
-                                   &t) != 0);
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, &cfg, SHMEM_TEAM_NUM_CONTEXTS, &t) !=
+          0);
     CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 1L << 7, &t) != 0);
     CHECK(t == SHMEM_TEAM_INVALID);
     shmem_team_t x = (shmem_team_t)&counter[0], y = x;
@@ -118,12 +117,10 @@ static void test_strided_and_translate(void)
         if (n > 1)
             CHECK_EQ_LL(shmem_team_translate_pe(SHMEM_TEAM_WORLD, 1, even), -1);
         /* a split of a split: every other even PE, world stride 4 */
-        CHECK(shmem_team_split_strided(even, 0, 2, ((n + 1) / 2 + 1) / 2, NULL, 0, &quarter) ==
-              0);
+        CHECK(shmem_team_split_strided(even, 0, 2, ((n + 1) / 2 + 1) / 2, NULL, 0, &quarter) == 0);
         if (me % 4 == 0) {
             CHECK_EQ_LL(shmem_team_my_pe(quarter), me / 4);
-            CHECK_EQ_LL(shmem_team_translate_pe(quarter, 1, SHMEM_TEAM_WORLD),
-                        n > 4 ? 4 : -1);
+            CHECK_EQ_LL(shmem_team_translate_pe(quarter, 1, SHMEM_TEAM_WORLD), n > 4 ? 4 : -1);
             CHECK_EQ_LL(shmem_team_translate_pe(quarter, 0, even), 0);
             check_team_sum(quarter, "even/2");
         } else {
@@ -154,8 +151,8 @@ static void test_split_2d(void)
     for (int xrange = 1; xrange <= n + 1; xrange++) {
         shmem_team_t x, y;
         shmem_team_config_t cx = {.num_contexts = 1}, cy = {.num_contexts = 2};
-        CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, xrange, &cx, SHMEM_TEAM_NUM_CONTEXTS, &x,
-                                  &cy, SHMEM_TEAM_NUM_CONTEXTS, &y) == 0);
+        CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, xrange, &cx, SHMEM_TEAM_NUM_CONTEXTS, &x, &cy,
+                                  SHMEM_TEAM_NUM_CONTEXTS, &y) == 0);
         int xr = xrange > n ? n : xrange, col = me % xr, row = me / xr;
         int rows = (n + xr - 1) / xr;
         int xsize = row == rows - 1 ? n - row * xr : xr;
@@ -189,8 +186,8 @@ static void test_recreate(void)
         int a = k % ALIVE;
         shmem_team_destroy(alive[a]);
         int stride = 1 + k % 3, start = k % n, size = (n - 1 - start) / stride + 1;
-        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, start, stride, size, NULL, 0,
-                                       &alive[a]) == 0);
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, start, stride, size, NULL, 0, &alive[a]) ==
+              0);
         if (alive[a] != SHMEM_TEAM_INVALID) {
             CHECK_EQ_LL(shmem_team_n_pes(alive[a]), size);
             check_team_sum(alive[a], "re-created");

@@ -27,8 +27,8 @@
 /* the teams the tests run on; the caller is a member of those whose handle is valid */
 enum { TEAM_WORLD, TEAM_SHIFTED, TEAM_EVEN, TEAM_ROW, TEAM_COL, TEAM_SHARED, TEAM_COUNT };
 static const char *const test_team_names[TEAM_COUNT] = {
-    "world", "strided(start 1, stride 1)", "strided(start 0, stride 2)", "2d x-axis",
-    "2d y-axis", "shared"};
+    "world", "strided(start 1, stride 1)", "strided(start 0, stride 2)", "2d x-axis", "2d y-axis",
+    "shared"};
 
 /* world, [1..n-1] (stride 1, odd start), the even PEs (stride 2), the rows and columns of a
  * 2-D split with xrange 3, shared. Collective over the world. */
@@ -54,7 +54,7 @@ static inline void test_teams_destroy(shmem_team_t teams[TEAM_COUNT])
 }
 
 /* a small non-negative value per (member, element): exact in every type of the tables */
-#define TEST_VAL(member, i, salt) ((int)(((member) * 31 + (i) * 7 + (salt)) % 101))
+#define TEST_VAL(member, i, salt) ((int)(((member)*31 + (i)*7 + (salt)) % 101))
 
 /* reductions: the value member r gives at element i (exact and in range in every type of the
  * tables, products included), and the serial operator */

@@ -47,7 +47,7 @@ static int shmem_mem_alltoalls(shmem_team_t t, unsigned char *d, const unsigned 
         const char *ty = #TYPENAME;                                                                \
         int me = shmem_team_my_pe(team), np = shmem_team_n_pes(team);                              \
         CTYPE *s = (CTYPE *)(void *)sbuf, *d = (CTYPE *)(void *)dbuf;                              \
-        bool gen = generic && strcmp(ty, "mem") != 0; /* mem has no generic form */               \
+        bool gen = generic && strcmp(ty, "mem") != 0; /* mem has no generic form */                \
         for (int root = 0; root < np; root++) {                                                    \
             for (size_t i = 0; i < n; i++)                                                         \
                 s[i] = (CTYPE)TEST_VAL(me, i, root);                                               \
@@ -72,8 +72,8 @@ static int shmem_mem_alltoalls(shmem_team_t t, unsigned char *d, const unsigned 
         /* fcollect */                                                                             \
         for (size_t i = 0; i < n; i++)                                                             \
             s[i] = (CTYPE)TEST_VAL(me, i, 2);                                                      \
-        CHECK((gen ? shmem_fcollect(team, d, s, n) : shmem_##TYPENAME##_fcollect(team, d, s, n)) ==   \
-              0);                                                                                  \
+        CHECK((gen ? shmem_fcollect(team, d, s, n)                                                 \
+                   : shmem_##TYPENAME##_fcollect(team, d, s, n)) == 0);                            \
         for (int r = 0; r < np; r++)                                                               \
             for (size_t i = 0; i < n; i++)                                                         \
                 CHECK_COLL(d[(size_t)r * n + i] == (CTYPE)TEST_VAL(r, i, 2), "fcollect", ty, tn,   \
@@ -81,8 +81,8 @@ static int shmem_mem_alltoalls(shmem_team_t t, unsigned char *d, const unsigned 
         /* alltoall: block j of my source goes to block me of member j */                          \
         for (size_t i = 0; i < n * (size_t)np; i++)                                                \
             s[i] = (CTYPE)TEST_VAL(me, i, 3);                                                      \
-        CHECK((gen ? shmem_alltoall(team, d, s, n) : shmem_##TYPENAME##_alltoall(team, d, s, n)) ==   \
-              0);                                                                                  \
+        CHECK((gen ? shmem_alltoall(team, d, s, n)                                                 \
+                   : shmem_##TYPENAME##_alltoall(team, d, s, n)) == 0);                            \
         for (int j = 0; j < np; j++)                                                               \
             for (size_t i = 0; i < n; i++)                                                         \
                 CHECK_COLL(d[(size_t)j * n + i] == (CTYPE)TEST_VAL(j, (size_t)me * n + i, 3),      \
@@ -126,8 +126,8 @@ TEST_RMA_TYPES(DEF_RMA_TEST)
         CHECK_COLL(d[n] == (CTYPE)3, #OP "_reduce (past the end)", #TYPENAME, tn, n);              \
     }
 #define DEF_RED_BITWISE(C, T) SHMEM_REDUCE_OPS_BITWISE(DEF_RED_TEST, C, T)
-#define DEF_RED_MINMAX(C, T) SHMEM_REDUCE_OPS_MINMAX(DEF_RED_TEST, C, T)
-#define DEF_RED_ARITH(C, T) SHMEM_REDUCE_OPS_ARITH(DEF_RED_TEST, C, T)
+#define DEF_RED_MINMAX(C, T)  SHMEM_REDUCE_OPS_MINMAX(DEF_RED_TEST, C, T)
+#define DEF_RED_ARITH(C, T)   SHMEM_REDUCE_OPS_ARITH(DEF_RED_TEST, C, T)
 SHMEM_REDUCE_BITWISE_TYPES(DEF_RED_BITWISE)
 SHMEM_REDUCE_MINMAX_TYPES(DEF_RED_MINMAX)
 SHMEM_REDUCE_ARITH_TYPES(DEF_RED_ARITH)
@@ -145,8 +145,8 @@ static const test_entry_t rma_tests[] = {TEST_RMA_TYPES(RMA_ENTRY)};
 #define RED_ENTRY(CTYPE, TYPENAME, OP)                                                             \
     {#TYPENAME "_" #OP, test_red_##TYPENAME##_##OP, sizeof(CTYPE)},
 #define RED_ENTRY_BITWISE(C, T) SHMEM_REDUCE_OPS_BITWISE(RED_ENTRY, C, T)
-#define RED_ENTRY_MINMAX(C, T) SHMEM_REDUCE_OPS_MINMAX(RED_ENTRY, C, T)
-#define RED_ENTRY_ARITH(C, T) SHMEM_REDUCE_OPS_ARITH(RED_ENTRY, C, T)
+#define RED_ENTRY_MINMAX(C, T)  SHMEM_REDUCE_OPS_MINMAX(RED_ENTRY, C, T)
+#define RED_ENTRY_ARITH(C, T)   SHMEM_REDUCE_OPS_ARITH(RED_ENTRY, C, T)
 static const test_entry_t red_tests[] = {SHMEM_REDUCE_BITWISE_TYPES(RED_ENTRY_BITWISE)
                                              SHMEM_REDUCE_MINMAX_TYPES(RED_ENTRY_MINMAX)
                                                  SHMEM_REDUCE_ARITH_TYPES(RED_ENTRY_ARITH)};

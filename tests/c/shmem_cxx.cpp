@@ -13,7 +13,8 @@
 #include <cstdlib>
 #include <vector>
 
-namespace {
+namespace
+{
 
 long target[8];
 double reals[2];

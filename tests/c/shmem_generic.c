@@ -19,8 +19,8 @@ static uint64_t sig;
         for (int i = 0; i < 8; i++)                                                                \
             src[i] = TEST_VAL(T, me, i), dst[i] = got[i] = TEST_SENTINEL(T);                       \
         shmem_barrier_all();                                                                       \
-        shmem_put(dst, src, 2, right);                     /* arrays */                            \
-        shmem_put(ctx, &dst[2], csrc + 2, 1, right);       /* pointers, const source */           \
+        shmem_put(dst, src, 2, right);               /* arrays */                                  \
+        shmem_put(ctx, &dst[2], csrc + 2, 1, right); /* pointers, const source */                  \
         shmem_put_nbi(&dst[3], &src[3], 1, right);                                                 \
         shmem_put_nbi(ctx, &dst[4], &src[4], 1, right);                                            \
         shmem_p(&dst[5], src[5], right);                                                           \
@@ -28,7 +28,7 @@ static uint64_t sig;
         shmem_quiet();                                                                             \
         shmem_barrier_all();                                                                       \
         for (int i = 0; i < 7; i++)                                                                \
-            EXPECT(dst[i] == TEST_VAL(T, left, i), "generic put %s element %d", #T, i);           \
+            EXPECT(dst[i] == TEST_VAL(T, left, i), "generic put %s element %d", #T, i);            \
         EXPECT(dst[7] == TEST_SENTINEL(T), "generic put %s wrote past", #T);                       \
         shmem_get(got, dst, 2, right);                                                             \
         shmem_get(ctx, &got[2], &dst[2], 1, right);                                                \
@@ -38,7 +38,7 @@ static uint64_t sig;
         got[5] = shmem_g(&dst[5], right);                                                          \
         got[6] = shmem_g(ctx, (const T *)&dst[6], right);                                          \
         for (int i = 0; i < 7; i++)                                                                \
-            EXPECT(got[i] == TEST_VAL(T, me, i), "generic get %s element %d", #T, i);             \
+            EXPECT(got[i] == TEST_VAL(T, me, i), "generic get %s element %d", #T, i);              \
         shmem_barrier_all();                                                                       \
         shmem_iput(dst, src, 2, 1, 3, right);                                                      \
         shmem_iput(ctx, &dst[1], &src[3], 2, 1, 3, right);                                         \
@@ -48,7 +48,7 @@ static uint64_t sig;
         shmem_iget(got, dst, 1, 2, 3, right);                                                      \
         shmem_iget(ctx, &got[3], &dst[1], 1, 2, 3, right);                                         \
         for (int i = 0; i < 6; i++)                                                                \
-            EXPECT(got[i] == TEST_VAL(T, me, i), "generic iget %s element %d", #T, i);            \
+            EXPECT(got[i] == TEST_VAL(T, me, i), "generic iget %s element %d", #T, i);             \
         shmem_barrier_all();                                                                       \
         sig = 0;                                                                                   \
         shmem_barrier_all();                                                                       \
@@ -58,7 +58,7 @@ static uint64_t sig;
         shmem_put_signal_nbi(ctx, &dst[3], &src[3], 1, &sig, 1, SHMEM_SIGNAL_ADD, right);          \
         shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 4);                                            \
         for (int i = 0; i < 4; i++)                                                                \
-            EXPECT(dst[i] == TEST_VAL(T, left, i), "generic put_signal %s", #T);                  \
+            EXPECT(dst[i] == TEST_VAL(T, left, i), "generic put_signal %s", #T);                   \
         shmem_barrier_all();                                                                       \
     }
 SHMEM_C11_RMA_TYPES(TEST_RMA)
@@ -118,8 +118,8 @@ SHMEM_C11_AMO_EXTENDED_TYPES(TEST_AMO_EXTENDED)
         shmem_barrier_all();                                                                       \
         if (me == 0) {                                                                             \
             T now = c;                                                                             \
-            EXPECT(shmem_atomic_compare_swap(&c, now, 1, 0) == now, "cswap %s", #T);              \
-            EXPECT(shmem_atomic_compare_swap(ctx, &c, 5, 2, 0) == 1, "failed cswap %s", #T);     \
+            EXPECT(shmem_atomic_compare_swap(&c, now, 1, 0) == now, "cswap %s", #T);               \
+            EXPECT(shmem_atomic_compare_swap(ctx, &c, 5, 2, 0) == 1, "failed cswap %s", #T);       \
             shmem_atomic_compare_swap_nbi(&f, &c, 1, 9, 0);                                        \
             shmem_atomic_compare_swap_nbi(ctx, &f, &c, 9, 4, 0);                                   \
             shmem_quiet();                                                                         \
@@ -137,11 +137,11 @@ SHMEM_C11_AMO_STANDARD_TYPES(TEST_AMO_STANDARD)
         b = 0;                                                                                     \
         shmem_barrier_all();                                                                       \
         shmem_atomic_or(&b, mine, 0);                                                              \
-        shmem_atomic_xor(ctx, &b, mine, 0);          /* clear */                                   \
-        (void)shmem_atomic_fetch_xor(&b, mine, 0);   /* set */                                     \
+        shmem_atomic_xor(ctx, &b, mine, 0);        /* clear */                                     \
+        (void)shmem_atomic_fetch_xor(&b, mine, 0); /* set */                                       \
         (void)shmem_atomic_fetch_or(ctx, &b, mine, 0);                                             \
-        shmem_atomic_or(ctx, &b, mine, 0);           /* the other form of each: set */             \
-        shmem_atomic_xor(&b, mine, 0);               /* clear */                                   \
+        shmem_atomic_or(ctx, &b, mine, 0);              /* the other form of each: set */          \
+        shmem_atomic_xor(&b, mine, 0);                  /* clear */                                \
         (void)shmem_atomic_fetch_xor(ctx, &b, mine, 0); /* set */                                  \
         (void)shmem_atomic_fetch_or(&b, mine, 0);                                                  \
         shmem_atomic_fetch_and_nbi(&f, &b, (T)~0, 0);                                              \

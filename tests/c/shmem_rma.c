@@ -10,7 +10,6 @@
 
 #define NMAX 37
 
-
 /* one global target per type */
 #define DECLARE_GLOBAL(T, N) T global_##N[NMAX + 1];
 SHMEM_RMA_TYPES(DECLARE_GLOBAL)
@@ -50,7 +49,7 @@ static const size_t sizes[] = {0, 1, 3, NMAX};
                 }                                                                                  \
                 shmem_barrier_all();                                                               \
                 for (size_t i = 0; i < n; i++)                                                     \
-                    EXPECT(dst[i] == TEST_VAL(T, left, i), "%s put target %d n %zu i %zu", #T, t, \
+                    EXPECT(dst[i] == TEST_VAL(T, left, i), "%s put target %d n %zu i %zu", #T, t,  \
                            n, i);                                                                  \
                 EXPECT(dst[n] == TEST_SENTINEL(T), "%s put wrote past %zu elements", #T, n);       \
                 /* the right neighbour's copy holds what this PE put there */                      \
@@ -66,8 +65,8 @@ static const size_t sizes[] = {0, 1, 3, NMAX};
                     shmem_ctx_quiet(SHMEM_CTX_DEFAULT);                                            \
                 }                                                                                  \
                 for (size_t i = 0; i < n; i++)                                                     \
-                    EXPECT(got[i] == TEST_VAL(T, me, i), "%s get target %d n %zu i %zu", #T, t,   \
-                           n, i);                                                                  \
+                    EXPECT(got[i] == TEST_VAL(T, me, i), "%s get target %d n %zu i %zu", #T, t, n, \
+                           i);                                                                     \
                 EXPECT(got[n] == TEST_SENTINEL(T), "%s get wrote past %zu elements", #T, n);       \
                 shmem_barrier_all();                                                               \
             }                                                                                      \
@@ -128,7 +127,7 @@ static void expect_filled(const unsigned char *p, size_t n, int pe, int salt, co
 #define TEST_SIZED(BITS, BYTES)                                                                    \
     {                                                                                              \
         size_t n = 5, off = 3; /* odd count, unaligned */                                          \
-        unsigned char src[5 * BYTES * 2], got[5 * BYTES * 2], expected[5 * BYTES * 2];          \
+        unsigned char src[5 * BYTES * 2], got[5 * BYTES * 2], expected[5 * BYTES * 2];             \
         memset(global_bytes, 0, sizeof global_bytes);                                              \
         fill(src, sizeof src, me, BITS);                                                           \
         shmem_barrier_all();                                                                       \
@@ -140,12 +139,12 @@ static void expect_filled(const unsigned char *p, size_t n, int pe, int salt, co
         expect_filled(heap + off, n * BYTES, left, BITS, "ctx put" #BITS "_nbi");                  \
         EXPECT(global_bytes[off + n * BYTES] == 0, "put%d wrote past the end", BITS);              \
         shmem_get##BITS(got, heap + off, n, right);                                                \
-        expect_filled(got, n * BYTES, me, BITS, "get" #BITS);                                      \
+        expect_filled(got, n *BYTES, me, BITS, "get" #BITS);                                       \
         shmem_ctx_get##BITS(SHMEM_CTX_DEFAULT, got, global_bytes + off, n, right);                 \
-        expect_filled(got, n * BYTES, me, BITS, "ctx get" #BITS);                                  \
+        expect_filled(got, n *BYTES, me, BITS, "ctx get" #BITS);                                   \
         shmem_get##BITS##_nbi(got, heap + off, n, right);                                          \
         shmem_quiet();                                                                             \
-        expect_filled(got, n * BYTES, me, BITS, "get" #BITS "_nbi");                               \
+        expect_filled(got, n *BYTES, me, BITS, "get" #BITS "_nbi");                                \
         shmem_barrier_all();                                                                       \
         /* strided: element i of src (stride 2) to element i of dest (stride 1) */                 \
         memset(heap, 0, 4096);                                                                     \
@@ -181,7 +180,7 @@ static void expect_filled(const unsigned char *p, size_t n, int pe, int salt, co
                    "iget%d element %zu", BITS, i);                                                 \
         shmem_ctx_get##BITS##_nbi(SHMEM_CTX_DEFAULT, got, global_bytes + off, n, right);           \
         shmem_ctx_quiet(SHMEM_CTX_DEFAULT);                                                        \
-        expect_filled(got, n * BYTES, me, BITS, "ctx get" #BITS "_nbi");                           \
+        expect_filled(got, n *BYTES, me, BITS, "ctx get" #BITS "_nbi");                            \
         shmem_barrier_all();                                                                       \
     }
 

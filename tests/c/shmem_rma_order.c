@@ -36,14 +36,13 @@ static void fill(unsigned char *p, size_t n, int pe, int salt)
 static void expect_pattern(const unsigned char *p, size_t n, int pe, int salt, const char *what)
 {
     for (size_t i = 0; i < n; i++)
-        EXPECT(p[i] == pattern(pe, i, salt), "%s: byte %zu of %zu is %u, expected %u", what, i,
-               n, p[i], pattern(pe, i, salt));
+        EXPECT(p[i] == pattern(pe, i, salt), "%s: byte %zu of %zu is %u, expected %u", what, i, n,
+               p[i], pattern(pe, i, salt));
 }
 
 /* one round's start: the target and its word cleared, @p n source bytes filled, then a barrier
  * (the neighbour writes only after this rank has cleared) */
-static void start_round(unsigned char *heap, uint64_t *word, unsigned char *src, size_t n,
-                        int salt)
+static void start_round(unsigned char *heap, uint64_t *word, unsigned char *src, size_t n, int salt)
 {
     memset(heap, 0, BIG + 64);
     *word = 0;

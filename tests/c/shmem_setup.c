@@ -23,8 +23,7 @@ int main(void)
 
     int major = 0, minor = 0;
     shmem_info_get_version(&major, &minor);
-    EXPECT(major == SHMEM_MAJOR_VERSION && minor == SHMEM_MINOR_VERSION && major == 1 &&
-               minor == 5,
+    EXPECT(major == SHMEM_MAJOR_VERSION && minor == SHMEM_MINOR_VERSION && major == 1 && minor == 5,
            "version %d.%d", major, minor);
     EXPECT(_SHMEM_MAJOR_VERSION == 1 && _SHMEM_MINOR_VERSION == 5, "deprecated version");
     char name[SHMEM_MAX_NAME_LEN];

@@ -83,8 +83,8 @@ static void test_any_rotates(void)
         EXPECT(i == 1 || i == 3, "test_any returned %zu", i);
         seen[i]++;
     }
-    EXPECT(seen[1] == 4 && seen[3] == 4, "test_any rotates: 1 seen %zu times, 3 %zu times",
-           seen[1], seen[3]);
+    EXPECT(seen[1] == 4 && seen[3] == 4, "test_any rotates: 1 seen %zu times, 3 %zu times", seen[1],
+           seen[3]);
     size_t a = shmem_wait_until_any(flags, 4, NULL, SHMEM_CMP_EQ, 1);
     size_t b = shmem_wait_until_any(flags, 4, NULL, SHMEM_CMP_EQ, 1);
     EXPECT(a != b, "wait_until_any rotates too (%zu, %zu)", a, b);
@@ -111,17 +111,17 @@ static void test_align(void)
 /* CALL reduces src (2 elements of T) into dst; EXPR folds x into want, PE after PE */
 #define CHECK_REDUCE(T, CALL, EXPR, INIT)                                                          \
     do {                                                                                           \
-        T *src = shmem_malloc(2 * sizeof(T)), *dst = shmem_malloc(2 * sizeof(T));                 \
+        T *src = shmem_malloc(2 * sizeof(T)), *dst = shmem_malloc(2 * sizeof(T));                  \
         src[0] = (T)(me + 1);                                                                      \
         src[1] = (T)((me % 2) + 1);                                                                \
-        EXPECT((CALL) == 0, "%s", #CALL);                                                         \
+        EXPECT((CALL) == 0, "%s", #CALL);                                                          \
         for (int e = 0; e < 2; e++) {                                                              \
             T want = INIT;                                                                         \
             for (int pe = 0; pe < npes; pe++) {                                                    \
                 T x = e == 0 ? (T)(pe + 1) : (T)((pe % 2) + 1);                                    \
                 want = EXPR;                                                                       \
             }                                                                                      \
-            EXPECT(dst[e] == want, "%s on %s, element %d", #CALL, #T, e);                        \
+            EXPECT(dst[e] == want, "%s on %s, element %d", #CALL, #T, e);                          \
         }                                                                                          \
         shmem_free(dst);                                                                           \
         shmem_free(src);                                                                           \

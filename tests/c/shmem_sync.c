@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define NV 4
 
 /* every check on local values is deterministic; waits are released by the left neighbour */
@@ -124,8 +123,7 @@ static void test_signals(void)
     shmem_barrier_all();
 
     /* the signal is a 64-bit value: set a large one */
-    shmem_putmem_signal_nbi(&data[50], src, 8, &sig[2], UINT64_C(1) << 40, SHMEM_SIGNAL_SET,
-                            right);
+    shmem_putmem_signal_nbi(&data[50], src, 8, &sig[2], UINT64_C(1) << 40, SHMEM_SIGNAL_SET, right);
     shmem_signal_wait_until(&sig[2], SHMEM_CMP_NE, 0);
     EXPECT(sig[2] == UINT64_C(1) << 40 && data[50] == left * 1000, "64-bit signal");
     shmem_barrier_all();

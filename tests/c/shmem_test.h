@@ -37,7 +37,7 @@ static inline void test_neighbours(void)
     } while (0)
 
 /* a value of type T that depends on a PE and an index: small, exact in every type */
-#define TEST_VAL(T, pe, i) ((T)((pe) * 11 + (i) + 1))
+#define TEST_VAL(T, pe, i) ((T)((pe)*11 + (i) + 1))
 /* never a TEST_VAL for pe < 8 and i < 40: marks elements nobody may write */
 #define TEST_SENTINEL(T) ((T)127)
 

@@ -17,16 +17,16 @@
 
 #define THREADS 4
 
-static long counters[64];              /* counters[r % 64] on PE r % npes, round r */
-static long data[THREADS][2];          /* what the left neighbour's thread t put */
-static uint64_t sigs[THREADS];         /* its signals, one per round */
+static long counters[64];      /* counters[r % 64] on PE r % npes, round r */
+static long data[THREADS][2];  /* what the left neighbour's thread t put */
+static uint64_t sigs[THREADS]; /* its signals, one per round */
 static long sig_data[THREADS];
 static int rounds = 40;
 
 typedef struct {
-    int          t;
+    int t;
     shmem_team_t team;
-    long        *coll_src, *coll_dst; /* symmetric, this thread's */
+    long *coll_src, *coll_dst; /* symmetric, this thread's */
 } worker_t;
 
 static void *worker(void *arg)

@@ -185,8 +185,7 @@ int main(int argc, char **argv)
     all[0] = total;
     shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &all[1], &all[0], 1);
     if (me == 0)
-        printf("soak: %d PEs, %ld rounds, %.1f s, %ld mismatches\n", npes, r, now_s() - t0,
-               all[1]);
+        printf("soak: %d PEs, %ld rounds, %.1f s, %ld mismatches\n", npes, r, now_s() - t0, all[1]);
     shmem_finalize();
     return all[1] == 0 ? 0 : 1;
 }

@@ -16,8 +16,19 @@
 
 int mm_test_rank_hint = 0;
 
-enum { C_INIT, C_FINI, C_BARRIER, C_BCAST, C_SCATTER, C_GATHER, C_ALLGATHER, C_ALLTOALL,
-       C_ALLTOALLV, C_ALLREDUCE, C_KINDS };
+enum {
+    C_INIT,
+    C_FINI,
+    C_BARRIER,
+    C_BCAST,
+    C_SCATTER,
+    C_GATHER,
+    C_ALLGATHER,
+    C_ALLTOALL,
+    C_ALLTOALLV,
+    C_ALLREDUCE,
+    C_KINDS
+};
 static int calls[C_KINDS];
 static bool fail_init;
 
@@ -49,16 +60,14 @@ static meshmem_status_t fake_bcast(mm_tp_group_t *g, void *buf, size_t len, int 
     return MESHMEM_ERR_UNSUPPORTED;
 }
 
-static meshmem_status_t fake_scatter(mm_tp_group_t *g, const void *s, void *r, size_t len,
-                                     int root)
+static meshmem_status_t fake_scatter(mm_tp_group_t *g, const void *s, void *r, size_t len, int root)
 {
     (void)g, (void)s, (void)r, (void)len, (void)root;
     calls[C_SCATTER]++;
     return MESHMEM_ERR_UNSUPPORTED;
 }
 
-static meshmem_status_t fake_gather(mm_tp_group_t *g, const void *s, void *r, size_t len,
-                                    int root)
+static meshmem_status_t fake_gather(mm_tp_group_t *g, const void *s, void *r, size_t len, int root)
 {
     (void)g, (void)s, (void)r, (void)len, (void)root;
     calls[C_GATHER]++;
@@ -104,11 +113,16 @@ static meshmem_status_t fake_allreduce(mm_tp_group_t *g, const void *s, void *r,
     return MESHMEM_OK;
 }
 
-static const mm_tp_coll_ops_t fake_coll = {
-    .team_init = fake_team_init, .team_fini = fake_team_fini, .barrier = fake_barrier,
-    .bcast = fake_bcast, .scatter = fake_scatter, .gather = fake_gather,
-    .allgather = fake_allgather, .alltoall = fake_alltoall, .alltoallv = fake_alltoallv,
-    .allreduce = fake_allreduce};
+static const mm_tp_coll_ops_t fake_coll = {.team_init = fake_team_init,
+                                           .team_fini = fake_team_fini,
+                                           .barrier = fake_barrier,
+                                           .bcast = fake_bcast,
+                                           .scatter = fake_scatter,
+                                           .gather = fake_gather,
+                                           .allgather = fake_allgather,
+                                           .alltoall = fake_alltoall,
+                                           .alltoallv = fake_alltoallv,
+                                           .allreduce = fake_allreduce};
 
 /* the runtime's collectives on @p t are right (and every one asked the transport first, when
  * @p offloaded) */
@@ -137,8 +151,8 @@ static void check_collectives(meshmem_team_t t, bool offloaded)
     CHECK(cnt != NULL);
     for (int r = 0; r < n; r++)
         cnt[r] = 1, rcnt[r] = 1, disp[r] = (size_t)r;
-    CHECK(meshmem_coll_alltoallv(t, all, cnt, disp, got, rcnt, disp, (size_t)n, NULL,
-                                 MESHMEM_INT64, MESHMEM_ALGO_AUTO) == MESHMEM_OK);
+    CHECK(meshmem_coll_alltoallv(t, all, cnt, disp, got, rcnt, disp, (size_t)n, NULL, MESHMEM_INT64,
+                                 MESHMEM_ALGO_AUTO) == MESHMEM_OK);
     for (int r = 0; r < n; r++)
         CHECK_EQ_LL(got[r], r * 1000 + me);
     long mine = 7 + me, one = 0;
@@ -146,8 +160,7 @@ static void check_collectives(meshmem_team_t t, bool offloaded)
           MESHMEM_OK);
     for (int r = 0; me == n - 1 && r < n; r++)
         CHECK_EQ_LL(got[r], 7 + r);
-    CHECK(meshmem_coll_scatter(t, all, &one, 1, MESHMEM_INT64, 0, MESHMEM_ALGO_AUTO) ==
-          MESHMEM_OK);
+    CHECK(meshmem_coll_scatter(t, all, &one, 1, MESHMEM_INT64, 0, MESHMEM_ALGO_AUTO) == MESHMEM_OK);
     CHECK_EQ_LL(one, me); /* rank 0's row: 0 * 1000 + r */
     /* an int32 sum: declined, the runtime's */
     int32_t x = me + 1, sum32 = 0;
@@ -156,13 +169,13 @@ static void check_collectives(meshmem_team_t t, bool offloaded)
     CHECK_EQ_LL(sum32, n * (n + 1) / 2);
     /* an int64 sum: taken (its pattern), unless the team does not offload */
     int64_t y[2] = {me, me}, sum[2];
-    CHECK(meshmem_coll_allreduce(t, y, sum, 2, MESHMEM_INT64, MESHMEM_OP_SUM,
-                                 MESHMEM_ALGO_AUTO) == MESHMEM_OK);
+    CHECK(meshmem_coll_allreduce(t, y, sum, 2, MESHMEM_INT64, MESHMEM_OP_SUM, MESHMEM_ALGO_AUTO) ==
+          MESHMEM_OK);
     CHECK_EQ_LL(sum[1], offloaded ? -1001 : (int64_t)n * (n - 1) / 2);
     /* another algorithm named: the runtime's, not asked */
     int calls_before = calls[C_ALLREDUCE];
-    CHECK(meshmem_coll_allreduce(t, y, sum, 2, MESHMEM_INT64, MESHMEM_OP_SUM,
-                                 MESHMEM_ALGO_RING) == MESHMEM_OK);
+    CHECK(meshmem_coll_allreduce(t, y, sum, 2, MESHMEM_INT64, MESHMEM_OP_SUM, MESHMEM_ALGO_RING) ==
+          MESHMEM_OK);
     CHECK_EQ_LL(sum[1], (int64_t)n * (n - 1) / 2);
     CHECK_EQ_LL(calls[C_ALLREDUCE], calls_before);
     int k = offloaded ? 1 : 0;

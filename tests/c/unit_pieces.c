@@ -43,7 +43,8 @@ static void test_sizes(void)
     CHECK(!strcmp(mm_format_size(buf, sizeof buf, 1536ULL << 20), "1.5G"));
     CHECK(mm_parse_size(mm_format_size(buf, sizeof buf, 3ULL << 40), &v) == 0 && v == 3LL << 40);
     CHECK(mm_parse_size("-5", &v) == -1);
-    CHECK(mm_parse_size("nan", &v) == -1 && mm_parse_size("inf", &v) == -1); /* found by config_fuzz */
+    CHECK(mm_parse_size("nan", &v) == -1 &&
+          mm_parse_size("inf", &v) == -1); /* found by config_fuzz */
     /* what the applications' counts and meshrun's --heap accepted: one syntax for all */
     CHECK(mm_parse_size("2^24", &v) == 0 && v == 1LL << 24);
     CHECK(mm_parse_size("2^10K", &v) == 0 && v == 1LL << 20);
@@ -77,8 +78,8 @@ static void test_sizes(void)
 
 static void test_grid(void)
 {
-    static const int want[][3] = {{1, 1, 1}, {2, 2, 1}, {3, 3, 1}, {4, 2, 2}, {6, 3, 2},
-                                  {7, 7, 1}, {8, 4, 2}, {12, 4, 3}, {16, 4, 4}, {18, 6, 3},
+    static const int want[][3] = {{1, 1, 1},  {2, 2, 1},   {3, 3, 1},     {4, 2, 2},  {6, 3, 2},
+                                  {7, 7, 1},  {8, 4, 2},   {12, 4, 3},    {16, 4, 4}, {18, 6, 3},
                                   {36, 6, 6}, {97, 97, 1}, {1000, 40, 25}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         int l = 0, s = 0;
@@ -104,7 +105,7 @@ static void test_half(void)
     }
     CHECK(mm_half_to_float(0x3c00) == 1.0f);
     CHECK(mm_float_to_half(65504.0f) == 0x7bff);
-    CHECK(mm_float_to_half(1e6f) == 0x7c00); /* overflow to inf */
+    CHECK(mm_float_to_half(1e6f) == 0x7c00);               /* overflow to inf */
     CHECK(mm_float_to_half(1.0f + 1.0f / 2048) == 0x3c00); /* tie rounds to even */
     CHECK(mm_bf16_to_float(mm_float_to_bf16(3.0f)) == 3.0f);
     CHECK(mm_float_to_bf16(1.0f) == 0x3f80);

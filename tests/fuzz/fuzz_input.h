@@ -15,7 +15,7 @@ static inline size_t take16(const uint8_t *p)
  * and static data sizes (2 bytes each) and the number of ranks (1 byte). */
 typedef struct {
     size_t length, seg_bytes, data_size;
-    int    nranks;
+    int nranks;
 } fuzz_regions_t;
 
 #define FUZZ_REGIONS_BYTES 7

@@ -18,7 +18,7 @@ static const mm_plugin_host_t *H;
 static pmix_proc_t mm_pmix_me;
 
 #undef mm_error /* the plugin logs through its host */
-#define mm_error(...) H->log(MM_LOG_ERROR, __VA_ARGS__)
+#define mm_error(...)         H->log(MM_LOG_ERROR, __VA_ARGS__)
 #define MM_PMIX_ABORT_GRACE_S 2 /* after PMIx_Abort: time for the launcher to stop the job */
 /* a fatal error waits this long before it ends the job (see mm_pmix_abort) */
 #define MM_PMIX_CAUSE_WAIT_NS 500000000L
@@ -162,11 +162,12 @@ static const mm_boot_ops_t mm_boot_pmix_ops = {
     .fini = mm_pmix_fini,
 };
 
-__attribute__((visibility("default"))) const mm_boot_ops_t *
-meshmem_boot_plugin(const mm_plugin_host_t *host)
+__attribute__((visibility("default"))) const mm_boot_ops_t *meshmem_boot_plugin(
+    const mm_plugin_host_t *host)
 {
     if (host->abi != MM_PLUGIN_ABI) {
-        host->log(MM_LOG_ERROR, "meshmem_init: %s is from another build than libmeshmem "
+        host->log(MM_LOG_ERROR,
+                  "meshmem_init: %s is from another build than libmeshmem "
                   "(interface %d, expected %d)",
                   MM_BOOT_PLUGIN_FILE, MM_PLUGIN_ABI, host->abi);
         return NULL;

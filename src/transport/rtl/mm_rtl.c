@@ -40,11 +40,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MM_RTL_AM_SLOTS 4               /* mailbox slots per sender */
-#define MM_RTL_SLOT     (16u << 10)     /* bytes of a slot */
-#define MM_RTL_SLOT_HDR 256u            /* the runtime's header, at most */
-#define MM_RTL_STAGE    (4u << 20)      /* staging bytes */
-#define MM_RTL_COLL     (8u << 20)      /* collectives' area: two halves */
+#define MM_RTL_AM_SLOTS 4           /* mailbox slots per sender */
+#define MM_RTL_SLOT     (16u << 10) /* bytes of a slot */
+#define MM_RTL_SLOT_HDR 256u        /* the runtime's header, at most */
+#define MM_RTL_STAGE    (4u << 20)  /* staging bytes */
+#define MM_RTL_COLL     (8u << 20)  /* collectives' area: two halves */
 #define MM_RTL_PAGE     4096u
 
 /* a slot: the sequence word (the signal), then what the PUT_SIGNAL wrote */
@@ -60,28 +60,28 @@ typedef struct {
 /* a message handed to the runtime's handler (its rx), or kept */
 typedef struct {
     const char *data;
-    size_t      len;
-    char       *owned; /* the data's heap copy, freed with it */
-    bool        kept;
+    size_t len;
+    char *owned; /* the data's heap copy, freed with it */
+    bool kept;
 } mm_rtl_rx_t;
 
 static const mm_plugin_host_t *H;
 
 static struct {
-    mm_rtl_ctl_t  *ctl;
+    mm_rtl_ctl_t *ctl;
     mm_rtl_slot_t *me;
-    int            rank, n;
-    mm_tp_am_fn    arrived;
-    char          *region;     /* this transport's region here */
-    size_t         region_bytes;
-    uint64_t       base[3];    /* node addresses of segment, static data, region */
-    size_t         mbox, credit, consumed, stage, coll; /* offsets in the region */
-    size_t         stage_used;
-    bool           fence_next, dirty, serving;
-    uint32_t       next_id;
-    uint64_t      *sent, *got;  /* messages per peer */
-    char         **asm_buf;    /* a fragmented message being put together, per sender */
-    char           host[80];
+    int rank, n;
+    mm_tp_am_fn arrived;
+    char *region; /* this transport's region here */
+    size_t region_bytes;
+    uint64_t base[3];                           /* node addresses of segment, static data, region */
+    size_t mbox, credit, consumed, stage, coll; /* offsets in the region */
+    size_t stage_used;
+    bool fence_next, dirty, serving;
+    uint32_t next_id;
+    uint64_t *sent, *got; /* messages per peer */
+    char **asm_buf;       /* a fragmented message being put together, per sender */
+    char host[80];
 } R;
 
 /* ---- the simulator's clock and the epochs ---- */
@@ -125,7 +125,8 @@ static uint64_t mm_rtl_addr(const void *p, size_t len)
         return R.base[0] + (a - (uintptr_t)g->seg);
     if (a - g->data_base < g->data_size && len <= g->data_size - (a - g->data_base))
         return R.base[1] + (a - g->data_base);
-    if (a - (uintptr_t)R.region < R.region_bytes && len <= R.region_bytes - (a - (uintptr_t)R.region))
+    if (a - (uintptr_t)R.region < R.region_bytes &&
+        len <= R.region_bytes - (a - (uintptr_t)R.region))
         return R.base[2] + (a - (uintptr_t)R.region);
     return UINT64_MAX;
 }
@@ -148,15 +149,22 @@ static uint64_t mm_rtl_reg(size_t off)
 
 static const char *mm_rtl_op_name(unsigned op)
 {
-    static const char *const names[] = {
-        [MM_RTL_OP_NOP] = "nop",         [MM_RTL_OP_SEND] = "send",
-        [MM_RTL_OP_RECV] = "recv",       [MM_RTL_OP_BARRIER] = "barrier",
-        [MM_RTL_OP_BCAST] = "bcast",     [MM_RTL_OP_SCATTER] = "scatter",
-        [MM_RTL_OP_GATHER] = "gather",   [MM_RTL_OP_ALLGATHER] = "allgather",
-        [MM_RTL_OP_ALLTOALL] = "alltoall", [MM_RTL_OP_ALLTOALLV] = "alltoallv",
-        [MM_RTL_OP_REDUCE_SCATTER] = "reduce_scatter", [MM_RTL_OP_PUT] = "put",
-        [MM_RTL_OP_GET] = "get",         [MM_RTL_OP_AMO] = "amo",
-        [MM_RTL_OP_PUT_SIGNAL] = "put_signal", [MM_RTL_OP_QUIET] = "quiet"};
+    static const char *const names[] = {[MM_RTL_OP_NOP] = "nop",
+                                        [MM_RTL_OP_SEND] = "send",
+                                        [MM_RTL_OP_RECV] = "recv",
+                                        [MM_RTL_OP_BARRIER] = "barrier",
+                                        [MM_RTL_OP_BCAST] = "bcast",
+                                        [MM_RTL_OP_SCATTER] = "scatter",
+                                        [MM_RTL_OP_GATHER] = "gather",
+                                        [MM_RTL_OP_ALLGATHER] = "allgather",
+                                        [MM_RTL_OP_ALLTOALL] = "alltoall",
+                                        [MM_RTL_OP_ALLTOALLV] = "alltoallv",
+                                        [MM_RTL_OP_REDUCE_SCATTER] = "reduce_scatter",
+                                        [MM_RTL_OP_PUT] = "put",
+                                        [MM_RTL_OP_GET] = "get",
+                                        [MM_RTL_OP_AMO] = "amo",
+                                        [MM_RTL_OP_PUT_SIGNAL] = "put_signal",
+                                        [MM_RTL_OP_QUIET] = "quiet"};
     return op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op] : "?";
 }
 
@@ -245,9 +253,12 @@ static void mm_rtl_put(int pe, void *dest, const void *src, size_t n)
         size_t k = n - done < MM_RTL_STAGE / 2 ? n - done : MM_RTL_STAGE / 2;
         char *s = mm_rtl_stage(k);
         memcpy(s, (const char *)src + done, k);
-        mm_rtl_submit(&(mm_rtl_desc){.op = MM_RTL_OP_PUT, .flags = MM_RTL_F_NOCQ,
-                                     .peer = (uint16_t)pe, .src = mm_rtl_addr(s, k),
-                                     .dst = to + done, .len = k});
+        mm_rtl_submit(&(mm_rtl_desc){.op = MM_RTL_OP_PUT,
+                                     .flags = MM_RTL_F_NOCQ,
+                                     .peer = (uint16_t)pe,
+                                     .src = mm_rtl_addr(s, k),
+                                     .dst = to + done,
+                                     .len = k});
         done += k;
     }
 }
@@ -258,8 +269,11 @@ static void mm_rtl_get(int pe, void *dest, const void *src, size_t n)
     for (size_t done = 0; done < n;) {
         size_t k = n - done < MM_RTL_STAGE / 2 ? n - done : MM_RTL_STAGE / 2;
         char *s = mm_rtl_stage(k);
-        mm_rtl_do(&(mm_rtl_desc){.op = MM_RTL_OP_GET, .peer = (uint16_t)pe, .src = from + done,
-                                 .dst = mm_rtl_addr(s, k), .len = k});
+        mm_rtl_do(&(mm_rtl_desc){.op = MM_RTL_OP_GET,
+                                 .peer = (uint16_t)pe,
+                                 .src = from + done,
+                                 .dst = mm_rtl_addr(s, k),
+                                 .len = k});
         memcpy((char *)dest + done, s, k);
         done += k;
     }
@@ -278,8 +292,11 @@ static void mm_rtl_put_signal(int pe, void *dest, const void *src, size_t n, uin
         memcpy(s, (const char *)src + done, k);
         bool last = done + k == n;
         mm_rtl_desc d = {.op = last ? MM_RTL_OP_PUT_SIGNAL : MM_RTL_OP_PUT,
-                         .flags = MM_RTL_F_NOCQ, .peer = (uint16_t)pe,
-                         .src = mm_rtl_addr(s, 1), .dst = to + done, .len = k};
+                         .flags = MM_RTL_F_NOCQ,
+                         .peer = (uint16_t)pe,
+                         .src = mm_rtl_addr(s, 1),
+                         .dst = to + done,
+                         .len = k};
         if (last) {
             d.aux = at;
             d.value = signal;
@@ -293,9 +310,13 @@ static void mm_rtl_put_signal(int pe, void *dest, const void *src, size_t n, uin
 static uint64_t mm_rtl_amo_word(int pe, uint64_t at, unsigned code, size_t size, uint64_t value,
                                 uint64_t cond)
 {
-    mm_rtl_cqe e = mm_rtl_do(&(mm_rtl_desc){.op = MM_RTL_OP_AMO, .peer = (uint16_t)pe,
-                                            .dst = at, .len = size, .src_stride = code,
-                                            .value = value, .aux = cond});
+    mm_rtl_cqe e = mm_rtl_do(&(mm_rtl_desc){.op = MM_RTL_OP_AMO,
+                                            .peer = (uint16_t)pe,
+                                            .dst = at,
+                                            .len = size,
+                                            .src_stride = code,
+                                            .value = value,
+                                            .aux = cond});
     return e.value;
 }
 
@@ -319,10 +340,10 @@ static void mm_rtl_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uin
         uint32_t cur = (uint32_t)mm_rtl_amo_word(pe, w, MM_RTL_AMO_FETCH, 4, 0, 0);
         for (;;) {
             uint64_t o = (cur & mask) >> shift, v = value & (mask >> shift);
-            uint64_t nv = op == MESHMEM_AMO_ADD   ? o + v
-                          : op == MESHMEM_AMO_AND ? (o & v)
-                          : op == MESHMEM_AMO_OR  ? (o | v)
-                          : op == MESHMEM_AMO_XOR ? (o ^ v)
+            uint64_t nv = op == MESHMEM_AMO_ADD     ? o + v
+                          : op == MESHMEM_AMO_AND   ? (o & v)
+                          : op == MESHMEM_AMO_OR    ? (o | v)
+                          : op == MESHMEM_AMO_XOR   ? (o ^ v)
                           : op == MESHMEM_AMO_FETCH ? o
                           : op == MESHMEM_AMO_CSWAP ? (o == (cond & (mask >> shift)) ? v : o)
                                                     : v;
@@ -347,8 +368,8 @@ static void mm_rtl_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uin
 
 static char *mm_rtl_slot(size_t region_off, int sender, uint64_t seq)
 {
-    return R.region + region_off + ((size_t)sender * MM_RTL_AM_SLOTS + seq % MM_RTL_AM_SLOTS) *
-                                       MM_RTL_SLOT;
+    return R.region + region_off +
+           ((size_t)sender * MM_RTL_AM_SLOTS + seq % MM_RTL_AM_SLOTS) * MM_RTL_SLOT;
 }
 
 static void mm_rtl_am_send(int pe, unsigned id, const void *hdr, size_t hdr_len,
@@ -373,12 +394,12 @@ static void mm_rtl_am_send(int pe, unsigned id, const void *hdr, size_t hdr_len,
         size_t frag = len - off < MM_RTL_FRAG ? len - off : MM_RTL_FRAG;
         size_t body = sizeof(mm_rtl_msg_t) + MM_RTL_SLOT_HDR + frag;
         char *s = mm_rtl_stage(body);
-        *(mm_rtl_msg_t *)s = (mm_rtl_msg_t){.id = id, .hdr_len = (uint32_t)hdr_len, .len = len,
-                                            .off = off, .frag = frag};
+        *(mm_rtl_msg_t *)s = (mm_rtl_msg_t){
+            .id = id, .hdr_len = (uint32_t)hdr_len, .len = len, .off = off, .frag = frag};
         memcpy(s + sizeof(mm_rtl_msg_t), hdr, hdr_len);
         for (size_t k = 0; k < frag;) { /* gather the fragment from the pieces */
-            size_t c = iov[piece].iov_len - in_piece < frag - k ? iov[piece].iov_len - in_piece
-                                                                : frag - k;
+            size_t c =
+                iov[piece].iov_len - in_piece < frag - k ? iov[piece].iov_len - in_piece : frag - k;
             memcpy(s + sizeof(mm_rtl_msg_t) + MM_RTL_SLOT_HDR + k,
                    (const char *)iov[piece].iov_base + in_piece, c);
             k += c;
@@ -390,10 +411,14 @@ static void mm_rtl_am_send(int pe, unsigned id, const void *hdr, size_t hdr_len,
         }
         uint64_t seq = R.sent[pe]++;
         char *slot = mm_rtl_slot(R.mbox, R.rank, seq); /* its place at the peer */
-        mm_rtl_submit(&(mm_rtl_desc){.op = MM_RTL_OP_PUT_SIGNAL, .flags = MM_RTL_F_NOCQ,
-                                     .peer = (uint16_t)pe, .src = mm_rtl_addr(s, body),
-                                     .dst = mm_rtl_addr(slot + MM_RTL_BODY, body), .len = body,
-                                     .aux = mm_rtl_addr(slot, 8), .value = seq + 1,
+        mm_rtl_submit(&(mm_rtl_desc){.op = MM_RTL_OP_PUT_SIGNAL,
+                                     .flags = MM_RTL_F_NOCQ,
+                                     .peer = (uint16_t)pe,
+                                     .src = mm_rtl_addr(s, body),
+                                     .dst = mm_rtl_addr(slot + MM_RTL_BODY, body),
+                                     .len = body,
+                                     .aux = mm_rtl_addr(slot, 8),
+                                     .value = seq + 1,
                                      .src_stride = MM_RTL_SIG_SET});
         off += frag;
     } while (off < len);
@@ -482,10 +507,12 @@ static int mm_rtl_serve(void)
         }
         if (R.got[s] != before) { /* the slots are free again: tell the sender */
             consumed[s] = R.got[s];
-            mm_rtl_submit(&(mm_rtl_desc){
-                .op = MM_RTL_OP_PUT, .flags = MM_RTL_F_NOCQ, .peer = (uint16_t)s,
-                .src = mm_rtl_reg(R.consumed + (size_t)s * 8),
-                .dst = mm_rtl_reg(R.credit + (size_t)R.rank * 8), .len = 8});
+            mm_rtl_submit(&(mm_rtl_desc){.op = MM_RTL_OP_PUT,
+                                         .flags = MM_RTL_F_NOCQ,
+                                         .peer = (uint16_t)s,
+                                         .src = mm_rtl_reg(R.consumed + (size_t)s * 8),
+                                         .dst = mm_rtl_reg(R.credit + (size_t)R.rank * 8),
+                                         .len = 8});
         }
     }
     if (events)
@@ -555,8 +582,11 @@ static meshmem_status_t mm_rtl_bcast(mm_tp_group_t *g, void *buf, size_t len, in
     char *s = mm_rtl_coll_half(0), *r = mm_rtl_coll_half(1);
     if (R.rank == root)
         memcpy(s, buf, len);
-    mm_rtl_coll((mm_rtl_desc){.op = MM_RTL_OP_BCAST, .peer = (uint16_t)root,
-                              .src = mm_rtl_addr(s, 1), .dst = mm_rtl_addr(r, 1), .len = len});
+    mm_rtl_coll((mm_rtl_desc){.op = MM_RTL_OP_BCAST,
+                              .peer = (uint16_t)root,
+                              .src = mm_rtl_addr(s, 1),
+                              .dst = mm_rtl_addr(r, 1),
+                              .len = len});
     if (R.rank != root)
         memcpy(buf, r, len);
     return MESHMEM_OK;
@@ -565,9 +595,9 @@ static meshmem_status_t mm_rtl_bcast(mm_tp_group_t *g, void *buf, size_t len, in
 /* the block collectives: @p sblocks blocks of @p len bytes from @p sbuf into the sending half,
  * the command, then @p rblocks blocks out of the receiving half into @p rbuf, and this member's
  * own block copied here (@p own_from, @p own_to: where it is and goes; NULL: none) */
-static meshmem_status_t mm_rtl_blocks(mm_rtl_desc d, const void *sbuf, size_t sblocks,
-                                      void *rbuf, size_t rblocks, size_t len,
-                                      const void *own_from, void *own_to)
+static meshmem_status_t mm_rtl_blocks(mm_rtl_desc d, const void *sbuf, size_t sblocks, void *rbuf,
+                                      size_t rblocks, size_t len, const void *own_from,
+                                      void *own_to)
 {
     size_t st = mm_rtl_stride(len);
     if (!mm_rtl_coll_fits(sblocks > rblocks ? sblocks : rblocks, len) || len > MM_RTL_STAGE / 2)
@@ -613,15 +643,13 @@ static meshmem_status_t mm_rtl_gather(mm_tp_group_t *g, const void *sbuf, void *
                          me ? (char *)rbuf + (size_t)root * len : NULL);
 }
 
-static meshmem_status_t mm_rtl_allgather(mm_tp_group_t *g, const void *sbuf, void *rbuf,
-                                         size_t len)
+static meshmem_status_t mm_rtl_allgather(mm_tp_group_t *g, const void *sbuf, void *rbuf, size_t len)
 {
-    return mm_rtl_blocks((mm_rtl_desc){.op = MM_RTL_OP_ALLGATHER}, sbuf, 1, rbuf, (size_t)R.n,
-                         len, sbuf, (char *)rbuf + (size_t)g->my_rank * len);
+    return mm_rtl_blocks((mm_rtl_desc){.op = MM_RTL_OP_ALLGATHER}, sbuf, 1, rbuf, (size_t)R.n, len,
+                         sbuf, (char *)rbuf + (size_t)g->my_rank * len);
 }
 
-static meshmem_status_t mm_rtl_alltoall(mm_tp_group_t *g, const void *sbuf, void *rbuf,
-                                        size_t len)
+static meshmem_status_t mm_rtl_alltoall(mm_tp_group_t *g, const void *sbuf, void *rbuf, size_t len)
 {
     size_t me = (size_t)g->my_rank;
     return mm_rtl_blocks((mm_rtl_desc){.op = MM_RTL_OP_ALLTOALL}, sbuf, (size_t)R.n, rbuf,
@@ -763,11 +791,12 @@ static const mm_tp_ops_t mm_rtl_ops = {
     .paced = true,
 };
 
-__attribute__((visibility("default"))) const mm_tp_ops_t *
-meshmem_net_plugin(const mm_plugin_host_t *host)
+__attribute__((visibility("default"))) const mm_tp_ops_t *meshmem_net_plugin(
+    const mm_plugin_host_t *host)
 {
     if (host->abi != MM_PLUGIN_ABI) {
-        host->log(MM_LOG_ERROR, "meshmem_init: libmeshmem_rtl.so is from another build than "
+        host->log(MM_LOG_ERROR,
+                  "meshmem_init: libmeshmem_rtl.so is from another build than "
                   "libmeshmem (interface %d, expected %d)",
                   MM_PLUGIN_ABI, host->abi);
         return NULL;

@@ -44,9 +44,9 @@ enum { MM_RTL_S_STARTING = 0, MM_RTL_S_RUNNING = 1, MM_RTL_S_FAILED = 2 };
 typedef struct {
     _Atomic uint32_t state;   /* MM_RTL_R_*: the rank writes it */
     _Atomic uint32_t blocked; /* epoch + 1 when the rank blocked in that epoch, else stale */
-    int32_t  pid;             /* the rank's process, its memfds (opened by the simulator
+    int32_t pid;              /* the rank's process, its memfds (opened by the simulator
                                  through /proc/PID/fd/FD) */
-    int32_t  fd[3];           /* heap segment, static data (-1: none), this transport's region */
+    int32_t fd[3];            /* heap segment, static data (-1: none), this transport's region */
     uint64_t bytes[3];        /* their sizes */
     uint64_t base[3];         /* node addresses where each is attached */
     _Atomic uint64_t sq_head; /* descriptors written (rank) */
@@ -55,7 +55,7 @@ typedef struct {
     _Atomic uint64_t cq_tail; /* completions taken (rank) */
     _Atomic uint64_t work;    /* counts what the rank's progress did (messages handled) */
     mm_rtl_desc sq[MM_RTL_SQ];
-    mm_rtl_cqe  cq[MM_RTL_CQ];
+    mm_rtl_cqe cq[MM_RTL_CQ];
 } mm_rtl_slot_t;
 
 typedef struct {
@@ -65,8 +65,8 @@ typedef struct {
     _Atomic uint32_t bell;      /* futex: the simulator sleeps on it, ranks ring it */
     _Atomic uint32_t sim_state; /* MM_RTL_S_* */
     _Atomic uint64_t cycle;     /* the simulated cycle at the last epoch */
-    double   clock_mhz;         /* the configuration's clock (written before RUNNING) */
-    char     error[512];        /* the simulator's one line when it FAILED */
+    double clock_mhz;           /* the configuration's clock (written before RUNNING) */
+    char error[512];            /* the simulator's one line when it FAILED */
     mm_rtl_slot_t rank[];
 } mm_rtl_ctl_t;
 

@@ -105,9 +105,12 @@ static size_t mm_shm_cgroup_room(void)
     if (!dir[0])
         return SIZE_MAX;
     char limit_path[640], used_path[640];
-    bool v1 = strncmp(dir, "/sys/fs/cgroup/memory/", 22) == 0 || !strcmp(dir, "/sys/fs/cgroup/memory");
-    snprintf(limit_path, sizeof(limit_path), "%s/%s", dir, v1 ? "memory.limit_in_bytes" : "memory.max");
-    snprintf(used_path, sizeof(used_path), "%s/%s", dir, v1 ? "memory.usage_in_bytes" : "memory.current");
+    bool v1 =
+        strncmp(dir, "/sys/fs/cgroup/memory/", 22) == 0 || !strcmp(dir, "/sys/fs/cgroup/memory");
+    snprintf(limit_path, sizeof(limit_path), "%s/%s", dir,
+             v1 ? "memory.limit_in_bytes" : "memory.max");
+    snprintf(used_path, sizeof(used_path), "%s/%s", dir,
+             v1 ? "memory.usage_in_bytes" : "memory.current");
     size_t limit = mm_shm_read_bytes(limit_path), used = mm_shm_read_bytes(used_path);
     if (limit == SIZE_MAX || used == SIZE_MAX)
         return SIZE_MAX;
@@ -150,8 +153,8 @@ static void *mm_shm_map_aligned(int fd, size_t bytes, size_t align, size_t offse
     return p;
 }
 
-void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t populate,
-                    size_t align, size_t align_offset, int *fd_out)
+void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t populate, size_t align,
+                    size_t align_offset, int *fd_out)
 {
     int fd = memfd_create(name, MFD_CLOEXEC);
     if (fd < 0) {
@@ -184,8 +187,8 @@ void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t popul
 #endif
     /* shared memory is allocated (and zeroed) on first touch: do it now, not when measured */
     if (mm_shm_commit(p, populate < bytes ? populate : bytes, true) != 0) {
-        mm_error("cannot allocate %zu bytes of shared memory for %s (memory full?): %s",
-                 populate, name, strerror(errno));
+        mm_error("cannot allocate %zu bytes of shared memory for %s (memory full?): %s", populate,
+                 name, strerror(errno));
         munmap(p, bytes);
         close(fd);
         return NULL;
@@ -237,8 +240,8 @@ int mm_shm_listen(const char *job, int rank)
 /* what a sender says with its descriptors */
 typedef struct {
     uint32_t magic;
-    int32_t  rank;
-    int32_t  nfds;
+    int32_t rank;
+    int32_t nfds;
 } mm_shm_hello_t;
 #define MM_SHM_HELLO 0x6d6d6664u /* "mmfd" */
 
@@ -283,7 +286,9 @@ static int mm_shm_send(const char *job, int peer, int me, const int fds[2],
         struct cmsghdr align;
     } ctl;
     memset(&ctl, 0, sizeof(ctl));
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = ctl.buf,
                        .msg_controllen = CMSG_SPACE((size_t)h.nfds * sizeof(int))};
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = SOL_SOCKET;
@@ -304,8 +309,8 @@ static int mm_shm_send(const char *job, int peer, int me, const int fds[2],
 }
 
 /* accept one peer's descriptors, checking who sent them; @return its rank, or -1 */
-static int mm_shm_receive(int listener, const int *peers, int npeers,
-                          const mm_boot_card_t *cards, int (*peer_fds)[2])
+static int mm_shm_receive(int listener, const int *peers, int npeers, const mm_boot_card_t *cards,
+                          int (*peer_fds)[2])
 {
     int s = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
     if (s < 0)
@@ -318,7 +323,9 @@ static int mm_shm_receive(int listener, const int *peers, int npeers,
         char buf[CMSG_SPACE(2 * sizeof(int))];
         struct cmsghdr align;
     } ctl;
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = ctl.buf,
                        .msg_controllen = sizeof(ctl.buf)};
     ssize_t n;
     do
@@ -361,8 +368,8 @@ static double mm_shm_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int mm_shm_exchange(int listener, const char *job, const int *peers, int npeers,
-                    const int fds[2], const mm_boot_card_t *cards, int (*peer_fds)[2])
+int mm_shm_exchange(int listener, const char *job, const int *peers, int npeers, const int fds[2],
+                    const mm_boot_card_t *cards, int (*peer_fds)[2])
 {
     int rc = 0;
     for (int i = 0; i < npeers; i++)

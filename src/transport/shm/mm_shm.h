@@ -34,8 +34,8 @@
  * @param fd        out: the segment's file descriptor (close-on-exec), to share with peers
  * @return the mapping, or NULL after logging why.
  */
-void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t populate,
-                    size_t align, size_t align_offset, int *fd);
+void *mm_shm_create(const char *name, size_t bytes, bool hugepages, size_t populate, size_t align,
+                    size_t align_offset, int *fd);
 
 /**
  * @brief Map segment @p fd (exactly @p bytes) shared, read-write; at @p fixed_addr when not
@@ -71,8 +71,8 @@ int mm_shm_listen(const char *job, int rank);
  * @return 0, or -1 after logging why (a peer that never comes is waited for at most 60 s, and
  * not at all once the job is ending).
  */
-int mm_shm_exchange(int listener, const char *job, const int *peers, int npeers,
-                    const int fds[2], const mm_boot_card_t *cards, int (*peer_fds)[2]);
+int mm_shm_exchange(int listener, const char *job, const int *peers, int npeers, const int fds[2],
+                    const mm_boot_card_t *cards, int (*peer_fds)[2]);
 
 /* ---- the node (mm_shm_node.c) ---- */
 

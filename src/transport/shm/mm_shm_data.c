@@ -13,7 +13,7 @@
 typedef struct {
     uintptr_t start, end; /* writable PT_LOAD of the executable */
     uintptr_t relro_end;
-    int       found;
+    int found;
 } mm_shm_data_scan_t;
 
 static int mm_shm_data_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -59,7 +59,8 @@ int mm_shm_data_find(void **start, size_t *size)
 
 /* Copy the whole range, redzones between globals included: a plain word loop, because a
  * sanitizer's memcpy would (rightly, for ordinary code) refuse to read across them. */
-__attribute__((no_sanitize("address", "thread", "undefined"), optimize("no-tree-loop-distribute-patterns"))) static void
+__attribute__((no_sanitize("address", "thread", "undefined"),
+               optimize("no-tree-loop-distribute-patterns"))) static void
 mm_shm_data_copy(uint64_t *dst, const uint64_t *src, size_t size)
 {
     for (size_t i = 0; i < size / sizeof(uint64_t); i++)

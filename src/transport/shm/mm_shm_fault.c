@@ -28,7 +28,7 @@ static bool mm_shm_fault_locate(uintptr_t a, int *owner, const char **what, size
         if (p->seg && a - (uintptr_t)p->seg < mm_g.seg_bytes) {
             size_t o = (size_t)(a - (uintptr_t)p->seg);
             *owner = q;
-            *what = o < mm_g.heap_offset  ? "runtime area"
+            *what = o < mm_g.heap_offset    ? "runtime area"
                     : o < mm_g.stage_offset ? "symmetric heap"
                                             : "staging area";
             *off = o >= mm_g.heap_offset && o < mm_g.stage_offset ? o - mm_g.heap_offset : o;

@@ -33,8 +33,7 @@ int mm_shm_seg_create(void)
     /* the heap starts on a boundary of the largest alignment it can hold (mm_heap_base_align) */
     char *seg = mm_shm_create("meshmem-heap", mm_g.seg_bytes, mm_config.hugepages,
                               mm_config.prefault ? mm_g.heap_offset : mm_g.sync_offset,
-                              mm_heap_base_align(mm_g.heap_size), mm_g.heap_offset,
-                              &mm_seg_fd);
+                              mm_heap_base_align(mm_g.heap_size), mm_g.heap_offset, &mm_seg_fd);
     if (seg == NULL) {
         char heap[24];
         mm_error("meshmem_init: cannot reserve a symmetric heap of %s (SHMEM_SYMMETRIC_SIZE or "

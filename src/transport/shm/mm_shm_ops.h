@@ -145,8 +145,7 @@ MM_SHM_AMO_INT(uint64_t)
  * mapping of the node: @p v and @p c (CSWAP's condition) and the result are the word's bits in
  * the low bytes of a uint64_t. @return the word's value before the operation (0 for SET).
  */
-MM_INLINE_HOT uint64_t mm_shm_amo(void *p, meshmem_amo_op_t op, size_t size, uint64_t v,
-                                  uint64_t c)
+MM_INLINE_HOT uint64_t mm_shm_amo(void *p, meshmem_amo_op_t op, size_t size, uint64_t v, uint64_t c)
 {
     switch (size) {
     case 1: return mm_shm_amo_uint8_t(p, op, (uint8_t)v, (uint8_t)c);

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 typedef struct {
-    char    *seg;        /* the peer's heap segment as mapped here (this rank's own for itself) */
+    char *seg;           /* the peer's heap segment as mapped here (this rank's own for itself) */
     intptr_t seg_delta;  /* its address - this rank's own segment's: the delta of every address
                             in the segment, the heap's included */
     intptr_t data_delta; /* its static data's address here - this rank's static data's */
@@ -49,8 +49,7 @@ MM_INLINE_HOT void mm_shm_wake_user(const mm_shm_peer_t *p)
 MM_INLINE_HOT void mm_shm_wake_runtime(const mm_shm_peer_t *p)
 {
     mm_waiter_t *w = &((mm_seg_hdr_t *)p->seg)->waiter;
-    if (MM_UNLIKELY(atomic_load_explicit(&w->sleepers[MM_WAIT_RUNTIME], memory_order_relaxed) !=
-                    0))
+    if (MM_UNLIKELY(atomic_load_explicit(&w->sleepers[MM_WAIT_RUNTIME], memory_order_relaxed) != 0))
         mm_wake_slow(w);
 }
 

@@ -72,44 +72,43 @@
 #define MM_UCX_AM_GET       4 /* a large get's request (mm_ucx_rma_t) */
 #define MM_UCX_AM_GET_REPLY 5 /* its answer (mm_ucx_rma_t, then the data) */
 #define MM_UCX_AM_COMPLETE  8 /* completion request: are my first n puts in place? (mm_ucx_done_t) */
-#define MM_UCX_EAGER_MAX   ((size_t)64 << 10) /* a post's extra bytes above it go by put */
-#define MM_UCX_KEEPALIVE   "5s"
-
+#define MM_UCX_EAGER_MAX    ((size_t)64 << 10) /* a post's extra bytes above it go by put */
+#define MM_UCX_KEEPALIVE    "5s"
 
 static const mm_plugin_host_t *H;
 
 typedef struct {
-    ucp_ep_h   ep;
+    ucp_ep_h ep;
     ucp_rkey_h rkey[MM_UCX_REGIONS];
-    uint64_t   base[MM_UCX_REGIONS]; /* the peer's segment and static data, in its address space */
+    uint64_t base[MM_UCX_REGIONS]; /* the peer's segment and static data, in its address space */
     /* puts that travel as messages (large puts, puts with signal), counted both ways: */
-    _Atomic uint64_t sent;           /* to the peer, so far */
-    _Atomic uint64_t done;           /* to the peer: how many it said are in place */
-    _Atomic uint64_t landed;         /* from the peer: in place here */
-    _Atomic uint64_t asked;          /* from the peer: the count its pending request waits for */
-    _Atomic uint64_t requested;      /* to the peer: the largest count asked for so far */
+    _Atomic uint64_t sent;      /* to the peer, so far */
+    _Atomic uint64_t done;      /* to the peer: how many it said are in place */
+    _Atomic uint64_t landed;    /* from the peer: in place here */
+    _Atomic uint64_t asked;     /* from the peer: the count its pending request waits for */
+    _Atomic uint64_t requested; /* to the peer: the largest count asked for so far */
 } mm_ucx_peer_t;
 
 static struct {
-    ucp_context_h  ctx;
-    ucp_worker_h   worker;
-    ucp_mem_h      mem[MM_UCX_REGIONS];
-    mm_ucx_peer_t *peer;              /* [nranks]; ep NULL for peers of the node */
-    int            efd;               /* the worker's event file descriptor */
-    int            kickfd;            /* eventfd: the application sleeps, the thread serves */
-    pthread_t      thread;
-    bool           thread_on;
-    atomic_bool    stop;
-    atomic_bool    closing;           /* finalize: peers closing their endpoints is no error */
-    _Atomic uint64_t app_polls;       /* progress calls by the application */
-    _Atomic uint64_t gets_out;        /* large get_nbi whose data is not here yet */
-    _Atomic uint64_t sent_all;        /* puts sent as messages, to every peer (the peers' sum) */
-    _Atomic uint64_t confirmed_all;   /* of those, the first this many are known in place: a
+    ucp_context_h ctx;
+    ucp_worker_h worker;
+    ucp_mem_h mem[MM_UCX_REGIONS];
+    mm_ucx_peer_t *peer; /* [nranks]; ep NULL for peers of the node */
+    int efd;             /* the worker's event file descriptor */
+    int kickfd;          /* eventfd: the application sleeps, the thread serves */
+    pthread_t thread;
+    bool thread_on;
+    atomic_bool stop;
+    atomic_bool closing;            /* finalize: peers closing their endpoints is no error */
+    _Atomic uint64_t app_polls;     /* progress calls by the application */
+    _Atomic uint64_t gets_out;      /* large get_nbi whose data is not here yet */
+    _Atomic uint64_t sent_all;      /* puts sent as messages, to every peer (the peers' sum) */
+    _Atomic uint64_t confirmed_all; /* of those, the first this many are known in place: a
                                        * quiet with nothing new sent need not ask any peer */
-    atomic_bool    fenced;            /* a fence since the last flush: RMA may be in flight */
-    int32_t        me;                /* this rank, the body of every acknowledgement */
-    char         (*hosts)[64];        /* [nranks] host names, for messages */
-    mm_tp_am_fn    arrived;           /* the runtime's handler of its messages */
+    atomic_bool fenced;             /* a fence since the last flush: RMA may be in flight */
+    int32_t me;                     /* this rank, the body of every acknowledgement */
+    char (*hosts)[64];              /* [nranks] host names, for messages */
+    mm_tp_am_fn arrived;            /* the runtime's handler of its messages */
 } U = {.efd = -1, .kickfd = -1};
 
 #define G (H->g)
@@ -161,8 +160,8 @@ static char mm_ucx_lib[320] = "UCX ?";
 
 static void mm_ucx_failed(const char *what, int pe, ucs_status_t st)
 {
-    H->fatal("%s to rank %d (host %s) failed: %s (%s)", what, pe,
-             pe >= 0 ? mm_ucx_host(pe) : "-", ucs_status_string(st), mm_ucx_lib);
+    H->fatal("%s to rank %d (host %s) failed: %s (%s)", what, pe, pe >= 0 ? mm_ucx_host(pe) : "-",
+             ucs_status_string(st), mm_ucx_lib);
 }
 
 /* one turn of a blocking operation's completion loop: counted as the application's progress
@@ -216,12 +215,12 @@ static void mm_ucx_drain(_Atomic uint64_t *out)
 /* a send whose header must outlive the call (UCX 1.13 keeps the pointer until completion) */
 typedef struct {
     union {
-        mm_ucx_rma_t  rma;
+        mm_ucx_rma_t rma;
         mm_ucx_done_t done;
-        char          rt[sizeof(mm_ucx_rt_t) + MM_UCX_RT_HDR_MAX]; /* a runtime message's */
+        char rt[sizeof(mm_ucx_rt_t) + MM_UCX_RT_HDR_MAX]; /* a runtime message's */
     } h;
-    int               pe;
-    const char       *what;
+    int pe;
+    const char *what;
     _Atomic uint64_t *pending; /* counted down at completion (NULL: none) */
 } mm_ucx_sending_t;
 
@@ -418,8 +417,8 @@ static void mm_ucx_recv_rndv(void *desc, void *dest, size_t len,
                              ucp_am_recv_data_nbx_callback_t received, void *arg,
                              void (*landed)(void *arg), const char *what, int from)
 {
-    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                                               UCP_OP_ATTR_FIELD_USER_DATA,
+    ucp_request_param_t prm = {.op_attr_mask =
+                                   UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
                                .cb.recv_am = received,
                                .user_data = arg};
     ucs_status_ptr_t req = ucp_am_recv_data_nbx(U.worker, desc, dest, len, &prm);
@@ -448,8 +447,8 @@ static ucs_status_t mm_ucx_place(void *data, void *dest, size_t len,
 }
 
 /* a large put arrives: place its data (by rendezvous, straight into place), then acknowledge */
-static ucs_status_t mm_ucx_on_put(void *arg, const void *header, size_t header_length,
-                                  void *data, size_t length, const ucp_am_recv_param_t *param)
+static ucs_status_t mm_ucx_on_put(void *arg, const void *header, size_t header_length, void *data,
+                                  size_t length, const ucp_am_recv_param_t *param)
 {
     (void)arg;
     mm_ucx_rma_t h = mm_ucx_rma_header(header, header_length, length, false, "put");
@@ -462,7 +461,7 @@ static void mm_ucx_raise(_Atomic uint64_t *w, uint64_t v)
 {
     uint64_t cur = atomic_load_explicit(w, memory_order_relaxed);
     while (cur < v && !atomic_compare_exchange_weak_explicit(w, &cur, v, memory_order_release,
-                                                              memory_order_relaxed))
+                                                             memory_order_relaxed))
         ;
 }
 
@@ -495,8 +494,8 @@ static ucs_status_t mm_ucx_on_complete(void *arg, const void *header, size_t hea
 }
 
 /* a peer answers: our first count puts are in place there */
-static ucs_status_t mm_ucx_on_done(void *arg, const void *header, size_t header_length,
-                                   void *data, size_t length, const ucp_am_recv_param_t *param)
+static ucs_status_t mm_ucx_on_done(void *arg, const void *header, size_t header_length, void *data,
+                                   size_t length, const ucp_am_recv_param_t *param)
 {
     (void)arg, (void)data, (void)param;
     mm_ucx_done_t h = mm_ucx_done_header(header, header_length, length, "completion answer");
@@ -537,8 +536,8 @@ static void mm_ucx_complete_puts(int pe)
 
 /* a large get's request arrives: answer with the data (UCX reads it from this rank's memory
  * until the reply completes; the get returns a value the memory held meanwhile) */
-static ucs_status_t mm_ucx_on_get(void *arg, const void *header, size_t header_length,
-                                  void *data, size_t length, const ucp_am_recv_param_t *param)
+static ucs_status_t mm_ucx_on_get(void *arg, const void *header, size_t header_length, void *data,
+                                  size_t length, const ucp_am_recv_param_t *param)
 {
     (void)arg, (void)data, (void)param;
     mm_ucx_rma_t h = mm_ucx_rma_header(header, header_length, length, true, "get request");
@@ -566,8 +565,7 @@ static void mm_ucx_get_received(void *req, ucs_status_t st, size_t length, void 
 
 /* a large get's data arrives: into the requester's buffer it named (its own address) */
 static ucs_status_t mm_ucx_on_get_reply(void *arg, const void *header, size_t header_length,
-                                        void *data, size_t length,
-                                        const ucp_am_recv_param_t *param)
+                                        void *data, size_t length, const ucp_am_recv_param_t *param)
 {
     (void)arg;
     mm_ucx_rma_t h;
@@ -577,9 +575,9 @@ static ucs_status_t mm_ucx_on_get_reply(void *arg, const void *header, size_t he
     if (length != h.len)
         H->fatal("transport: a get reply of %zu bytes where %llu were asked for", length,
                  (unsigned long long)h.len);
-    return mm_ucx_place(data, (void *)(uintptr_t)h.reply_dest, h.len, param,
-                        mm_ucx_get_received, (void *)(uintptr_t)h.token, mm_ucx_get_arrived,
-                        "receiving a get's data", h.src);
+    return mm_ucx_place(data, (void *)(uintptr_t)h.reply_dest, h.len, param, mm_ucx_get_received,
+                        (void *)(uintptr_t)h.token, mm_ucx_get_arrived, "receiving a get's data",
+                        h.src);
 }
 
 /* ---- the runtime's active messages (see the head of the file) ---- */
@@ -633,23 +631,23 @@ static void mm_ucx_am_send(int pe, unsigned id, const void *hdr, size_t hdr_len,
 
 /* a runtime message as its handler sees it (mm_tp_am_fn's rx), and once kept (am_keep) */
 typedef struct {
-    void  *data;      /* UCX's: the eager bytes, or the rendezvous descriptor; a kept copy */
+    void *data; /* UCX's: the eager bytes, or the rendezvous descriptor; a kept copy */
     size_t len;
-    int    src;
-    bool   rndv;      /* data is a rendezvous descriptor */
-    bool   ucx_data;  /* UCX lets the eager bytes be kept (UCP_AM_RECV_ATTR_FLAG_DATA) */
-    bool   counted;   /* sent as a put: its landing is counted for the sender's quiet */
-    bool   kept;      /* on the heap (am_keep) */
-    bool   copied;    /* kept: data is this plugin's copy */
-    bool   settled;   /* taken or kept, during its handler */
+    int src;
+    bool rndv;     /* data is a rendezvous descriptor */
+    bool ucx_data; /* UCX lets the eager bytes be kept (UCP_AM_RECV_ATTR_FLAG_DATA) */
+    bool counted;  /* sent as a put: its landing is counted for the sender's quiet */
+    bool kept;     /* on the heap (am_keep) */
+    bool copied;   /* kept: data is this plugin's copy */
+    bool settled;  /* taken or kept, during its handler */
 } mm_ucx_rx_t;
 
 /* the landing of a runtime message's data taken into place: the runtime's, then the count */
 typedef struct {
     void (*landed)(void *arg);
-    void  *arg;
-    int    src;
-    bool   counted;
+    void *arg;
+    int src;
+    bool counted;
 } mm_ucx_landing_t;
 
 static void mm_ucx_rt_landed(void *arg)
@@ -684,8 +682,8 @@ static void mm_ucx_am_recv(void *arg, void *buf, size_t len, void (*landed)(void
 {
     mm_ucx_rx_t *rx = arg;
     if (len != rx->len)
-        H->fatal("transport: rank %d sent a message of %zu bytes where %zu were announced",
-                 rx->src, rx->len, len);
+        H->fatal("transport: rank %d sent a message of %zu bytes where %zu were announced", rx->src,
+                 rx->len, len);
     mm_ucx_landing_t *l = malloc(sizeof(*l));
     if (l == NULL)
         H->fatal("transport: out of memory receiving a message from rank %d", rx->src);
@@ -716,8 +714,8 @@ static void *mm_ucx_am_keep(void *arg)
         k->copied = true;
         k->data = malloc(rx->len ? rx->len : 1);
         if (k->data == NULL)
-            H->fatal("transport: out of memory for a message of %zu bytes from rank %d",
-                     rx->len, rx->src);
+            H->fatal("transport: out of memory for a message of %zu bytes from rank %d", rx->len,
+                     rx->src);
         memcpy(k->data, rx->data, rx->len);
     }
     rx->settled = true;
@@ -902,9 +900,19 @@ static void mm_ucx_amo(int pe, void *dest, meshmem_amo_op_t op, size_t size, uin
         uint64_t operand = value, swap_in = 0;
         bool fetch = fetched != NULL;
         switch (op) {
-        case MESHMEM_AMO_FETCH: uop = UCP_ATOMIC_OP_OR; operand = 0; fetch = true; break;
-        case MESHMEM_AMO_SET: uop = UCP_ATOMIC_OP_SWAP; fetch = true; break;
-        case MESHMEM_AMO_SWAP: uop = UCP_ATOMIC_OP_SWAP; fetch = true; break;
+        case MESHMEM_AMO_FETCH:
+            uop = UCP_ATOMIC_OP_OR;
+            operand = 0;
+            fetch = true;
+            break;
+        case MESHMEM_AMO_SET:
+            uop = UCP_ATOMIC_OP_SWAP;
+            fetch = true;
+            break;
+        case MESHMEM_AMO_SWAP:
+            uop = UCP_ATOMIC_OP_SWAP;
+            fetch = true;
+            break;
         case MESHMEM_AMO_CSWAP:
             uop = UCP_ATOMIC_OP_CSWAP;
             operand = cond;
@@ -941,7 +949,8 @@ static void mm_ucx_quiet(void)
 
 static int mm_ucx_progress(void)
 {
-    atomic_store_explicit(&U.app_polls, atomic_load_explicit(&U.app_polls, memory_order_relaxed) + 1,
+    atomic_store_explicit(&U.app_polls,
+                          atomic_load_explicit(&U.app_polls, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     return (int)ucp_worker_progress(U.worker);
 }
@@ -1046,7 +1055,8 @@ static unsigned mm_ucx_identify(void)
     const char *path = dladdr((void *)ucp_get_version, &di) && di.dli_fname ? di.dli_fname : "?";
     snprintf(mm_ucx_lib, sizeof(mm_ucx_lib), "UCX %u.%u.%u, %s", major, minor, release, path);
     if (major != UCP_API_MAJOR || minor != UCP_API_MINOR)
-        H->log(MM_LOG_WARN | MM_LOG_ALWAYS, "transport: built for UCX %d.%d, running on %s: "
+        H->log(MM_LOG_WARN | MM_LOG_ALWAYS,
+               "transport: built for UCX %d.%d, running on %s: "
                "the two may disagree (set LD_LIBRARY_PATH to the UCX it was built for)",
                UCP_API_MAJOR, UCP_API_MINOR, mm_ucx_lib);
     else
@@ -1068,8 +1078,7 @@ static bool mm_ucx_may_use_tcp(void)
 
 /* meshmem's choice for UCX setting @p key of @p cfg, unless the user made one (environment
  * variable @p env): a release without the setting keeps its own behaviour */
-static void mm_ucx_default(ucp_config_t *cfg, const char *env, const char *key,
-                           const char *value)
+static void mm_ucx_default(ucp_config_t *cfg, const char *env, const char *key, const char *value)
 {
     if (getenv(env) == NULL && ucp_config_modify(cfg, key, value) != UCS_OK)
         H->log(MM_LOG_DEBUG, "transport: this UCX has no %s setting; left as it is", key);
@@ -1122,20 +1131,18 @@ static int mm_ucx_open(void)
     ucp_worker_attr_t wa = {.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE};
     if (ucp_worker_query(U.worker, &wa) == UCS_OK && wa.thread_mode != UCS_THREAD_MODE_MULTI) {
         H->log(MM_LOG_ERROR, "meshmem_init: this UCX has no thread-safe workers (build it with "
-               "--enable-mt)");
+                             "--enable-mt)");
         return -1;
     }
     if (mm_ucx_check(ucp_worker_get_efd(U.worker, &U.efd), "ucp_worker_get_efd"))
         return -1;
     static const struct {
-        unsigned               id;
+        unsigned id;
         ucp_am_recv_callback_t cb;
-    } handlers[] = {{MM_UCX_AM_RUNTIME, mm_ucx_on_runtime},
-                    {MM_UCX_AM_PUT, mm_ucx_on_put},
-                    {MM_UCX_AM_DONE, mm_ucx_on_done},
-                    {MM_UCX_AM_COMPLETE, mm_ucx_on_complete},
-                    {MM_UCX_AM_GET, mm_ucx_on_get},
-                    {MM_UCX_AM_GET_REPLY, mm_ucx_on_get_reply}};
+    } handlers[] = {
+        {MM_UCX_AM_RUNTIME, mm_ucx_on_runtime}, {MM_UCX_AM_PUT, mm_ucx_on_put},
+        {MM_UCX_AM_DONE, mm_ucx_on_done},       {MM_UCX_AM_COMPLETE, mm_ucx_on_complete},
+        {MM_UCX_AM_GET, mm_ucx_on_get},         {MM_UCX_AM_GET_REPLY, mm_ucx_on_get_reply}};
     for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
         ucp_am_handler_param_t ah = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
                                                    UCP_AM_HANDLER_PARAM_FIELD_CB |
@@ -1156,8 +1163,8 @@ static int mm_ucx_map(int region, void *addr, size_t len, void **rkey, size_t *r
     *rkey_len = 0;
     if (len == 0)
         return 0;
-    ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
-                                             UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+    ucp_mem_map_params_t mp = {.field_mask =
+                                   UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
                                .address = addr,
                                .length = len};
     if (mm_ucx_check(ucp_mem_map(U.ctx, &mp, &U.mem[region]), "ucp_mem_map"))
@@ -1251,8 +1258,8 @@ static int mm_ucx_init(const mm_boot_card_t *cards, const bool *remote, mm_tp_am
             ucp_rkey_buffer_release(rkey[g]);
     if (rc == 0 && H->config->net_progress_us > 0) {
         U.kickfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        U.thread_on = U.kickfd >= 0 &&
-                      pthread_create(&U.thread, NULL, mm_ucx_thread_main, NULL) == 0;
+        U.thread_on =
+            U.kickfd >= 0 && pthread_create(&U.thread, NULL, mm_ucx_thread_main, NULL) == 0;
         if (!U.thread_on)
             H->log(MM_LOG_WARN, "transport: no progress thread (%s)", strerror(errno));
     }
@@ -1285,8 +1292,7 @@ static void mm_ucx_fini(void)
             if (U.peer[r].rkey[g])
                 ucp_rkey_destroy(U.peer[r].rkey[g]);
         if (U.peer[r].ep) {
-            ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                                       .flags = 0};
+            ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = 0};
             ucs_status_ptr_t req = ucp_ep_close_nbx(U.peer[r].ep, &prm);
             if (req && !UCS_PTR_IS_ERR(req)) {
                 while (ucp_request_check_status(req) == UCS_INPROGRESS)
@@ -1335,11 +1341,12 @@ static const mm_tp_ops_t mm_ucx_ops = {
     .host = mm_ucx_host,
 };
 
-__attribute__((visibility("default"))) const mm_tp_ops_t *
-meshmem_net_plugin(const mm_plugin_host_t *host)
+__attribute__((visibility("default"))) const mm_tp_ops_t *meshmem_net_plugin(
+    const mm_plugin_host_t *host)
 {
     if (host->abi != MM_PLUGIN_ABI) {
-        host->log(MM_LOG_ERROR, "meshmem_init: libmeshmem_ucx.so is from another build than "
+        host->log(MM_LOG_ERROR,
+                  "meshmem_init: libmeshmem_ucx.so is from another build than "
                   "libmeshmem (interface %d, expected %d)",
                   MM_PLUGIN_ABI, host->abi);
         return NULL;

@@ -24,12 +24,12 @@ enum { MM_UCX_SEG = 0, MM_UCX_DATA = 1, MM_UCX_REGIONS = 2 };
  * reply (MM_UCX_AM_GET_REPLY) carrying reply_dest, token and len back, then the len bytes.
  */
 typedef struct {
-    uint64_t off;        /* offset in the target's region */
+    uint64_t off; /* offset in the target's region */
     uint64_t len;
     uint64_t reply_dest; /* a get: where the data goes in the requester (its own address) */
     uint64_t token;      /* a get: the requester's completion counter (its own address) */
     uint32_t region;     /* MM_UCX_SEG or MM_UCX_DATA */
-    int32_t  src;        /* the rank that sent it: where acknowledgements and replies go */
+    int32_t src;         /* the rank that sent it: where acknowledgements and replies go */
 } mm_ucx_rma_t;
 
 /**
@@ -55,7 +55,7 @@ static inline bool mm_ucx_rma_valid(const mm_ucx_rma_t *h, size_t length, bool i
  */
 typedef struct {
     uint64_t count;
-    int32_t  from;
+    int32_t from;
     uint32_t pad;
 } mm_ucx_done_t;
 
@@ -75,7 +75,7 @@ static inline bool mm_ucx_done_valid(const mm_ucx_done_t *h, size_t length, int 
  * sent as a put is counted when it lands).
  */
 typedef struct {
-    int32_t  src;
+    int32_t src;
     uint16_t id;
     uint16_t flags;
 } mm_ucx_rt_t;

@@ -52,8 +52,8 @@ int main(void)
         same_host += same;
         by_memory += reach;
         if (same != reach)
-            bad |= fail(same ? "shmem_ptr of a PE on this host" : "shmem_ptr of a PE elsewhere",
-                        me, reach, same);
+            bad |= fail(same ? "shmem_ptr of a PE on this host" : "shmem_ptr of a PE elsewhere", me,
+                        reach, same);
         int first = 1; /* the first PE of its host: counts the hosts */
         for (int q = 0; q < pe; q++)
             first &= strcmp(hosts + (size_t)q * HOST_LEN, hosts + (size_t)pe * HOST_LEN) != 0;

@@ -81,8 +81,8 @@ static void attach(mm_rtlsim *s, int r)
         int fd = open(path, O_RDWR);
         if (fd < 0)
             fail("cannot open rank %d's memory (%s): %s", r, path, strerror(errno));
-        if (mmap(base + k->base[i], k->bytes[i], PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-                 fd, 0) == MAP_FAILED)
+        if (mmap(base + k->base[i], k->bytes[i], PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+                 0) == MAP_FAILED)
             fail("cannot map rank %d's memory (%s): %s", r, path, strerror(errno));
         close(fd);
     }
@@ -191,7 +191,8 @@ int main(int argc, char **argv)
         /* every rank waits and nothing moved: a wait on something the engine does not carry
          * (the rank's own memory), or a deadlock. Let the ranks look again now and then, not
          * in a tight loop */
-        quiet_epochs = submitted == 0 && worked == 0 && mm_rtlsim_cycle(s) == before ? quiet_epochs + 1 : 0;
+        quiet_epochs =
+            submitted == 0 && worked == 0 && mm_rtlsim_cycle(s) == before ? quiet_epochs + 1 : 0;
         if (quiet_epochs > 2)
             usleep(1000);
         atomic_store(&C->epoch, epoch + 1);
