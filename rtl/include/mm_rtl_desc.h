@@ -19,37 +19,35 @@
 
 #include <stdint.h>
 
+/* the tables below keep their columns and their comments of several lines, which
+ * rtl/tools/gen_defs.py reads into rtl/hdl/mm_defs.svh: clang-format 14 would break them up */
+/* clang-format off */
 /* opcodes (descriptor word 0, bits 7:0) */
-#define MM_RTL_OP_NOP  0x00 /* completes at once: the host interface's own cost */
-#define MM_RTL_OP_SEND 0x01 /* src, len -> peer; the peer's RECV says where */
-#define MM_RTL_OP_RECV                                                                             \
-    0x02                         /* from peer into dst; len = capacity; ends at the EOP mark,
+#define MM_RTL_OP_NOP            0x00 /* completes at once: the host interface's own cost */
+#define MM_RTL_OP_SEND           0x01 /* src, len -> peer; the peer's RECV says where */
+#define MM_RTL_OP_RECV           0x02 /* from peer into dst; len = capacity; ends at the EOP mark,
                                          value = bytes received */
-#define MM_RTL_OP_BARRIER   0x03 /* one-cycle block signal to every team peer, wait for theirs */
-#define MM_RTL_OP_BCAST     0x04 /* root = peer: src (len) -> dst of every other member */
-#define MM_RTL_OP_SCATTER   0x05 /* root: block k at src + k*src_stride -> member k's dst */
-#define MM_RTL_OP_GATHER    0x06 /* every member's src (len) -> root's dst + k*dst_stride */
-#define MM_RTL_OP_ALLGATHER 0x07 /* every member's src -> dst + k*dst_stride of every member */
-#define MM_RTL_OP_ALLTOALL  0x08 /* block j at src + j*src_stride -> member j's dst + k*dst_stride */
-#define MM_RTL_OP_ALLTOALLV                                                                        \
-    0x09 /* as ALLTOALL; send lengths: u32 table at value (indexed by
+#define MM_RTL_OP_BARRIER        0x03 /* one-cycle block signal to every team peer, wait for theirs */
+#define MM_RTL_OP_BCAST          0x04 /* root = peer: src (len) -> dst of every other member */
+#define MM_RTL_OP_SCATTER        0x05 /* root: block k at src + k*src_stride -> member k's dst */
+#define MM_RTL_OP_GATHER         0x06 /* every member's src (len) -> root's dst + k*dst_stride */
+#define MM_RTL_OP_ALLGATHER      0x07 /* every member's src -> dst + k*dst_stride of every member */
+#define MM_RTL_OP_ALLTOALL       0x08 /* block j at src + j*src_stride -> member j's dst + k*dst_stride */
+#define MM_RTL_OP_ALLTOALLV      0x09 /* as ALLTOALL; send lengths: u32 table at value (indexed by
                                          member), len = receive capacity per member; received
                                          lengths (learnt from the EOP mark) -> u32 table at aux */
-#define MM_RTL_OP_REDUCE_SCATTER                                                                   \
-    0x0A /* the averaging core (JOCN 2022 §3.C.2, aggressive): block k
+#define MM_RTL_OP_REDUCE_SCATTER 0x0A /* the averaging core (JOCN 2022 §3.C.2, aggressive): block k
                                          of every member is summed in flight (int32 lanes) into
                                          member k's dst; MM_RTL_F_AVG divides by the team size */
 /* meshmem's one-sided extension: active messages in FSHMEM's style (header: opcode, source,
    address, length), executed at the target's memory port, acknowledged per peer */
-#define MM_RTL_OP_PUT 0x10 /* src (len) -> peer's dst; completes on the target's ack */
-#define MM_RTL_OP_GET 0x11 /* peer's src (len) -> local dst: a request answered by a put */
-#define MM_RTL_OP_AMO                                                                              \
-    0x12 /* at peer's dst: src_stride = MM_RTL_AMO_*, len = 4 or 8,
+#define MM_RTL_OP_PUT            0x10 /* src (len) -> peer's dst; completes on the target's ack */
+#define MM_RTL_OP_GET            0x11 /* peer's src (len) -> local dst: a request answered by a put */
+#define MM_RTL_OP_AMO            0x12 /* at peer's dst: src_stride = MM_RTL_AMO_*, len = 4 or 8,
                                          value = operand, aux = compare; cqe.value = old value */
-#define MM_RTL_OP_PUT_SIGNAL                                                                       \
-    0x13                     /* PUT, then (after the data is written) the signal: aux =
+#define MM_RTL_OP_PUT_SIGNAL     0x13 /* PUT, then (after the data is written) the signal: aux =
                                          remote signal address, value = signal, src_stride = SET/ADD */
-#define MM_RTL_OP_QUIET 0x14 /* completes when every earlier one-sided op is acknowledged */
+#define MM_RTL_OP_QUIET          0x14 /* completes when every earlier one-sided op is acknowledged */
 
 /* flags (word 0, bits 15:8) */
 #define MM_RTL_F_FENCE  0x01 /* start only after every earlier descriptor of this node completed */
@@ -99,13 +97,13 @@ typedef struct mm_rtl_desc {
 
 /* completion: 32 bytes */
 typedef struct mm_rtl_cqe {
-    uint32_t id;    /* the descriptor's */
-    uint8_t status; /* MM_RTL_ST_* */
-    uint8_t op;     /* the descriptor's opcode */
+    uint32_t id;     /* the descriptor's */
+    uint8_t status;  /* MM_RTL_ST_* */
+    uint8_t op;      /* the descriptor's opcode */
     uint16_t rsvd;
-    uint64_t start; /* cycle the descriptor entered the queue (the doorbell) */
-    uint64_t end;   /* cycle it completed */
-    uint64_t value; /* RECV: bytes received; AMO: the old value */
+    uint64_t start;  /* cycle the descriptor entered the queue (the doorbell) */
+    uint64_t end;    /* cycle it completed */
+    uint64_t value;  /* RECV: bytes received; AMO: the old value */
 } mm_rtl_cqe;
 
 #ifdef __cplusplus
@@ -117,18 +115,19 @@ _Static_assert(sizeof(mm_rtl_cqe) == 32, "completion is 32 bytes");
 #endif
 
 /* AXI4-Lite registers of a node (byte offsets; 32-bit registers) */
-#define MM_RTL_REG_ID   0x000 /* RO: 'OPTW' */
-#define MM_RTL_REG_NODE 0x004 /* RO: [15:0] this node, [31:16] nodes of the system */
-#define MM_RTL_REG_STATUS                                                                          \
-    0x008                         /* RO: [7:0] free descriptor slots, [15:8] completions waiting,
+#define MM_RTL_REG_ID        0x000 /* RO: 'OPTW' */
+#define MM_RTL_REG_NODE      0x004 /* RO: [15:0] this node, [31:16] nodes of the system */
+#define MM_RTL_REG_STATUS    0x008 /* RO: [7:0] free descriptor slots, [15:8] completions waiting,
                                       [16] a doorbell found the queue full (sticky) */
-#define MM_RTL_REG_DESC     0x040 /* W: 16 words of the descriptor being staged */
-#define MM_RTL_REG_DOORBELL 0x080 /* W: push the staged descriptor */
-#define MM_RTL_REG_CQE      0x0C0 /* RO: 8 words of the oldest completion */
-#define MM_RTL_REG_CQ_POP   0x0E0 /* W: drop the oldest completion */
-#define MM_RTL_REG_OUTSTAND 0x100 /* RO: one-sided operations not yet acknowledged */
-#define MM_RTL_REG_WAIT     0x104 /* RO: what the sequencer waits for (docs/rtl.md, "Watchdog") */
+#define MM_RTL_REG_DESC      0x040 /* W: 16 words of the descriptor being staged */
+#define MM_RTL_REG_DOORBELL  0x080 /* W: push the staged descriptor */
+#define MM_RTL_REG_CQE       0x0C0 /* RO: 8 words of the oldest completion */
+#define MM_RTL_REG_CQ_POP    0x0E0 /* W: drop the oldest completion */
+#define MM_RTL_REG_OUTSTAND  0x100 /* RO: one-sided operations not yet acknowledged */
+#define MM_RTL_REG_WAIT      0x104 /* RO: what the sequencer waits for (docs/rtl.md, "Watchdog") */
 
 #define MM_RTL_ID_VALUE 0x4F505457u /* 'OPTW' */
+
+/* clang-format on */
 
 #endif
