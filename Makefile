@@ -18,7 +18,7 @@ CMAKE_ARGS ?=
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: all build deps python test test-c test-py demo lint sanitize asan tsan clean install rtl-synth
+.PHONY: all build deps python test demo lint sanitize asan tsan clean install rtl-synth
 
 all: build
 
