@@ -41,7 +41,7 @@ def test_vs_words_and_errors_are_bench_s(capsys):
     bench = capsys.readouterr().err.strip()
     assert bench == "meshmem bench: --vs mpich: choose from openmpi, oshmem, mpi, or none alone", \
         bench
-    from meshmem import options
+    from meshmem.cli import options
     assert options.vs_list("mpi,serial", ("openmpi", "serial")) == ["openmpi", "serial"]
     assert options.vs_list("none", ("openmpi", "serial")) == []
 
