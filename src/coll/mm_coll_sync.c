@@ -218,6 +218,26 @@ static void mm_coll_check_peer(struct meshmem_team *t, int src, _Atomic uint64_t
                         st == MM_RANK_FINALIZED ? "has finalized" : "is in shmem_finalize");
 }
 
+/* a peer on another host is checked by a network round trip that the peer must serve (UCX over
+ * TCP: its progress), and that this rank waits for without sleeping: checked every 256 polls,
+ * two node leaders sharing a core spent their waits serving each other's checks instead of
+ * posting (2 x 2 virtual hosts bound to 2 cores, under load). A wait that lasts checks such a
+ * peer every MM_COLL_REMOTE_CHECK_S, from that long after it began */
+#define MM_COLL_REMOTE_CHECK_S 0.25
+
+static bool mm_coll_check_due(struct meshmem_team *t, int src, double *next)
+{
+    if (mm_tp_peers[mm_team_world(t, src)].kind != MM_TP_NET)
+        return true;
+    double now = mm_now();
+    if (*next == 0)
+        *next = now + MM_COLL_REMOTE_CHECK_S;
+    if (now < *next)
+        return false;
+    *next = now + MM_COLL_REMOTE_CHECK_S;
+    return true;
+}
+
 /* polls without a pause first: a pause costs tens of nanoseconds on recent x86 cores (a sizeable
  * part of a 2-rank collective; docs/results-core.md), and the post is usually a line transfer
  * away; then pause, which spares an SMT sibling */
@@ -253,7 +273,7 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
     if (polls <= mm_wait_inline_polls)
         return;
     mm_wait_t w;
-    double since = 0;
+    double since = 0, next_check = 0;
     bool published = false;
     mm_wait_init_runtime(&w);
     w.polls = polls;
@@ -266,7 +286,8 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
                 mm_coll_publish(t->slot, coll, (unsigned)t->tag, t->call);
                 published = true;
             }
-            mm_coll_check_peer(t, src, word, seq, coll, &since);
+            if (mm_coll_check_due(t, src, &next_check))
+                mm_coll_check_peer(t, src, word, seq, coll, &since);
         }
     }
     if (published)
