@@ -136,7 +136,9 @@ def test_rtl_with_hosts(engine, capsys, cmd, where):
         f"simulated engine runs on this machine, every rank a node of it; leave out {where[0]}")
 
 
-def test_rtl_with_python_bench(engine, capsys):
-    assert main(["bench", "--python", "--rtl", CONFIG]) == 2
-    assert one_line(capsys).startswith(f"meshmem bench: --rtl {CONFIG} with --python: ")
+@pytest.mark.parametrize("extra", [["--python"], ["put", "--baselines-only"]])
+def test_rtl_with_an_openmpi_only_mode(engine, capsys, extra):
+    """bench --python and --baselines-only measure OpenMPI, which does not run there."""
+    assert main(["bench", *extra, "--rtl", CONFIG]) == 2
+    assert one_line(capsys).startswith(f"meshmem bench: --rtl {CONFIG} with {extra[-1]}: ")
 

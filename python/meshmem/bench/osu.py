@@ -525,10 +525,10 @@ def check(args) -> tuple[list, list, list | None, dict]:
     returns (operations with their algorithms, algorithms, sizes or None, meshmem's env)."""
     options.check_outputs(args)
     options.rank_count(args.ranks)
-    args.rtl = options.rtl_config(args.rtl, {"--vhosts": args.vhosts, "--hosts": args.hosts})
     if args.rtl and args.baselines_only:
         raise UserError(f"--rtl {args.rtl} with --baselines-only: OpenMPI does not run on "
                         "simulated hardware, which leaves nothing to measure")
+    args.rtl = options.rtl_config(args.rtl, {"--vhosts": args.vhosts, "--hosts": args.hosts})
     options.at_least("--rounds", args.rounds, 1)
     for opt in ("iters", "iters_large"):
         options.at_least(f"--{opt.replace('_', '-')}", getattr(args, opt), 1)
