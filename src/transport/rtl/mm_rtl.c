@@ -656,6 +656,110 @@ static meshmem_status_t mm_rtl_alltoall(mm_tp_group_t *g, const void *sbuf, void
                          (size_t)R.n, len, (const char *)sbuf + me * len, (char *)rbuf + me * len);
 }
 
+/* All-to-all-v: one ALLTOALLV command, whose receivers learn each block's length from its
+ * end-of-packet mark. The command's capacity (its len) decides eager or rendezvous at both ends
+ * of every pair and bounds what a block may bring, so every member must program the same one,
+ * and a member that declines alone would leave the others waiting in the engine: one ALLGATHER
+ * of each member's largest block first, then every member takes the same decision on the same
+ * figures. The blocks at one stride in the sending half, the engine's tables of send and
+ * received lengths (u32 per member) after them. */
+static meshmem_status_t mm_rtl_alltoallv(mm_tp_group_t *g, const void *sbuf, const size_t *soff,
+                                         const size_t *slen, void *rbuf, const size_t *roff,
+                                         const size_t *rcap, size_t *rlen)
+{
+    size_t n = (size_t)R.n, big = 0;
+    for (size_t j = 0; j < n; j++)
+        big = slen[j] > big ? slen[j] : big;
+    char *s = mm_rtl_coll_half(0), *r = mm_rtl_coll_half(1);
+    memcpy(s, &(uint64_t){big}, sizeof(uint64_t));
+    mm_rtl_coll((mm_rtl_desc){.op = MM_RTL_OP_ALLGATHER,
+                              .src = mm_rtl_addr(s, 1),
+                              .dst = mm_rtl_addr(r, 1),
+                              .len = sizeof(uint64_t),
+                              .dst_stride = mm_rtl_stride(sizeof(uint64_t))});
+    uint64_t most = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b;
+        memcpy(&b, r + i * mm_rtl_stride(sizeof(uint64_t)), sizeof(b));
+        most = b > most ? b : most;
+    }
+    size_t st = mm_rtl_stride(most), tables = mm_rtl_stride(n * sizeof(uint32_t));
+    if (most > UINT32_MAX || n * st + tables > MM_RTL_COLL / 2)
+        return MESHMEM_ERR_UNSUPPORTED; /* every member alike: the runtime's algorithm */
+    (void)g;
+    if (most == 0) { /* nothing to move anywhere */
+        for (size_t i = 0; i < n; i++)
+            rlen[i] = 0;
+        return MESHMEM_OK;
+    }
+    uint32_t *stab = (uint32_t *)(void *)(s + n * st), *rtab = (uint32_t *)(void *)(r + n * st);
+    for (size_t j = 0; j < n; j++) {
+        memcpy(s + j * st, (const char *)sbuf + soff[j], slen[j]);
+        stab[j] = (uint32_t)slen[j];
+    }
+    mm_rtl_coll((mm_rtl_desc){.op = MM_RTL_OP_ALLTOALLV,
+                              .src = mm_rtl_addr(s, 1),
+                              .dst = mm_rtl_addr(r, 1),
+                              .len = most,
+                              .src_stride = st,
+                              .dst_stride = st,
+                              .value = mm_rtl_addr(stab, 1),
+                              .aux = mm_rtl_addr(rtab, 1)});
+    for (size_t i = 0; i < n; i++) {
+        if (rtab[i] > rcap[i])
+            H->fatal("rtl: alltoallv: team rank %zu sent %u bytes where %zu were expected "
+                     "(counts differ between ranks)",
+                     i, rtab[i], rcap[i]);
+        memcpy((char *)rbuf + roff[i], r + i * st, rtab[i]);
+        rlen[i] = rtab[i];
+    }
+    return MESHMEM_OK;
+}
+
+/* All-reduce as OPTWEB shares averaged parameters (JOCN 2022 §3.C.2, the aggressive approach):
+ * REDUCE_SCATTER on the averaging core (block k of every member summed in flight into member
+ * k), then an ALLGATHER of the sums, fenced behind it on each member; both queued at once. The
+ * core adds int32 lanes with wrap-around, which is the sum of int32 and of uint32 elements bit for
+ * bit (in any order); every other type and operation is the runtime's. Member k's block is
+ * elements [k * per, (k + 1) * per) of the vector, the tail zeros. */
+static meshmem_status_t mm_rtl_allreduce(mm_tp_group_t *g, const void *sbuf, void *rbuf,
+                                         size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    (void)g;
+    if (op != MESHMEM_OP_SUM || (dtype != MESHMEM_INT32 && dtype != MESHMEM_UINT32))
+        return MESHMEM_ERR_UNSUPPORTED;
+    size_t n = (size_t)R.n, per = (count + n - 1) / n, blen = per * sizeof(uint32_t);
+    size_t st = mm_rtl_stride(blen), bytes = count * sizeof(uint32_t);
+    if (count == 0)
+        return MESHMEM_OK;
+    if (!mm_rtl_coll_fits(n + 1, blen))
+        return MESHMEM_ERR_UNSUPPORTED;
+    char *s = mm_rtl_coll_half(0), *sum = mm_rtl_coll_half(1), *all = sum + st;
+    for (size_t k = 0; k < n; k++) {
+        size_t at = k * blen, take = at < bytes ? (bytes - at < blen ? bytes - at : blen) : 0;
+        memcpy(s + k * st, (const char *)sbuf + at, take);
+        memset(s + k * st + take, 0, blen - take);
+    }
+    mm_rtl_quiet();
+    uint32_t rs = mm_rtl_submit(&(mm_rtl_desc){.op = MM_RTL_OP_REDUCE_SCATTER,
+                                               .src = mm_rtl_addr(s, 1),
+                                               .dst = mm_rtl_addr(sum, 1),
+                                               .len = blen,
+                                               .src_stride = st});
+    uint32_t ag = mm_rtl_submit(&(mm_rtl_desc){.op = MM_RTL_OP_ALLGATHER,
+                                               .flags = MM_RTL_F_FENCE,
+                                               .src = mm_rtl_addr(sum, 1),
+                                               .dst = mm_rtl_addr(all, 1),
+                                               .len = blen,
+                                               .dst_stride = st});
+    mm_rtl_wait(rs);
+    mm_rtl_wait(ag);
+    for (size_t k = 0; k * blen < bytes; k++)
+        memcpy((char *)rbuf + k * blen, all + k * st,
+               bytes - k * blen < blen ? bytes - k * blen : blen);
+    return MESHMEM_OK;
+}
+
 static const mm_tp_coll_ops_t mm_rtl_coll_ops = {
     .team_init = mm_rtl_team_init,
     .barrier = mm_rtl_barrier,
@@ -664,6 +768,8 @@ static const mm_tp_coll_ops_t mm_rtl_coll_ops = {
     .gather = mm_rtl_gather,
     .allgather = mm_rtl_allgather,
     .alltoall = mm_rtl_alltoall,
+    .alltoallv = mm_rtl_alltoallv,
+    .allreduce = mm_rtl_allreduce,
 };
 
 /* ---- set up ---- */
