@@ -37,9 +37,13 @@ static long cycles(double s0, double s1)
     return (long)((s1 - s0) * 200e6 + 0.5); /* at the configuration's 200 MHz */
 }
 
+static size_t a2a_huge; /* when set: the bytes from rank 0 to rank 1 */
+
 /* a block's bytes from rank i to rank j, some of them empty */
 static size_t a2a_len(int i, int j, size_t unit)
 {
+    if (a2a_huge && i == 0 && j == 1)
+        return a2a_huge;
     return (size_t)((i * 5 + j * 3) % 4) * unit + (size_t)((i + j) % 3);
 }
 
@@ -181,6 +185,13 @@ int main(void)
     /* the runtime's algorithm (a named hint is never offloaded): no ALLTOALLV */
     long c_a2av_ring = alltoallv(8, true, MESHMEM_ALGO_RING, &path, &hits);
     CHECK(path >= 1 && hits == 0); /* its messages, no ALLTOALLV */
+    /* one block from rank 0 to rank 1 that does not fit the collectives' area (4 MiB a half,
+     * MM_RTL_COLL in mm_rtl.c): every member declines after the length exchange, rank 1 and
+     * the others too though their own blocks are small, and the runtime's algorithm moves it */
+    a2a_huge = (4u << 20) / (size_t)n + 64;
+    alltoallv(8, me % 2, MESHMEM_ALGO_AUTO, &path, &hits);
+    CHECK(path >= 2 && hits == 0); /* the exchange's ALLGATHER, then messages */
+    a2a_huge = 0;
 
     /* all-reduce: int32 and uint32 sums on the averaging core (a count not a multiple of the
      * team, one smaller than the team, in place), two descriptors, the first the
