@@ -1,6 +1,6 @@
 /* The collectives the rtl transport offloads in two commands (meshrun --rtl,
  * docs/rtl-transport.md): all-to-all-v (an ALLGATHER of each member's largest block, then one
- * ALLTOALLV) and all-reduce of int32 and uint32 sums (REDUCE_SCATTER on the averaging core, then
+ * ALLTOALLV) and all-reduce of integer sums (REDUCE_SCATTER on the averaging core, then
  * ALLGATHER); every other type and operation the runtime's algorithm over the engine's puts.
  * Checks the data against values computed here and against the runtime's algorithm (the hint
  * RING, which is never offloaded), and which path ran: the descriptors this rank queued during
@@ -93,47 +93,49 @@ static long alltoallv(size_t unit, bool counts_known, meshmem_algo_t algo, uint6
     return cycles(t0, t1);
 }
 
-/* element i of rank r's vector: int32 without overflow in the sum, uint32 wrapping */
-static int32_t i32(int r, size_t i)
+/* element i of rank r's vector: the signed types' without overflow in the sum (the runtime's
+ * signed addition), the unsigned types' and the narrow types' wrapping */
+static int64_t small(int r, size_t i)
 {
-    return (int32_t)((long)r * 100003 - (long)i * 7919 + (i % 2 ? -5000000 : 5000000));
+    return (long)r * 100003 - (long)i * 7919 + (i % 2 ? -5000000 : 5000000);
 }
-static uint32_t u32(int r, size_t i)
+static uint64_t wide(int r, size_t i)
 {
-    return 0xF0000000u + (uint32_t)r * 2654435761u + (uint32_t)i * 40503u;
+    return (0xF0000000u + (uint64_t)r * 2654435761u + i * 40503u) * 0x9E3779B97F4A7C15ull;
 }
 
-/* element @p i of rank @p r's vector as @p dt (INT32, UINT32, FLOAT32, INT64) into @p p; r = -1:
- * their sum over every rank (float32: small integers, exact in any order) */
-static void elem(meshmem_dtype_t dt, int r, size_t i, unsigned char *p)
+/* element @p i of rank @p r's vector as @p dt into @p p; r = -1: their @p op (SUM, or MAX of
+ * INT32) over every rank (float32: small integers, exact in any order) */
+static void elem(meshmem_dtype_t dt, meshmem_op_t op, int r, size_t i, unsigned char *p)
 {
-    int32_t a = 0;
-    uint32_t b = 0;
+    bool sign = dt == MESHMEM_INT32 || dt == MESHMEM_INT64;
+    uint64_t x = 0;
+    int32_t m = INT32_MIN;
     float f = 0;
-    int64_t l = 0;
     for (int k = r < 0 ? 0 : r; k < (r < 0 ? n : r + 1); k++) {
-        a += i32(k, i);
-        b += u32(k, i);
-        f += (float)(i32(k, i) % 1000);
-        l += (int64_t)i32(k, i) * 1000003;
+        x += sign ? (uint64_t)(small(k, i) * (dt == MESHMEM_INT64 ? 1000003 : 1)) : wide(k, i);
+        m = (int32_t)small(k, i) > m ? (int32_t)small(k, i) : m;
+        f += (float)(small(k, i) % 1000);
     }
+    /* little-endian: an integer type's element is x's low bytes */
     memcpy(p,
-           dt == MESHMEM_INT32     ? (void *)&a
-           : dt == MESHMEM_UINT32  ? (void *)&b
-           : dt == MESHMEM_FLOAT32 ? (void *)&f
-                                   : (void *)&l,
+           dt == MESHMEM_FLOAT32  ? (void *)&f
+           : op == MESHMEM_OP_MAX ? (void *)&m
+                                  : (void *)&x,
            meshmem_dtype_size(dt));
 }
 
-/* an all-reduce SUM of @p count elements of @p dt (as elem's), in place or not; checked against the sum computed here and the runtime's ring; @return its cycles */
-static long allreduce(meshmem_dtype_t dt, size_t count, bool in_place, uint64_t *path, uint64_t *rs)
+/* an all-reduce of @p count elements of @p dt with @p op (as elem's), in place or not; checked
+ * against the result computed here and the runtime's ring; @return its cycles */
+static long allreduce(meshmem_dtype_t dt, meshmem_op_t op, size_t count, bool in_place,
+                      uint64_t *path, uint64_t *rs)
 {
     size_t es = meshmem_dtype_size(dt);
     unsigned char *src = malloc(count * es + 1), *dst = malloc(count * es + 1),
                   *want = malloc(count * es + 1), *ring = malloc(count * es + 1);
     for (size_t i = 0; i < count; i++) {
-        elem(dt, me, i, src + i * es);
-        elem(dt, -1, i, want + i * es);
+        elem(dt, op, me, i, src + i * es);
+        elem(dt, op, -1, i, want + i * es);
     }
     dst[count * es] = 0xDD;
     if (in_place)
@@ -142,13 +144,13 @@ static long allreduce(meshmem_dtype_t dt, size_t count, bool in_place, uint64_t 
     uint64_t h = atomic_load(&slot->sq_head);
     double t0 = meshmem_wtime();
     CHECK(meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, in_place ? MESHMEM_IN_PLACE : src, dst, count,
-                                 dt, MESHMEM_OP_SUM, MESHMEM_ALGO_AUTO) == MESHMEM_OK);
+                                 dt, op, MESHMEM_ALGO_AUTO) == MESHMEM_OK);
     double t1 = meshmem_wtime();
     *path = queued(h, MM_RTL_OP_REDUCE_SCATTER, rs);
     CHECK(memcmp(dst, want, count * es) == 0);
     CHECK(dst[count * es] == 0xDD);
-    CHECK(meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, src, ring, count, dt, MESHMEM_OP_SUM,
-                                 MESHMEM_ALGO_RING) == MESHMEM_OK);
+    CHECK(meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, src, ring, count, dt, op, MESHMEM_ALGO_RING) ==
+          MESHMEM_OK);
     CHECK(memcmp(dst, ring, count * es) == 0); /* the runtime's result, bit for bit */
     free(src);
     free(dst);
@@ -193,24 +195,25 @@ int main(void)
     CHECK(path >= 2 && hits == 0); /* the exchange's ALLGATHER, then messages */
     a2a_huge = 0;
 
-    /* all-reduce: int32 and uint32 sums on the averaging core (a count not a multiple of the
-     * team, one smaller than the team, in place), two descriptors, the first the
-     * REDUCE_SCATTER; float32 and int64 sums the runtime's */
+    /* all-reduce: integer sums of every width on the averaging core (a count not a multiple of
+     * the team, one smaller than the team, in place), two descriptors, the first the
+     * REDUCE_SCATTER; a float32 sum and an int32 max the runtime's */
     const size_t counts[] = {1, 7, 256, 1000};
+    const meshmem_dtype_t sums[] = {MESHMEM_INT32,  MESHMEM_UINT32, MESHMEM_INT8,
+                                    MESHMEM_UINT16, MESHMEM_INT64,  MESHMEM_UINT64};
     long c_i32 = 0, c_f32 = 0;
     for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
-        for (int ip = 0; ip < 2; ip++) {
-            long c = allreduce(MESHMEM_INT32, counts[k], ip, &path, &hits);
-            CHECK(path == 2 && hits == 1);
-            c_i32 = counts[k] == 256 && !ip ? c : c_i32;
-            allreduce(MESHMEM_UINT32, counts[k], ip, &path, &hits);
-            CHECK(path == 2 && hits == 1);
-        }
+        for (size_t t = 0; t < sizeof(sums) / sizeof(sums[0]); t++)
+            for (int ip = 0; ip < 2; ip++) {
+                long c = allreduce(sums[t], MESHMEM_OP_SUM, counts[k], ip, &path, &hits);
+                CHECK(path == 2 && hits == 1);
+                c_i32 = sums[t] == MESHMEM_INT32 && counts[k] == 256 && !ip ? c : c_i32;
+            }
     for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
-        long c = allreduce(MESHMEM_FLOAT32, counts[k], false, &path, &hits);
+        long c = allreduce(MESHMEM_FLOAT32, MESHMEM_OP_SUM, counts[k], false, &path, &hits);
         CHECK(path >= 1 && hits == 0); /* no REDUCE_SCATTER */
         c_f32 = counts[k] == 256 ? c : c_f32;
-        allreduce(MESHMEM_INT64, counts[k], false, &path, &hits);
+        allreduce(MESHMEM_INT32, MESHMEM_OP_MAX, counts[k], false, &path, &hits);
         CHECK(path >= 1 && hits == 0);
     }
     if (me == 0)

@@ -716,29 +716,78 @@ static meshmem_status_t mm_rtl_alltoallv(mm_tp_group_t *g, const void *sbuf, con
     return MESHMEM_OK;
 }
 
+/* The averaging core adds 32-bit lanes with wrap-around (mm_core_avg). An integer sum of any
+ * width is exact on them when each element goes in as lanes that cannot carry out of 32 bits:
+ * 8- and 16-bit elements zero-extended into one lane each, 32-bit ones as they are, 64-bit ones
+ * as three lanes of 21, 21 and 22 bits (N members add up to N * 2^22, under 2^32 for N < 1024).
+ * Taken back modulo the element's width, that is the runtime's sum bit for bit, signed or not,
+ * in any order. @return the lanes per element (its bytes into @p es), 0: not a sum the core
+ * does exactly. */
+static size_t mm_rtl_lanes(meshmem_dtype_t dtype, meshmem_op_t op, size_t *es)
+{
+    if (op != MESHMEM_OP_SUM || R.n >= 1024)
+        return 0;
+    switch (dtype) {
+    case MESHMEM_INT8:
+    case MESHMEM_UINT8: *es = 1; return 1;
+    case MESHMEM_INT16:
+    case MESHMEM_UINT16: *es = 2; return 1;
+    case MESHMEM_INT32:
+    case MESHMEM_UINT32: *es = 4; return 1;
+    case MESHMEM_INT64:
+    case MESHMEM_UINT64: *es = 8; return 3;
+    default: return 0;
+    }
+}
+
+/* element @p i of @p v (@p es bytes each) as lanes into @p lane, or (@p back) the lanes' sums
+ * back into the element */
+static void mm_rtl_lane(void *v, size_t es, size_t i, uint32_t *lane, bool back)
+{
+    uint64_t x = 0;
+    if (!back) {
+        memcpy(&x, (char *)v + i * es, es); /* little-endian: the low bytes */
+        if (es < 8)
+            lane[0] = (uint32_t)x;
+        else {
+            lane[0] = (uint32_t)(x & 0x1FFFFF);
+            lane[1] = (uint32_t)((x >> 21) & 0x1FFFFF);
+            lane[2] = (uint32_t)(x >> 42);
+        }
+        return;
+    }
+    x = es < 8 ? lane[0] : lane[0] + ((uint64_t)lane[1] << 21) + ((uint64_t)lane[2] << 42);
+    memcpy((char *)v + i * es, &x, es);
+}
+
 /* All-reduce as OPTWEB shares averaged parameters (JOCN 2022 §3.C.2, the aggressive approach):
  * REDUCE_SCATTER on the averaging core (block k of every member summed in flight into member
- * k), then an ALLGATHER of the sums, fenced behind it on each member; both queued at once. The
- * core adds int32 lanes with wrap-around, which is the sum of int32 and of uint32 elements bit for
- * bit (in any order); every other type and operation is the runtime's. Member k's block is
- * elements [k * per, (k + 1) * per) of the vector, the tail zeros. */
+ * k), then an ALLGATHER of the sums, fenced behind it on each member; both queued at once.
+ * Integer sums only (mm_rtl_lanes); every other type and operation is the runtime's. The
+ * vector's lanes in order, member k's block lanes [k * per, (k + 1) * per), the tail zeros. */
 static meshmem_status_t mm_rtl_allreduce(mm_tp_group_t *g, const void *sbuf, void *rbuf,
                                          size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
 {
     (void)g;
-    if (op != MESHMEM_OP_SUM || (dtype != MESHMEM_INT32 && dtype != MESHMEM_UINT32))
+    size_t es = 0, k = mm_rtl_lanes(dtype, op, &es);
+    if (k == 0)
         return MESHMEM_ERR_UNSUPPORTED;
-    size_t n = (size_t)R.n, per = (count + n - 1) / n, blen = per * sizeof(uint32_t);
-    size_t st = mm_rtl_stride(blen), bytes = count * sizeof(uint32_t);
     if (count == 0)
         return MESHMEM_OK;
+    size_t n = (size_t)R.n, lanes = count * k, per = (lanes + n - 1) / n;
+    size_t blen = per * sizeof(uint32_t), st = mm_rtl_stride(blen);
     if (!mm_rtl_coll_fits(n + 1, blen))
         return MESHMEM_ERR_UNSUPPORTED;
     char *s = mm_rtl_coll_half(0), *sum = mm_rtl_coll_half(1), *all = sum + st;
-    for (size_t k = 0; k < n; k++) {
-        size_t at = k * blen, take = at < bytes ? (bytes - at < blen ? bytes - at : blen) : 0;
-        memcpy(s + k * st, (const char *)sbuf + at, take);
-        memset(s + k * st + take, 0, blen - take);
+    /* lane j of the vector is word j % per of block j / per */
+    uint32_t lane[3];
+    for (size_t b = 0; b < n; b++)
+        memset(s + b * st, 0, blen);
+    for (size_t i = 0; i < count; i++) {
+        mm_rtl_lane((void *)sbuf, es, i, lane, false);
+        for (size_t j = i * k; j < (i + 1) * k; j++)
+            memcpy(s + j / per * st + j % per * sizeof(uint32_t), &lane[j - i * k],
+                   sizeof(uint32_t));
     }
     mm_rtl_quiet();
     uint32_t rs = mm_rtl_submit(&(mm_rtl_desc){.op = MM_RTL_OP_REDUCE_SCATTER,
@@ -754,9 +803,12 @@ static meshmem_status_t mm_rtl_allreduce(mm_tp_group_t *g, const void *sbuf, voi
                                                .dst_stride = st});
     mm_rtl_wait(rs);
     mm_rtl_wait(ag);
-    for (size_t k = 0; k * blen < bytes; k++)
-        memcpy((char *)rbuf + k * blen, all + k * st,
-               bytes - k * blen < blen ? bytes - k * blen : blen);
+    for (size_t i = 0; i < count; i++) {
+        for (size_t j = i * k; j < (i + 1) * k; j++)
+            memcpy(&lane[j - i * k], all + j / per * st + j % per * sizeof(uint32_t),
+                   sizeof(uint32_t));
+        mm_rtl_lane(rbuf, es, i, lane, true);
+    }
     return MESHMEM_OK;
 }
 
