@@ -1,8 +1,8 @@
 #!/bin/sh
 # tools/rtl_bench.sh [BUILD]: the benchmarks on the simulated OPTWEB engine (meshrun --rtl), their
 # timers reading meshmem_wtime, so simulated time: put, get, barrier, all-to-all, all-to-all-v and
-# all-reduce (int32 sum: offloaded; float32 sum: the runtime's algorithm) of 8 B and 1 KiB and a
-# 1 MiB unicast on 2 and 8 nodes of optweb-fc8-45g, all-to-all and the int32 all-reduce on
+# all-reduce (int32 and int64 sums: offloaded; float32: the runtime's algorithm) of 8 B and 1 KiB
+# and a 1 MiB unicast on 2 and 8 nodes of optweb-fc8-45g, all-to-all and the int32 all-reduce on
 # optweb-fc8-90g, put and get on fshmem-2node. The table of docs/rtl-transport.md ("Simulated
 # figures"). BUILD: build/.
 set -e
@@ -14,8 +14,9 @@ for n in 2 8; do
   run optweb-fc8-45g $n "$b/bench/osu_coll" -o barrier -s 0 -i 20 -w 2
   run optweb-fc8-45g $n "$b/bench/osu_coll" -o alltoall -s 8,1024 -i 20 -w 2
   run optweb-fc8-45g $n "$b/bench/osu_coll" -o alltoallv -s 8,1024 -i 20 -w 2
-  for t in int32 float32; do
-    run optweb-fc8-45g $n "$b/bench/osu_coll" -o allreduce -d $t -s 8,1024 -i 20 -w 2 | sed "s/\$/ $t/"
+  for t in int32 int64 float32; do
+    run optweb-fc8-45g $n "$b/bench/osu_coll" -o allreduce -d $t -s 8,1024 -i 20 -w 2 |
+      sed "s/\$/ $t/"
   done
 done
 run optweb-fc8-90g 8 "$b/bench/osu_coll" -o alltoall -s 8,1024 -i 20 -w 2
