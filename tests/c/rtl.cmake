@@ -19,6 +19,12 @@ if(MESHMEM_RTL)
     get_property(args GLOBAL PROPERTY MM_TEST_ARGS_${name})
     mm_rtl_case(${name} RANKS 2 3 4 ARGS ${args})
   endforeach()
+  # all-to-all-v and all-reduce offloaded in two commands each, checked against the values and
+  # the runtime's algorithm; which path ran read from the rank's descriptor queue
+  mm_rank_test(rtl_coll SOURCES rtl_coll.c RANKS LABELS rtl)
+  target_include_directories(rtl_coll PRIVATE ${PROJECT_SOURCE_DIR}/src/transport/rtl
+                                              ${PROJECT_SOURCE_DIR}/rtl/include)
+  mm_rtl_case(rtl_coll RANKS 2 3 4 8)
   # active messages: a request answered while its target waits in an offloaded collective
   # (the plugin host lends the runtime's progress hook); am_rma without its long runs
   mm_rtl_case(am_kinds RANKS 2 3)

@@ -29,7 +29,8 @@ DATA = REPO / "tests" / "spec" / "openshmem-1.5.json"
 DOC = REPO / "docs" / "openshmem-1.5.md"
 TEST_SOURCES = ("tests/c/*.c", "tests/spec/examples/*.c", "tests/spec/*.c")
 INCLUDES = ["include", "tests/c"] + [str(p.relative_to(REPO)) for p in (REPO / "src").glob("*")
-                                      if p.is_dir()] + ["src/transport/shm", "tools"]
+                                      if p.is_dir()] + ["src/transport/shm", "tools",
+                                                        "src/transport/rtl", "rtl/include"]
 # routines meshmem has beyond 1.5 that programs written for later versions use; listed in the
 # table too, with the version that brought them
 BEYOND = [

@@ -656,6 +656,162 @@ static meshmem_status_t mm_rtl_alltoall(mm_tp_group_t *g, const void *sbuf, void
                          (size_t)R.n, len, (const char *)sbuf + me * len, (char *)rbuf + me * len);
 }
 
+/* All-to-all-v: one ALLTOALLV command, whose receivers learn each block's length from its
+ * end-of-packet mark. The command's capacity (its len) decides eager or rendezvous at both ends
+ * of every pair and bounds what a block may bring, so every member must program the same one,
+ * and a member that declines alone would leave the others waiting in the engine: one ALLGATHER
+ * of each member's largest block first, then every member takes the same decision on the same
+ * figures. The blocks at one stride in the sending half, the engine's tables of send and
+ * received lengths (u32 per member) after them. */
+static meshmem_status_t mm_rtl_alltoallv(mm_tp_group_t *g, const void *sbuf, const size_t *soff,
+                                         const size_t *slen, void *rbuf, const size_t *roff,
+                                         const size_t *rcap, size_t *rlen)
+{
+    size_t n = (size_t)R.n, big = 0;
+    for (size_t j = 0; j < n; j++)
+        big = slen[j] > big ? slen[j] : big;
+    char *s = mm_rtl_coll_half(0), *r = mm_rtl_coll_half(1);
+    memcpy(s, &(uint64_t){big}, sizeof(uint64_t));
+    mm_rtl_coll((mm_rtl_desc){.op = MM_RTL_OP_ALLGATHER,
+                              .src = mm_rtl_addr(s, 1),
+                              .dst = mm_rtl_addr(r, 1),
+                              .len = sizeof(uint64_t),
+                              .dst_stride = mm_rtl_stride(sizeof(uint64_t))});
+    uint64_t most = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b;
+        memcpy(&b, r + i * mm_rtl_stride(sizeof(uint64_t)), sizeof(b));
+        most = b > most ? b : most;
+    }
+    size_t st = mm_rtl_stride(most), tables = mm_rtl_stride(n * sizeof(uint32_t));
+    if (most > UINT32_MAX || n * st + tables > MM_RTL_COLL / 2)
+        return MESHMEM_ERR_UNSUPPORTED; /* every member alike: the runtime's algorithm */
+    (void)g;
+    if (most == 0) { /* nothing to move anywhere */
+        for (size_t i = 0; i < n; i++)
+            rlen[i] = 0;
+        return MESHMEM_OK;
+    }
+    uint32_t *stab = (uint32_t *)(void *)(s + n * st), *rtab = (uint32_t *)(void *)(r + n * st);
+    for (size_t j = 0; j < n; j++) {
+        memcpy(s + j * st, (const char *)sbuf + soff[j], slen[j]);
+        stab[j] = (uint32_t)slen[j];
+    }
+    mm_rtl_coll((mm_rtl_desc){.op = MM_RTL_OP_ALLTOALLV,
+                              .src = mm_rtl_addr(s, 1),
+                              .dst = mm_rtl_addr(r, 1),
+                              .len = most,
+                              .src_stride = st,
+                              .dst_stride = st,
+                              .value = mm_rtl_addr(stab, 1),
+                              .aux = mm_rtl_addr(rtab, 1)});
+    for (size_t i = 0; i < n; i++) {
+        if (rtab[i] > rcap[i])
+            H->fatal("rtl: alltoallv: team rank %zu sent %u bytes where %zu were expected "
+                     "(counts differ between ranks)",
+                     i, rtab[i], rcap[i]);
+        memcpy((char *)rbuf + roff[i], r + i * st, rtab[i]);
+        rlen[i] = rtab[i];
+    }
+    return MESHMEM_OK;
+}
+
+/* The averaging core adds 32-bit lanes with wrap-around (mm_core_avg). An integer sum of any
+ * width is exact on them when each element goes in as lanes that cannot carry out of 32 bits:
+ * 8- and 16-bit elements zero-extended into one lane each, 32-bit ones as they are, 64-bit ones
+ * as three lanes of 21, 21 and 22 bits (N members add up to N * 2^22, under 2^32 for N < 1024).
+ * Taken back modulo the element's width, that is the runtime's sum bit for bit, signed or not,
+ * in any order. @return the lanes per element (its bytes into @p es), 0: not a sum the core
+ * does exactly. */
+static size_t mm_rtl_lanes(meshmem_dtype_t dtype, meshmem_op_t op, size_t *es)
+{
+    if (op != MESHMEM_OP_SUM || R.n >= 1024)
+        return 0;
+    switch (dtype) {
+    case MESHMEM_INT8:
+    case MESHMEM_UINT8: *es = 1; return 1;
+    case MESHMEM_INT16:
+    case MESHMEM_UINT16: *es = 2; return 1;
+    case MESHMEM_INT32:
+    case MESHMEM_UINT32: *es = 4; return 1;
+    case MESHMEM_INT64:
+    case MESHMEM_UINT64: *es = 8; return 3;
+    default: return 0;
+    }
+}
+
+/* element @p i of @p v (@p es bytes each) as lanes into @p lane, or (@p back) the lanes' sums
+ * back into the element */
+static void mm_rtl_lane(void *v, size_t es, size_t i, uint32_t *lane, bool back)
+{
+    uint64_t x = 0;
+    if (!back) {
+        memcpy(&x, (char *)v + i * es, es); /* little-endian: the low bytes */
+        if (es < 8)
+            lane[0] = (uint32_t)x;
+        else {
+            lane[0] = (uint32_t)(x & 0x1FFFFF);
+            lane[1] = (uint32_t)((x >> 21) & 0x1FFFFF);
+            lane[2] = (uint32_t)(x >> 42);
+        }
+        return;
+    }
+    x = es < 8 ? lane[0] : lane[0] + ((uint64_t)lane[1] << 21) + ((uint64_t)lane[2] << 42);
+    memcpy((char *)v + i * es, &x, es);
+}
+
+/* All-reduce as OPTWEB shares averaged parameters (JOCN 2022 §3.C.2, the aggressive approach):
+ * REDUCE_SCATTER on the averaging core (block k of every member summed in flight into member
+ * k), then an ALLGATHER of the sums, fenced behind it on each member; both queued at once.
+ * Integer sums only (mm_rtl_lanes); every other type and operation is the runtime's. The
+ * vector's lanes in order, member k's block lanes [k * per, (k + 1) * per), the tail zeros. */
+static meshmem_status_t mm_rtl_allreduce(mm_tp_group_t *g, const void *sbuf, void *rbuf,
+                                         size_t count, meshmem_dtype_t dtype, meshmem_op_t op)
+{
+    (void)g;
+    size_t es = 0, k = mm_rtl_lanes(dtype, op, &es);
+    if (k == 0)
+        return MESHMEM_ERR_UNSUPPORTED;
+    if (count == 0)
+        return MESHMEM_OK;
+    size_t n = (size_t)R.n, lanes = count * k, per = (lanes + n - 1) / n;
+    size_t blen = per * sizeof(uint32_t), st = mm_rtl_stride(blen);
+    if (!mm_rtl_coll_fits(n + 1, blen))
+        return MESHMEM_ERR_UNSUPPORTED;
+    char *s = mm_rtl_coll_half(0), *sum = mm_rtl_coll_half(1), *all = sum + st;
+    /* lane j of the vector is word j % per of block j / per */
+    uint32_t lane[3];
+    for (size_t b = 0; b < n; b++)
+        memset(s + b * st, 0, blen);
+    for (size_t i = 0; i < count; i++) {
+        mm_rtl_lane((void *)sbuf, es, i, lane, false);
+        for (size_t j = i * k; j < (i + 1) * k; j++)
+            memcpy(s + j / per * st + j % per * sizeof(uint32_t), &lane[j - i * k],
+                   sizeof(uint32_t));
+    }
+    mm_rtl_quiet();
+    uint32_t rs = mm_rtl_submit(&(mm_rtl_desc){.op = MM_RTL_OP_REDUCE_SCATTER,
+                                               .src = mm_rtl_addr(s, 1),
+                                               .dst = mm_rtl_addr(sum, 1),
+                                               .len = blen,
+                                               .src_stride = st});
+    uint32_t ag = mm_rtl_submit(&(mm_rtl_desc){.op = MM_RTL_OP_ALLGATHER,
+                                               .flags = MM_RTL_F_FENCE,
+                                               .src = mm_rtl_addr(sum, 1),
+                                               .dst = mm_rtl_addr(all, 1),
+                                               .len = blen,
+                                               .dst_stride = st});
+    mm_rtl_wait(rs);
+    mm_rtl_wait(ag);
+    for (size_t i = 0; i < count; i++) {
+        for (size_t j = i * k; j < (i + 1) * k; j++)
+            memcpy(&lane[j - i * k], all + j / per * st + j % per * sizeof(uint32_t),
+                   sizeof(uint32_t));
+        mm_rtl_lane(rbuf, es, i, lane, true);
+    }
+    return MESHMEM_OK;
+}
+
 static const mm_tp_coll_ops_t mm_rtl_coll_ops = {
     .team_init = mm_rtl_team_init,
     .barrier = mm_rtl_barrier,
@@ -664,6 +820,8 @@ static const mm_tp_coll_ops_t mm_rtl_coll_ops = {
     .gather = mm_rtl_gather,
     .allgather = mm_rtl_allgather,
     .alltoall = mm_rtl_alltoall,
+    .alltoallv = mm_rtl_alltoallv,
+    .allreduce = mm_rtl_allreduce,
 };
 
 /* ---- set up ---- */
