@@ -155,6 +155,10 @@ def print_table(rows: list, out=None) -> None:
                   file=out)
 
 
+# the operations whose element type --dtype sets
+REDUCTIONS = ("reduce", "allreduce", "reduce_scatter")
+
+
 def run(args, selected: list, user_sizes: list | None, mesh_env: dict) -> int:
     """`meshmem bench --rtl`: each selected operation (osu.check's) once on the engine, then
     the table."""
@@ -197,6 +201,9 @@ def run(args, selected: list, user_sizes: list | None, mesh_env: dict) -> int:
         print(f"# model µs: none: {config} names no fabric file ([rtl] fabric)")
     print("# paper µs: the published figure of the same fabric, operation and size per rank "
           "(meshmem/model/published.toml, as meshmem rtl validate), where there is one")
+    if any(r["op"] in REDUCTIONS for r in rows):
+        print(f"# reductions: SUM of {args.dtype} elements (--dtype); the engine's averaging core "
+              "takes integer sums, other types run as the runtime's algorithm over the engine")
     for name in dict.fromkeys(r["op"] for r in rows):
         if name in TIMED_WITH:
             print(f"# note: {TIMED_WITH[name]}")
