@@ -34,14 +34,12 @@ module mm_fabric #(
   input  logic [N*N*($clog2(DW/8)+1)-1:0] t_bytes,
   input  logic [N*N-1:0]     t_user,
   input  logic [N*N*8-1:0]   t_sb,
-  // (arrays, not vectors: Verilator assembles a vector of N*N outputs by N*N concatenations,
-  // each as wide as all before it, at every change of one)
   output logic [N*N-1:0]     r_valid,
-  output logic [DW-1:0]      r_data [N*N],
+  output logic [N*N*DW-1:0]  r_data,
   output logic [N*N-1:0]     r_last,
-  output logic [$clog2(DW/8):0] r_bytes [N*N],
+  output logic [N*N*($clog2(DW/8)+1)-1:0] r_bytes,
   output logic [N*N-1:0]     r_user,
-  output logic [7:0]         r_sb [N*N],
+  output logic [N*N*8-1:0]   r_sb,
   // the links' part of idle skipping
   output logic            act,
   output logic [63:0]     wake
@@ -76,6 +74,19 @@ module mm_fabric #(
   // lane j of node i sends on link i*N+j, which arrives at lane i of node j
   logic [N*N-1:0]    l_act;
   logic [63:0]       l_wake [N*N];
+  // The links' outputs are gathered in arrays and packed by one loop: with the links' ports
+  // connected to slices of a vector, Verilator 5.006 assembles the vector by N*N chained
+  // concatenations, each as wide as all before it, whenever one link's output changes (20 % of
+  // the time at 8 nodes, more at 16).
+  logic [DW-1:0]     l_data [N*N];
+  logic [BWB-1:0]    l_bytes [N*N];
+  logic [7:0]        l_sb [N*N];
+  always_comb
+    for (int r = 0; r < N*N; r++) begin
+      r_data[r*DW +: DW] = l_data[r];
+      r_bytes[r*BWB +: BWB] = l_bytes[r];
+      r_sb[r*8 +: 8] = l_sb[r];
+    end
   for (genvar i = 0; i < N; i++) begin : node
     for (genvar j = 0; j < N; j++) begin : link
       localparam int L = i*N + j;      // the link, and where its TX is in t_*
@@ -87,8 +98,8 @@ module mm_fabric #(
         .lat(i == j ? c.loop_lat : c.link_lat),
         .tx_valid(t_valid[L]), .tx_data(t_data[L*DW +: DW]), .tx_last(t_last[L]),
         .tx_bytes(t_bytes[L*BWB +: BWB]), .tx_user(t_user[L]), .tx_sb(t_sb[L*8 +: 8]),
-        .rx_valid(r_valid[R]), .rx_data(r_data[R]), .rx_last(r_last[R]),
-        .rx_bytes(r_bytes[R]), .rx_user(r_user[R]), .rx_sb(r_sb[R]),
+        .rx_valid(r_valid[R]), .rx_data(l_data[R]), .rx_last(r_last[R]),
+        .rx_bytes(l_bytes[R]), .rx_user(r_user[R]), .rx_sb(l_sb[R]),
         .act(l_act[L]), .busy(lbusy), .wake(l_wake[L])
       );
     end

@@ -59,12 +59,9 @@ module mm_system #(
   logic [N*8-1:0]     xy_q;
   logic [N*N-1:0]     link_on;
   logic [N*N-1:0]     tv, tl, tu, rv, rl, ru;
-  logic [N*N*DW-1:0]  td;
-  logic [N*N*BWB-1:0] tb;
-  logic [N*N*8-1:0]   ts;
-  logic [DW-1:0]      rd [N*N];
-  logic [BWB-1:0]     rb [N*N];
-  logic [7:0]         rs [N*N];
+  logic [N*N*DW-1:0]  td, rd;
+  logic [N*N*BWB-1:0] tb, rb;
+  logic [N*N*8-1:0]   ts, rs;
   logic               f_act;
   logic [63:0]        f_wake;
   logic [N-1:0]       n_act;
@@ -78,14 +75,6 @@ module mm_system #(
   );
 
   for (genvar i = 0; i < N; i++) begin : node
-    logic [N*DW-1:0]  r_data;
-    logic [N*BWB-1:0] r_bytes;
-    logic [N*8-1:0]   r_sb;
-    for (genvar j = 0; j < N; j++) begin : lane
-      assign r_data[j*DW +: DW]    = rd[i*N + j];
-      assign r_bytes[j*BWB +: BWB] = rb[i*N + j];
-      assign r_sb[j*8 +: 8]        = rs[i*N + j];
-    end
     mm_node #(.N(N), .DW(DW), .RB(RB)) n (
       .clk, .rst, .skip, .skip_to, .gate_i(gate), .eager_thr_i(c.eager_thr), .rd_lat_i(c.rd_lat),
       .wr_lat_i(c.wr_lat), .pc_sel_i(c.pc_sel[5:0]), .link_rate_i(c.link_rate),
@@ -99,8 +88,8 @@ module mm_system #(
       .t_valid(tv[i*N +: N]), .t_data(td[i*N*DW +: N*DW]),
       .t_last(tl[i*N +: N]), .t_bytes(tb[i*N*BWB +: N*BWB]), .t_user(tu[i*N +: N]),
       .t_sb(ts[i*N*8 +: N*8]),
-      .r_valid_i(rv[i*N +: N]), .r_data_i(r_data), .r_last_i(rl[i*N +: N]),
-      .r_bytes_i(r_bytes), .r_user_i(ru[i*N +: N]), .r_sb_i(r_sb),
+      .r_valid_i(rv[i*N +: N]), .r_data_i(rd[i*N*DW +: N*DW]), .r_last_i(rl[i*N +: N]),
+      .r_bytes_i(rb[i*N*BWB +: N*BWB]), .r_user_i(ru[i*N +: N]), .r_sb_i(rs[i*N*8 +: N*8]),
       .act(n_act[i]), .wake(n_wake[i*64 +: 64]), .irq(irq[i]), .dbg(dbg[i*128 +: 128])
     );
   end

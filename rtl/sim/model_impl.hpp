@@ -304,13 +304,11 @@ class Impl final : public mmrtl::Model
         for (int i = 0; i < N; i++) {
             MM_NODE_CLASS &nd = *node_[i];
             copyf(nd.r_valid_i, 0, fab_.r_valid, i * N, N);
+            copyf(nd.r_data_i, 0, fab_.r_data, i * N * DW, N * DW);
             copyf(nd.r_last_i, 0, fab_.r_last, i * N, N);
+            copyf(nd.r_bytes_i, 0, fab_.r_bytes, i * N * BWB, N * BWB);
             copyf(nd.r_user_i, 0, fab_.r_user, i * N, N);
-            for (int j = 0; j < N; j++) {
-                copyf(nd.r_data_i, j * DW, fab_.r_data[i * N + j], 0, DW);
-                setf(nd.r_bytes_i, j * BWB, BWB, fab_.r_bytes[i * N + j]);
-                setf(nd.r_sb_i, j * 8, 8, fab_.r_sb[i * N + j]);
-            }
+            copyf(nd.r_sb_i, 0, fab_.r_sb, i * N * 8, N * 8);
             nd.eager_thr_i = getf(cf, 96, 32);
             nd.link_rate_i = getf(cf, 76, 20);
             nd.loop_rate_i = getf(cf, 40, 20);
