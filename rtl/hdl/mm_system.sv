@@ -9,6 +9,10 @@
 // entries' start and end. When nothing moves anywhere (`act` low) the simulator may set `now`
 // forward to the earliest due time (`wake`) instead of clocking idle cycles one by one
 // (`skip`): a run then takes the same cycles either way, and a test holds it to that.
+//
+// The counter, the configuration's registers and the links are mm_fabric's; the simulator
+// library evaluates the nodes and mm_fabric as separate Verilated models and wires them as here
+// (rtl/sim/model_impl.hpp).
 module mm_system #(
   parameter int N = 4,
   parameter int DW = 256,
