@@ -1,17 +1,16 @@
 #!/bin/sh
-# tools/rtl_bench.sh [BUILD]: the benchmarks on the simulated OPTWEB engine (meshrun --rtl), their
-# timers reading meshmem_wtime, so simulated time: put, get, barrier, all-to-all of 8 B and 1 KiB
-# and a 1 MiB unicast on 2 and 8 nodes of optweb-fc8-45g, all-to-all on optweb-fc8-90g, put and
-# get on fshmem-2node. The table of docs/rtl-transport.md ("Simulated figures"). BUILD: build/.
+# tools/rtl_bench.sh [BUILD]: the figures of docs/rtl-transport.md ("Simulated figures"), from
+# `meshmem bench OP --rtl CONFIG` (the benchmarks on the simulated OPTWEB engine, their simulated
+# time beside the model's prediction and the paper's figure): put, get, barrier and all-to-all
+# on 2 and 8 nodes of optweb-fc8-45g, all-to-all on 8 of optweb-fc8-90g, put and get on
+# fshmem-2node. BUILD: build/.
 set -e
 b=${1:-build}
-run() { cfg=$1 n=$2; shift 2; "$b/bin/meshrun" --heap 64M --timeout 300 --rtl "$cfg" -n "$n" "$@" | grep '^@osu' | sed "s/^@osu/$cfg/"; }
+bench() { MESHMEM_BUILD="$b" "$b/bin/meshmem" bench "$@"; }
 for n in 2 8; do
-  run optweb-fc8-45g $n "$b/bench/osu_shmem" -o put -s 8,128,1048576 -i 20 -I 3 -w 2 -W 1
-  run optweb-fc8-45g $n "$b/bench/osu_shmem" -o get -s 8,128 -i 20 -w 2
-  run optweb-fc8-45g $n "$b/bench/osu_coll" -o barrier -s 0 -i 20 -w 2
-  run optweb-fc8-45g $n "$b/bench/osu_coll" -o alltoall -s 8,1024 -i 20 -w 2
+  bench put --rtl optweb-fc8-45g --ranks "$n" --sizes 8,128,1M
+  bench get --rtl optweb-fc8-45g --ranks "$n" --sizes 8,128
+  bench barrier alltoall --rtl optweb-fc8-45g --ranks "$n" --sizes 8,128,1K
 done
-run optweb-fc8-90g 8 "$b/bench/osu_coll" -o alltoall -s 8,1024 -i 20 -w 2
-run fshmem-2node 2 "$b/bench/osu_shmem" -o put -s 8,128 -i 20 -w 2
-run fshmem-2node 2 "$b/bench/osu_shmem" -o get -s 8,128 -i 20 -w 2
+bench alltoall --rtl optweb-fc8-90g --ranks 8 --sizes 8,128,1K
+bench put get --rtl fshmem-2node --ranks 2 --sizes 8,128

@@ -219,9 +219,9 @@ void app_time_runs(app_t *h, const app_runs_t *r)
             rt->barrier();
         if (r->phase)
             rt->phase(r->phase);
-        double t0 = app_now();
+        double t0 = rt->now();
         r->run(r->ctx, it);
-        double t = app_now() - t0;
+        double t = rt->now() - t0;
         rt->phase("setup");
         if (each) {
             rt->allreduce(&t, 1, APP_MAX);

@@ -59,6 +59,8 @@ typedef struct app_rt {
     void (*allreduce)(double *v, int n, app_red_t op); /**< in place, over every rank */
     void (*phase)(const char *name);                   /**< model phase (no-op without a model) */
     void (*abort)(int status);                         /**< end every rank now (does not return) */
+    double (*now)(void); /**< the job's clock in seconds: meshmem_wtime (simulated time on the
+                              rtl transport), app_now on MPI */
 } app_rt_t;
 
 /** meshmem's runtime table (app_rt_meshmem.c). */

@@ -40,4 +40,5 @@ const app_rt_t app_rt_meshmem = {
     .allreduce = mm_allreduce,
     .phase = meshmem_model_phase,
     .abort = mm_abort,
+    .now = meshmem_wtime, /* the engine's cycles under meshrun --rtl, else CLOCK_MONOTONIC */
 };

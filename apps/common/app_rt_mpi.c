@@ -62,4 +62,5 @@ const app_rt_t app_rt_mpi = {
     .allreduce = mpi_allreduce,
     .phase = mpi_phase,
     .abort = mpi_abort,
+    .now = app_now,
 };

@@ -35,7 +35,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from meshmem.bench import pybench, runner, ucx_floor
+from meshmem.bench import pybench, rtl, runner, ucx_floor
 from meshmem.cli import options
 from meshmem.cli.options import UserError, parse_size  # noqa: F401 (parse_size: used by scripts)
 from meshmem.cli.plot import plot_latency
@@ -273,6 +273,7 @@ def add_arguments(p):
     where.add_argument("--hosts", metavar="LIST",
                        help="run across these hosts, e.g. a:1,b:1 (meshrun --hosts, mpirun "
                             "--host); adds the UCX floor")
+    options.add_rtl(p)
     p.add_argument("--baselines-only", action="store_true",
                    help="measure the peers (OpenMPI, and the UCX floor across hosts) "
                         "without meshmem")
@@ -302,13 +303,14 @@ def choose_twin(op: BenchOp, vs: str, opts: LaunchOptions, notes: list) -> tuple
 def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, rounds: int,
             iters: int, iters_large: int, warmup: int | None, log=print,
             variants: list | None = None, twin_args=(), mesh_env: dict | None = None,
-            mesh: bool = True) -> list:
+            mesh: bool = True, memcpy_min: int = MEMCPY_MIN) -> list:
     """Run @p op on meshmem and its twin alternately for @p rounds; return the result rows.
 
     @p variants: meshmem runs measured against the same twin runs, as (algo or None, extra
     program arguments); default one plain run. @p twin_args go to the twin's program,
     @p mesh_env to the meshmem ranks' environment. @p mesh False: the twin alone (the rows'
-    meshmem values are None)."""
+    meshmem values are None). @p memcpy_min: the smallest size with a memcpy reference (0:
+    none; on the engine a copy costs no simulated time)."""
     variants = variants or [(None, [])]
     mesh_rt = RUNTIMES[{"coll": "meshmem_coll", "am": "meshmem_am"}.get(op.program, "meshmem")]
     sides = [(("meshmem", algo), mesh_rt, list(args), mesh_env) for algo, args in variants
@@ -321,7 +323,7 @@ def measure(op: BenchOp, sizes: list, opts: LaunchOptions, twin: tuple | None, r
         order = sides if r % 2 == 0 else sides[::-1]
         for name, rt, args, env in order:
             mode = twin[2] if name[0] == "baseline" and len(twin) > 2 else op.mode
-            out = runner.run(rt, opts, mode, sizes, iters, iters_large, warmup, MEMCPY_MIN,
+            out = runner.run(rt, opts, mode, sizes, iters, iters_large, warmup, memcpy_min,
                           extra_args=args, extra_env=env)
             per_side[name].append(out)
             for s, v in out.memcpy_all.items():
@@ -523,6 +525,10 @@ def check(args) -> tuple[list, list, list | None, dict]:
     returns (operations with their algorithms, algorithms, sizes or None, meshmem's env)."""
     options.check_outputs(args)
     options.rank_count(args.ranks)
+    if args.rtl and args.baselines_only:
+        raise UserError(f"--rtl {args.rtl} with --baselines-only: OpenMPI does not run on "
+                        "simulated hardware, which leaves nothing to measure")
+    args.rtl = options.rtl_config(args.rtl, {"--vhosts": args.vhosts, "--hosts": args.hosts})
     options.at_least("--rounds", args.rounds, 1)
     for opt in ("iters", "iters_large"):
         options.at_least(f"--{opt.replace('_', '-')}", getattr(args, opt), 1)
@@ -562,12 +568,26 @@ def check(args) -> tuple[list, list, list | None, dict]:
     return selected, algos, sizes, topology_env(args.topology, args.ranks)
 
 
+def heap_for(op: BenchOp, sizes: list, ranks: int) -> int:
+    """The symmetric heap a run of @p op at @p sizes on @p ranks ranks needs."""
+    if op.program == "coll":
+        # send and receive buffers of N blocks each, and room for the runtime
+        return max(64 * MiB, 2 * ranks * max(sizes) + 32 * MiB)
+    return max(64 * MiB, 2 * max(sizes) + 32 * MiB)
+
+
 def run(args) -> int:
     """Entry point of `meshmem bench`."""
     if args.python:
+        if args.rtl:
+            raise UserError(f"--rtl {args.rtl} with --python: the Python calls are measured "
+                            "against mpi4py on OpenMPI, which does not run on simulated "
+                            "hardware (run a Python program with meshrun --rtl instead)")
         return pybench.run(args)
     args.notes = notes = []
     selected, algos, user_sizes, mesh_env = check(args)
+    if args.rtl:
+        return rtl.run(args, selected, user_sizes, mesh_env)
     ncpu = commands.cores()
     oversub = args.ranks > ncpu
     iters = args.iters or (OVERSUB_ITERS if oversub else 1000)
@@ -594,12 +614,8 @@ def run(args) -> int:
         for name, op_algos in selected:
             op = OPS[name]
             sizes = list(user_sizes) if (user_sizes and op.sized) else list(op.sizes)
-            if op.program == "coll":
-                # send and receive buffers of N blocks each, and room for the runtime
-                heap = max(64 * MiB, 2 * args.ranks * max(sizes) + 32 * MiB)
-            else:
-                heap = max(64 * MiB, 2 * max(sizes) + 32 * MiB)
-            opts = LaunchOptions(ranks=args.ranks, bind=bind, heap_bytes=heap,
+            opts = LaunchOptions(ranks=args.ranks, bind=bind,
+                                 heap_bytes=heap_for(op, sizes, args.ranks),
                                  timeout_s=args.timeout, vhosts=args.vhosts, hosts=args.hosts,
                                  collective=op.mode if op.program == "coll" else None)
             twin = choose_twin(op, args.vs, opts, notes)

@@ -196,6 +196,42 @@ def add_rounds(p, default: int) -> None:
                         f"reported (default {default})")
 
 
+def add_rtl(p) -> None:
+    """--rtl CONFIG: the ranks as nodes of the simulated OPTWEB engine (meshrun --rtl)."""
+    p.add_argument("--rtl", metavar="CONFIG",
+                   help="run meshmem on the simulated OPTWEB engine (meshrun --rtl: each rank a "
+                        "node, every peer through the engine; docs/rtl-transport.md): a "
+                        "configuration of rtl/configs (optweb-fc8-45g, ...) or a file of their "
+                        "form. Times are simulated, the same on every run; OpenMPI does not run "
+                        "on simulated hardware")
+
+
+def rtl_config(config: str | None, placement: dict) -> str | None:
+    """The configuration file of --rtl @p config checked before anything runs (None without
+    --rtl): a file, or a name of rtl/configs; the simulator built beside meshrun; no other
+    placement (@p placement: option -> value, e.g. {"--hosts": None}). UserError, one line."""
+    if config is None:
+        return None
+    from meshmem.launch.paths import REPO, bin_path
+    configs = REPO / "rtl" / "configs"
+    path = Path(config)
+    if not path.is_file():
+        path = configs / (config if config.endswith(".toml") else config + ".toml")
+        if "/" in config or not path.is_file():
+            names = ", ".join(sorted(f.stem for f in configs.glob("*.toml"))) or "none here"
+            raise UserError(f"--rtl {config}: neither a file nor a configuration of {configs} "
+                            f"({names})")
+    sim = bin_path("meshmem-rtlsim")
+    if not sim.exists():
+        raise UserError(f"--rtl {config}: the simulator is not built (no {sim}: meshmem was "
+                        "built without Verilator; scripts/install-deps.sh installs it, then make)")
+    for option, value in placement.items():
+        if value:
+            raise UserError(f"--rtl {config} with {option} {value}: the simulated engine runs "
+                            f"on this machine, every rank a node of it; leave out {option}")
+    return str(path.resolve())
+
+
 def add_timeout(p, default: float = 300) -> None:
     """--timeout SEC."""
     p.add_argument("--timeout", type=float, default=default, metavar="SEC",

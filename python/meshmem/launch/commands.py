@@ -63,6 +63,7 @@ class LaunchOptions:
     hosts: str | None = None    # "a:4,b:4": across these hosts
     hostfile: str | None = None  # or across the hosts of this Open MPI hostfile
     collective: str | None = None  # the collective a twin times (ACROSS_COLL: its component)
+    rtl: str | None = None      # a configuration file: the ranks as simulated OPTWEB nodes
 
     def across(self) -> bool:
         """Whether the ranks run on several hosts (real or virtual)."""
@@ -73,7 +74,9 @@ class LaunchOptions:
         return bool(self.hosts or self.hostfile)
 
     def placement_args(self) -> list[str]:
-        """meshrun's options for the hosts (none on one machine)."""
+        """meshrun's options for the hosts (none on one machine; --rtl on the engine)."""
+        if self.rtl:
+            return ["--rtl", self.rtl]
         if self.vhosts:
             return ["--vhosts", str(self.vhosts)]
         if self.hostfile:

@@ -21,6 +21,9 @@ spellings kept as aliases:
                                     run across (virtual) hosts: passed to meshrun, and --hosts /
                                     --hostfile to mpirun for the OpenMPI twin; with --vhosts the
                                     twin runs on a virtual cluster of the same shape
+  --rtl CONFIG                      meshmem on the simulated OPTWEB engine (meshrun --rtl):
+                                    simulated time, one round, no peer; --fabric defaults to the
+                                    fabric the configuration names (the model's prediction)
   --rounds N                        alternating rounds: meshmem and each baseline in turn, the
                                     order flipped every round; medians over rounds
   --vs LIST                         baselines: a comma list of the command's (openmpi, serial),
@@ -57,6 +60,15 @@ from meshmem.launch.commands import BenchError, LaunchOptions, twin_settings
 from meshmem.launch.paths import bin_path
 
 BASELINE_NAMES = {"openmpi": "OpenMPI", "serial": "serial"}
+
+# under the table of a run on the simulated engine (--rtl), instead of the speed-ups' legend
+RTL_FOOTER = ("# meshmem's time is simulated (meshmem_wtime: the engine's cycles; computation "
+              "between meshmem calls costs none, docs/rtl-transport.md); the fabric column is "
+              "the model's prediction of the same run (meshrun --fabric on this machine), its "
+              "unannotated computation charged none as on the engine (--compute-scale 0 unless "
+              "given) and its annotated computation at the fabric's [compute] rates",
+              "# OpenMPI and serial: none: they do not run on simulated hardware, so no "
+              "speed-up over them")
 
 # a bad argument: its message names the option and the value (the name the apps use)
 UsageError = UserError
@@ -115,13 +127,16 @@ class Launch:
     fabric: str | None = None
     compute_scale: float | None = None
     fabric_set: list = field(default_factory=list)
+    rtl: str | None = None             # a configuration: meshmem's runs on the simulated engine
 
     def meshmem(self, program: str, args: list, tag: str, heap: int = 64 << 20,
                 ranks: int | None = None, expect_fail: bool = False) -> list[dict]:
         """The result lines of meshmem program @p program under meshrun."""
         return programs.run_app("meshmem", program, ranks or self.ranks, args, tag,
                                 heap_bytes=heap, bind=self.bind, timeout_s=self.timeout,
-                                expect_fail=expect_fail, meshrun_args=self.meshrun_hosts)
+                                expect_fail=expect_fail,
+                                meshrun_args=self.meshrun_hosts + (["--rtl", self.rtl]
+                                                                   if self.rtl else []))
 
     def twin_options(self, ranks: int | None = None) -> LaunchOptions:
         """How the OpenMPI twins of this command are started (osu.twin_command)."""
@@ -139,7 +154,8 @@ class Launch:
 
     def on_fabric(self, program: str, args: list, tag: str, heap: int = 64 << 20,
                   sort_variant: str | None = None) -> tuple[list[dict], dict]:
-        """One run of @p program under meshrun --fabric: (result lines, prediction)."""
+        """One run of @p program under meshrun --fabric: (result lines, prediction). Not on
+        the engine with --rtl: the model's prediction comes from a traced run on this machine."""
         extra = [a for kv in self.fabric_set for a in ("--fabric-set", kv)]
         return programs.run_on_fabric(program, self.ranks, args, tag, self.fabric,
                                       self.compute_scale, sort_variant, heap_bytes=heap,
@@ -279,6 +295,7 @@ class AppCommand:
         options.add_fabric_set(g, "of --fabric")
         options.add_bind_to(g, None, "core; none when ranks outnumber cores")
         options.add_timeout(g)
+        options.add_rtl(g)
         self.add_app_arguments(p.add_argument_group(f"{self.name}"))
 
     def baselines_of(self, a) -> list[str]:
@@ -307,6 +324,19 @@ class AppCommand:
             raise UsageError(f"--timeout {a.timeout:g}: a number of seconds above 0")
         options.check_outputs(a)
         a.baselines = self.baselines_of(a)
+        a.rtl = options.rtl_config(getattr(a, "rtl", None),
+                                   {"--vhosts": a.vhosts, "--hosts": a.hosts,
+                                    "--hostfile": a.hostfile})
+        if a.rtl:
+            # no peer runs on simulated hardware, and the simulated time is the same every run;
+            # the model predicts the same run on the fabric the configuration names
+            # (computation charged none there: so in the model's replay, unless told otherwise)
+            a.baselines, a.rounds = [], 1
+            if not a.fabric:
+                from meshmem.bench.rtl import fabric_of
+                a.fabric = fabric_of(a.rtl) and str(fabric_of(a.rtl))
+            if a.fabric and a.compute_scale is None:
+                a.compute_scale = 0.0
         mesh_hosts, mpi_hosts = self.hosts_of(a)
         if a.fabric:
             try:
@@ -316,7 +346,7 @@ class AppCommand:
         bind = a.bind_to or ("none" if a.ranks > programs.cores() else "core")
         return Launch(ranks=a.ranks, bind=bind, timeout=a.timeout, meshrun_hosts=mesh_hosts,
                       mpirun_hosts=mpi_hosts, vhosts=a.vhosts or 0, fabric=a.fabric,
-                      compute_scale=a.compute_scale, fabric_set=list(a.fabric_set))
+                      compute_scale=a.compute_scale, fabric_set=list(a.fabric_set), rtl=a.rtl)
 
     def prepare(self, a) -> Launch:
         """Every check of the command line, shared and the command's own, before anything
@@ -339,7 +369,10 @@ class AppCommand:
                 print(f"# OpenMPI baseline skipped: {why}")
                 args.baselines.remove("openmpi")
         info = machine_info()
-        print(f"# meshmem {self.name}: {machine_line(info, args.ranks)}{self.describe(args)}")
+        where = (f"; on the simulated OPTWEB engine ({Path(launch.rtl).stem}, meshrun --rtl): "
+                 f"{args.ranks} nodes, simulated seconds, one round" if launch.rtl else "")
+        print(f"# meshmem {self.name}: {machine_line(info, args.ranks)}{self.describe(args)}"
+              f"{where}")
         try:
             rows, notes = self.measure(args, launch)
         except BenchError as e:
@@ -348,7 +381,7 @@ class AppCommand:
         self.print_table(rows)
         for n in notes:
             print(f"# note: {n}")
-        for line in self.footer(rows):
+        for line in self.footer(rows) if not launch.rtl else RTL_FOOTER:
             print(line)
         twin = twin_settings(launch.twin_options()) if "openmpi" in args.baselines else None
         if twin:
@@ -357,6 +390,7 @@ class AppCommand:
         settings = {"ranks": args.ranks, "rounds": args.rounds, "vs": args.baselines,
                     "openmpi": twin.as_dict() if twin else None,
                     "bind": launch.bind, "hosts": launch.meshrun_hosts, "fabric": args.fabric,
+                    "rtl": launch.rtl,
                     "compute_scale": args.compute_scale, "fabric_set": args.fabric_set,
                     "notes": notes, "date": time.strftime("%Y-%m-%d %H:%M:%S"),
                     **self.settings(args)}

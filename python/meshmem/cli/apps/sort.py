@@ -180,7 +180,7 @@ def print_table(rows: list, out=None):
     for r in rows:
         ok = all(r.get(k, 1) == 1 for k in ("verified", "mpi_verified", "serial_verified"))
         print(f"{r['variant']:<8}{r['form']:>5}{r['ranks']:>6}{format_count(r['records']):>10}"
-              f"{r['A']:>4}{r['m']:>3}{r['seconds']:>11.4f}"
+              f"{r['A']:>4}{r['m']:>3}{r['seconds']:>11.4g}"
               f"{fmt_optional(r.get('predicted_s'), '.3g') if fabric else '':>{fw}}"
               f"{r['GBps']:>10.2f}"
               f"{fmt_optional(r.get('mpi_seconds'), '.4f'):>11}"
