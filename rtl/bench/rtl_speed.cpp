@@ -3,6 +3,7 @@
 // every cycle clocked: idle skipping has nothing to skip there), and under a latency-bound
 // mix (small unicasts and barriers, where skipping does the work).
 //   rtl_speed CONFIG NODES [SECONDS]      prints one JSON line per load
+// (MM_RTL_THREADS=2 in the environment: two threads where the library uses them, rtl/sim)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -98,10 +99,10 @@ int main(int argc, char **argv)
         const uint64_t cyc = mm_rtlsim_cycle(s);
         std::printf("{\"nodes\": %d, \"load\": \"%s\", \"seconds\": %.2f, \"rounds\": %llu, "
                     "\"cycles\": %llu, \"cycles_clocked\": %llu, \"cycles_per_s\": %.0f, "
-                    "\"clocked_per_s\": %.0f}\n",
+                    "\"clocked_per_s\": %.0f, \"threads\": %llu}\n",
                     n, load == 0 ? "alltoall-4k" : "unicast-barrier", dt, (unsigned long long)ops,
                     (unsigned long long)cyc, (unsigned long long)st.cycles_clocked, cyc / dt,
-                    st.cycles_clocked / dt);
+                    st.cycles_clocked / dt, (unsigned long long)st.threads);
         mm_rtlsim_destroy(s);
     }
     return 0;

@@ -435,10 +435,14 @@ module mm_node #(
   );
 
   // ---------------------------------------------------------------- idle skipping, watchdog
+  // a unit whose state changes at the next edge (each says so precisely: waiting for a due
+  // time or for another unit is not activity, so such cycles can be skipped). The host
+  // interface's part depends on the host's inputs in the cycle, which Verilator evaluates again
+  // at every evaluation: the rest is apart, computed once after the edge.
+  logic units_act;
+  assign act = host_act || units_act;
   always_comb begin
-    // a unit whose state changes at the next edge (each says so precisely: waiting for a due
-    // time or for another unit is not activity, so such cycles can be skipped)
-    act = host_act || seq_act || am_act || |am_pc_act || |pc_act || |sync_act || |rd_act
+    units_act = seq_act || am_act || |am_pc_act || |pc_act || |sync_act || |rd_act
        || |wr_act || r_start != '0 || w_start != '0 || core_busy
        || r_valid != '0 || r_sb != '0;          // the input registers hold an arrival
     wake = am_pc_wake[63:0] < am_pc_wake[127:64] ? am_pc_wake[63:0] : am_pc_wake[127:64];

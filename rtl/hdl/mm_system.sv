@@ -9,6 +9,10 @@
 // entries' start and end. When nothing moves anywhere (`act` low) the simulator may set `now`
 // forward to the earliest due time (`wake`) instead of clocking idle cycles one by one
 // (`skip`): a run then takes the same cycles either way, and a test holds it to that.
+//
+// The counter, the configuration's registers and the links are mm_fabric's; the simulator
+// library evaluates the nodes and mm_fabric as separate Verilated models and wires them as here
+// (rtl/sim/model_impl.hpp).
 module mm_system #(
   parameter int N = 4,
   parameter int DW = 256,
@@ -52,58 +56,29 @@ module mm_system #(
 );
   localparam int BWB = $clog2(DW/8) + 1;
 
-  always_ff @(posedge clk) begin
-    if (rst) now <= '0;
-    else if (skip) now <= skip_to;
-    else now <= now + 64'd1;
-  end
-
-  // The configuration is held in registers, loaded while in reset: nothing downstream then
-  // depends combinationally on the model's inputs, which Verilator would otherwise evaluate
-  // again at every input change (twice a cycle).
-  logic           rst_q;               // the reset, registered: it enables the links' clocks
-  logic           gate_q;
-  always_ff @(posedge clk) rst_q <= rst;
-  always_ff @(posedge clk) if (rst) gate_q <= gate;
-  mm_pkg::cfg_t   c;
-  logic [4:0]     nodes_q;
-  logic [N*8-1:0] xy_q;
-  logic [N*N-1:0] link_on;           // which links exist: both ends present; on a GHC only
-                                     // along a row or a column
-  always_ff @(posedge clk) begin
-    if (rst) begin
-      c <= cfg;
-      nodes_q <= nodes;
-      xy_q <= xy;
-      for (int i = 0; i < N; i++)
-        for (int j = 0; j < N; j++)
-          link_on[i*N + j] <= 5'(i) < nodes && 5'(j) < nodes &&
-            (i == j || !ghc || xy[i*8 +: 4] == xy[j*8 +: 4] || xy[i*8 + 4 +: 4] == xy[j*8 + 4 +: 4]);
-    end
-  end
-
-  // lane j of node i sends on link i*N+j, which arrives at lane i of node j
-  logic [N*N-1:0]    tv, tl, tu, rv, rl, ru, l_act;
-  logic [N*N*DW-1:0] td, rd;
+  /* verilator lint_off UNUSEDSIGNAL */
+  mm_pkg::cfg_t       c;               // the latencies are the fabric's own
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [4:0]         nodes_q;
+  logic [N*8-1:0]     xy_q;
+  logic [N*N-1:0]     link_on;
+  logic [N*N-1:0]     tv, tl, tu, rv, rl, ru;
+  logic [N*N*DW-1:0]  td, rd;
   logic [N*N*BWB-1:0] tb, rb;
-  logic [N*N*8-1:0]  ts, rs;
-  logic [N-1:0]      n_act;
-  logic [N*64-1:0]   n_wake;
-  logic [N*N*64-1:0] l_wake;
+  logic [N*N*8-1:0]   ts, rs;
+  logic               f_act;
+  logic [63:0]        f_wake;
+  logic [N-1:0]       n_act;
+  logic [N*64-1:0]    n_wake;
+
+  mm_fabric #(.N(N), .DW(DW), .LD(LD)) fabric (
+    .clk, .rst, .cfg, .nodes, .ghc, .gate, .xy, .skip, .skip_to, .now, .c, .nodes_q, .xy_q,
+    .link_on, .t_valid(tv), .t_data(td), .t_last(tl), .t_bytes(tb), .t_user(tu), .t_sb(ts),
+    .r_valid(rv), .r_data(rd), .r_last(rl), .r_bytes(rb), .r_user(ru), .r_sb(rs),
+    .act(f_act), .wake(f_wake)
+  );
 
   for (genvar i = 0; i < N; i++) begin : node
-    logic [N-1:0]       r_valid, r_last, r_user;
-    logic [N*DW-1:0]    r_data;
-    logic [N*BWB-1:0]   r_bytes;
-    logic [N*8-1:0]     r_sb;
-    for (genvar j = 0; j < N; j++) begin : from
-      assign r_valid[j] = rv[j*N + i];
-      assign r_last[j]  = rl[j*N + i];
-      assign r_user[j]  = ru[j*N + i];
-      assign r_data[j*DW +: DW]   = rd[(j*N + i)*DW +: DW];
-      assign r_bytes[j*BWB +: BWB] = rb[(j*N + i)*BWB +: BWB];
-      assign r_sb[j*8 +: 8]       = rs[(j*N + i)*8 +: 8];
-    end
     mm_node #(.N(N), .DW(DW), .RB(RB)) n (
       .clk, .rst, .skip, .skip_to, .gate_i(gate), .eager_thr_i(c.eager_thr), .rd_lat_i(c.rd_lat),
       .wr_lat_i(c.wr_lat), .pc_sel_i(c.pc_sel[5:0]), .link_rate_i(c.link_rate),
@@ -117,30 +92,15 @@ module mm_system #(
       .t_valid(tv[i*N +: N]), .t_data(td[i*N*DW +: N*DW]),
       .t_last(tl[i*N +: N]), .t_bytes(tb[i*N*BWB +: N*BWB]), .t_user(tu[i*N +: N]),
       .t_sb(ts[i*N*8 +: N*8]),
-      .r_valid_i(r_valid), .r_data_i(r_data), .r_last_i(r_last), .r_bytes_i(r_bytes),
-      .r_user_i(r_user), .r_sb_i(r_sb),
+      .r_valid_i(rv[i*N +: N]), .r_data_i(rd[i*N*DW +: N*DW]), .r_last_i(rl[i*N +: N]),
+      .r_bytes_i(rb[i*N*BWB +: N*BWB]), .r_user_i(ru[i*N +: N]), .r_sb_i(rs[i*N*8 +: N*8]),
       .act(n_act[i]), .wake(n_wake[i*64 +: 64]), .irq(irq[i]), .dbg(dbg[i*128 +: 128])
     );
-    for (genvar j = 0; j < N; j++) begin : link
-      localparam int L = i*N + j;
-      logic lclk, lbusy;
-      mm_cg cg (.clk, .en(rst_q || !gate_q || lbusy), .gclk(lclk));
-      mm_link #(.DW(DW), .LD(LD)) l (
-        .clk(lclk), .rst, .now, .en(link_on[L]),
-        .lat(i == j ? c.loop_lat : c.link_lat),
-        .tx_valid(tv[L]), .tx_data(td[L*DW +: DW]), .tx_last(tl[L]),
-        .tx_bytes(tb[L*BWB +: BWB]), .tx_user(tu[L]), .tx_sb(ts[L*8 +: 8]),
-        .rx_valid(rv[L]), .rx_data(rd[L*DW +: DW]), .rx_last(rl[L]), .rx_bytes(rb[L*BWB +: BWB]),
-        .rx_user(ru[L]), .rx_sb(rs[L*8 +: 8]), .act(l_act[L]), .busy(lbusy),
-        .wake(l_wake[L*64 +: 64])
-      );
-    end
   end
 
   always_comb begin
-    act = |n_act || |l_act;
-    wake = '1;
+    act = f_act || |n_act;
+    wake = f_wake;
     for (int i = 0; i < N; i++) if (n_wake[i*64 +: 64] < wake) wake = n_wake[i*64 +: 64];
-    for (int l = 0; l < N*N; l++) if (l_wake[l*64 +: 64] < wake) wake = l_wake[l*64 +: 64];
   end
 endmodule

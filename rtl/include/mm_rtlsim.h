@@ -86,12 +86,15 @@ MM_RTLSIM_API void mm_rtlsim_set_watchdog(mm_rtlsim *s, uint64_t cycles);
 /** @brief Turn idle skipping off (1) or on (0, the default): a test compares the two. */
 MM_RTLSIM_API void mm_rtlsim_set_no_skip(mm_rtlsim *s, int no_skip);
 
-/** Statistics: cycles simulated one by one, cycles skipped, evaluations of the model. */
+/** Statistics: cycles simulated one by one, cycles skipped, evaluations of the model; the threads
+ *  evaluating it (2 where the environment has MM_RTL_THREADS=2, the model has 8 nodes or more and
+ *  the process may run on 2 CPUs; 1 otherwise). */
 typedef struct mm_rtlsim_stats {
     uint64_t cycles_clocked;
     uint64_t cycles_skipped;
     uint64_t skips;
     uint64_t completions;
+    uint64_t threads;
 } mm_rtlsim_stats;
 MM_RTLSIM_API void mm_rtlsim_get_stats(const mm_rtlsim *s, mm_rtlsim_stats *out);
 

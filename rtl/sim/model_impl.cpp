@@ -1,5 +1,6 @@
-// One Verilated model's factory and per-cycle loop (build_model.sh compiles this file once per
-// model, with the model's class in MM_MODEL_CLASS). Only the factory is exported.
+// One model's factory and per-cycle loop (build_model.sh compiles this file once per model, with
+// the classes of its node and its fabric in MM_NODE_CLASS and MM_FABRIC_CLASS). Only the factory
+// is exported.
 #include "model.hpp"
 
 #define MM_EXPORT __attribute__((visibility("default")))

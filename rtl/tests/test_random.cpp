@@ -216,6 +216,19 @@ int main(int argc, char **argv)
     same(a, c, "without clock gating");
     std::printf("the same cycles and bytes without skipping (%llu clocked) and without gating\n",
                 (unsigned long long)b.clocked);
+    // a second thread evaluating half the nodes (MM_RTL_THREADS=2): the same cycles and bytes
+    setenv("MM_RTL_THREADS", "2", 1);
+    Sys probe(cfg, ov);
+    mm_rtlsim_stats st;
+    mm_rtlsim_get_stats(probe.s, &st);
+    if (st.threads == 2) {
+        const Run d = run_once(cfg, ov, seed, rounds, true);
+        same(a, d, "with two threads");
+        std::printf("the same with two threads\n");
+    } else {
+        std::printf("two threads not used here (a model under 8 nodes, or one CPU)\n");
+    }
+    unsetenv("MM_RTL_THREADS");
     full_buffers(cfg, ov);
     watchdog(cfg, ov);
     std::printf("ok\n");

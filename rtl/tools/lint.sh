@@ -9,7 +9,7 @@ rtl=$1
 hdl=$rtl/hdl
 core="mm_pkg.sv mm_cg.sv mm_fifo.sv mm_hbm_pc.sv mm_mem_sw.sv mm_dmac_rd.sv mm_dmac_wr.sv
   mm_mdmac.sv mm_dist.sv mm_sel.sv mm_sync.sv mm_xbar.sv mm_core_avg.sv mm_seq.sv mm_host_if.sv
-  mm_am.sv mm_node.sv mm_link.sv mm_system.sv"
+  mm_am.sv mm_node.sv mm_link.sv mm_fabric.sv mm_system.sv"
 files=""
 for f in $core; do files="$files $hdl/$f"; done
 rc=0

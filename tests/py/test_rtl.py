@@ -1,13 +1,15 @@
 """Real programs on the simulated OPTWEB engine (meshrun --rtl, docs/rtl-transport.md): `meshmem
 sort` and `meshmem average --rtl` verified at 2, 3, 4 and 8 nodes, `meshmem bench put --rtl`'s
 lines (the engine's simulated time, the model's prediction, the paper's figure, no OpenMPI), a
-Python program (`import meshmem`) under meshrun --rtl, and the bad input of --rtl, one line each.
+Python program (`import meshmem`) under meshrun --rtl, and the bad input of --rtl, one line each;
+`meshmem rtl speed` with one thread and two, and its bad --threads.
 
 The runs need the simulator (build/bin/meshmem-rtlsim, built where Verilator is), as the rtl
 tests of ctest (tests/c/rtl.cmake); the bad input's tests run everywhere. Sizes are small: the
 simulation clocks every cycle that moves data (tens of thousands of cycles per second).
 """
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -142,3 +144,24 @@ def test_rtl_with_an_openmpi_only_mode(engine, capsys, extra):
     assert main(["bench", *extra, "--rtl", CONFIG]) == 2
     assert one_line(capsys).startswith(f"meshmem bench: --rtl {CONFIG} with {extra[-1]}: ")
 
+
+
+# ---- meshmem rtl speed: the simulator's own speed, with one thread and two --------------------
+def test_rtl_speed_threads(engine, tmp_path, capsys):
+    """8 nodes, one thread and two (MM_RTL_THREADS): each load's row says which it used (two
+    where this process may run on 2 CPUs), and both simulate cycles."""
+    out = tmp_path / "speed.json"
+    assert main(["rtl", "speed", "--nodes", "8", "--threads", "1,2", "--seconds", "0.2",
+                 "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert [(r["nodes"], r["load"]) for r in rows] == [(8, "alltoall-4k"), (8, "unicast-barrier")] * 2
+    two = 2 if len(os.sched_getaffinity(0)) >= 2 else 1
+    assert [r["threads"] for r in rows] == [1, 1, two, two]
+    assert all(r["cycles"] > 0 and r["cycles_per_s"] > 0 for r in rows)
+    assert re.search(r"^\s+8\s+1 alltoall-4k", capsys.readouterr().out, re.M)
+
+
+@pytest.mark.parametrize("threads", ["3", "0", "x", ""])
+def test_rtl_speed_bad_threads(built, capsys, threads):
+    assert main(["rtl", "speed", "--threads", threads]) == 2
+    assert one_line(capsys) == f"meshmem rtl: --threads {threads}: thread counts 1 or 2"

@@ -2,7 +2,8 @@
 cycle under Verilator, against the papers and the analytic model.
 
     meshmem rtl validate [--calibrate] [--json FILE]   paper, model and RTL side by side
-    meshmem rtl speed [--nodes 2,4,8,16] [--seconds S] [--json FILE]   simulated cycles per second
+    meshmem rtl speed [--nodes 2,4,8,16] [--threads 1,2] [--seconds S] [--json FILE]
+                                                       simulated cycles per second
     meshmem rtl configs                                the configurations, as the simulator reads them
 
 validate runs the scenarios of build/bin/mm-rtl-measure (rtl/tools/rtl_measure.cpp) on the
@@ -14,6 +15,7 @@ prints it beside the published figure and the analytic model's prediction
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -261,17 +263,21 @@ def calibrate() -> list[dict]:
 
 
 # ------------------------------------------------------------------ speed
-def speed(nodes, seconds: float) -> list[dict]:
+def speed(nodes, seconds: float, threads=(1,)) -> list[dict]:
+    """Each node count with each thread count asked (MM_RTL_THREADS; a result's `threads` says
+    how many the library used: two only from 8 nodes on, with 2 CPUs)."""
     exe = paths.bin_path("rtl_speed")
     if not exe.exists():
         raise UserError(f"{exe} is not built: the RTL needs Verilator")
     out = []
     for n in nodes:
-        r = subprocess.run([str(exe), str(CONFIGS / "optweb-fc8-45g.toml"), str(n), str(seconds)],
-                           capture_output=True, text=True)
-        if r.returncode:
-            raise UserError(f"rtl_speed {n}: {r.stderr.strip()}")
-        out += [json.loads(line) for line in r.stdout.splitlines()]
+        for t in threads:
+            r = subprocess.run([str(exe), str(CONFIGS / "optweb-fc8-45g.toml"), str(n), str(seconds)],
+                               capture_output=True, text=True,
+                               env={**os.environ, "MM_RTL_THREADS": str(t)})
+            if r.returncode:
+                raise UserError(f"rtl_speed {n}: {r.stderr.strip()}")
+            out += [json.loads(line) for line in r.stdout.splitlines()]
     return out
 
 
@@ -289,6 +295,9 @@ def add_arguments(p) -> None:
     v.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     s = sub.add_parser("speed", help="simulated cycles per second (a benchmark)")
     s.add_argument("--nodes", default="2,4,8,16", metavar="LIST", help="node counts (default 2,4,8,16)")
+    s.add_argument("--threads", default="1,2", metavar="LIST",
+                   help="threads evaluating the model, each measured (MM_RTL_THREADS; default 1,2: "
+                        "two are used from 8 nodes on, on 2 CPUs or more)")
     s.add_argument("--seconds", type=float, default=3.0, metavar="S",
                    help="wall time per load and node count (default 3)")
     s.add_argument("--json", metavar="FILE", help="also write the results as JSON")
@@ -325,11 +334,18 @@ def run(args) -> int:
         nodes = [int(x) for x in args.nodes.split(",") if x]
         if not nodes or any(n < 1 or n > 16 for n in nodes):
             raise UserError(f"--nodes {args.nodes}: node counts 1..16")
-        res = speed(nodes, args.seconds)
-        print(f"{'nodes':>5} {'load':18} {'cycles/s':>10} {'clocked/s':>10} {'cycles':>10} {'clocked':>9}")
+        try:
+            threads = [int(x) for x in args.threads.split(",") if x]
+        except ValueError:
+            threads = []
+        if not threads or any(t not in (1, 2) for t in threads):
+            raise UserError(f"--threads {args.threads}: thread counts 1 or 2")
+        res = speed(nodes, args.seconds, threads)
+        print(f"{'nodes':>5} {'threads':>7} {'load':18} {'cycles/s':>10} {'clocked/s':>10} {'cycles':>10} "
+              f"{'clocked':>9}")
         for r in res:
-            print(f"{r['nodes']:>5} {r['load']:18} {r['cycles_per_s']:>10.0f} {r['clocked_per_s']:>10.0f} "
-                  f"{r['cycles']:>10} {r['cycles_clocked']:>9}")
+            print(f"{r['nodes']:>5} {r['threads']:>7} {r['load']:18} {r['cycles_per_s']:>10.0f} "
+                  f"{r['clocked_per_s']:>10.0f} {r['cycles']:>10} {r['cycles_clocked']:>9}")
         if args.json:
             _write_json(args.json, res)
         return 0
