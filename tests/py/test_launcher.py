@@ -643,6 +643,11 @@ HANDLES = {
                    r"already, or never made by a split",
     "dead-ctx": r"shmem_ctx_int_put: ctx argument \(0x[0-9a-f]+\) is a context "
                 r"shmem_ctx_destroy destroyed already",
+    # a made-up pointer was read as a context: SIGSEGV
+    "madeup-ctx": r"shmem_ctx_long_put: ctx argument \(0x1234\) is not a context: never made "
+                  r"by shmem_ctx_create or shmem_team_create_ctx",
+    "stray-ctx": r"shmem_ctx_int_get: ctx argument \(0x[0-9a-f]+\) is not a context: never "
+                 r"made by shmem_ctx_create or shmem_team_create_ctx",
     "null-put": r"shmem_int_put: source argument is NULL for 4 bytes",
     "null-put-nbi": r"shmem_int_put_nbi: source argument is NULL for 4 bytes",
     "null-get": r"shmem_int_get: dest argument is NULL for 4 bytes",
