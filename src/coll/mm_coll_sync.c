@@ -116,7 +116,10 @@ void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned
     }
     bool shmem = strncmp(call, "shmem_", 6) == 0;
     const char *pe = shmem ? "PE" : "rank";
-    unsigned gk = theirs >> 12, wk = mine >> 12, ga = theirs & 0xfffu, wa = mine & 0xfffu;
+    unsigned gk = MM_CALL_KIND(theirs), wk = MM_CALL_KIND(mine);
+    unsigned ga = MM_CALL_ARG(theirs), wa = MM_CALL_ARG(mine);
+    /* a peer's tag read from a line's header: its arguments' low 12 bits alone */
+    bool partial = (theirs & MM_CALL_TAG_PARTIAL) != 0;
     char my[64], their[64], what[32];
     if (gk != wk) {
         /* the peer finds the mismatch too, and publishes its call's name: wait for it a while
@@ -133,7 +136,7 @@ void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned
         mm_fatal_collective("%ss are in different collectives: %s %d is in %s, %s %d in %s", pe, pe,
                             me, call, pe, peer, their);
     }
-    if (wk == MM_CALL_ALLREDUCE || wk == MM_CALL_REDUCE) { /* MM_CALL_OP, under a root */
+    if (wk == MM_CALL_ALLREDUCE || wk == MM_CALL_REDUCE) { /* MM_CALL_ROOT_OP */
         meshmem_op_t gop = (meshmem_op_t)(ga >> 4 & 7), wop = (meshmem_op_t)(wa >> 4 & 7);
         meshmem_dtype_t gty = (meshmem_dtype_t)(ga & 15), wty = (meshmem_dtype_t)(wa & 15);
         if (gop != wop) {
@@ -147,14 +150,15 @@ void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned
             snprintf(my, sizeof(my), "%s", mm_dtype_name(wty));
             snprintf(their, sizeof(their), "%s", mm_dtype_name(gty));
             snprintf(what, sizeof(what), "the datatype");
-        } else { /* a reduce's root, its low 5 bits */
+        } else { /* a reduce's root (its low 5 bits from a header) */
             snprintf(my, sizeof(my), "%u", wa >> 7);
-            snprintf(their, sizeof(their), "%u%s", ga >> 7, t->size > 32 ? " (mod 32)" : "");
+            snprintf(their, sizeof(their), "%u%s", ga >> 7,
+                     partial && t->size > 32 ? " (mod 32)" : "");
             snprintf(what, sizeof(what), "root");
         }
     } else { /* the root of a broadcast, scatter or gather */
         snprintf(my, sizeof(my), "%u", wa);
-        snprintf(their, sizeof(their), "%u%s", ga, t->size > 0xfff ? " (mod 4096)" : "");
+        snprintf(their, sizeof(their), "%u%s", ga, partial && t->size > 0xfff ? " (mod 4096)" : "");
         snprintf(what, sizeof(what), "%s", shmem ? "PE_root" : "root");
     }
     if (peer < me)

@@ -24,6 +24,9 @@
  *                    where the counts differ between ranks: rank r passes B + r bytes (gather
  *                    and reduce: B + N - 1 - r, so that the root expects more than it gets);
  *                    the call must end the job saying so
+ *   root-far STEP    meshmem_coll_reduce (bcast with STEP 4096 or more) of one long at root 0,
+ *                    where the last rank passes root STEP instead (32: the reduce's root in the
+ *                    16 bits of a line's header alike); then an all-reduce
  *   hang             everyone waits for a flag nobody sets (prints "ready" when all are in)
  *   hang-init        everyone but rank 0 waits in the init barrier; rank 0 sleeps before init
  *   fork-child       rank 1 forks a child that sleeps forever (prints "child P"), then dies
@@ -437,6 +440,19 @@ int main(int argc, char **argv)
             meshmem_coll_alltoall(w, buf, buf + half, mine, MESHMEM_INT8, MESHMEM_ALGO_AUTO);
         meshmem_coll_allreduce(w, buf, buf, mine, MESHMEM_INT8, MESHMEM_OP_SUM, MESHMEM_ALGO_AUTO);
         fprintf(stderr, "fault_prog: rank %d: mismatched counts went unnoticed\n", me);
+        return 99;
+    } else if (!strcmp(mode, "root-far")) {
+        int step = argc > 2 ? atoi(argv[2]) : 32, root = me == n - 1 ? step : 0;
+        long *buf = meshmem_malloc(2 * sizeof(long));
+        buf[0] = me;
+        meshmem_team_t w = MESHMEM_TEAM_WORLD;
+        if (step >= 4096)
+            meshmem_coll_bcast(w, buf, 1, MESHMEM_INT64, root, MESHMEM_ALGO_AUTO);
+        else
+            meshmem_coll_reduce(w, buf, buf + 1, 1, MESHMEM_INT64, MESHMEM_OP_SUM, root,
+                                MESHMEM_ALGO_AUTO);
+        meshmem_coll_allreduce(w, buf, buf, 1, MESHMEM_INT64, MESHMEM_OP_SUM, MESHMEM_ALGO_AUTO);
+        fprintf(stderr, "fault_prog: rank %d: a root differing by %d went unnoticed\n", me, step);
         return 99;
     } else if (!strcmp(mode, "hang")) {
         meshmem_barrier(MESHMEM_TEAM_WORLD);
