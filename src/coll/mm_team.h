@@ -211,6 +211,12 @@ uint64_t mm_team_slots_free(void);
  */
 struct meshmem_team *mm_team_create(int start, int stride, int size, int slot);
 
+/** @brief meshmem_team_split_2d on behalf of @p call (its messages and the call record name it:
+ * the row and column teams a collective builds on first use are split inside the user's call).
+ */
+meshmem_status_t mm_team_split_2d_as(const char *call, meshmem_team_t parent, int xrange,
+                                     meshmem_team_t *xaxis, meshmem_team_t *yaxis);
+
 /** @brief End the job for @p call's invalid team handle @p team (mm_team_checked's message). */
 _Noreturn void mm_team_bad(const char *call, meshmem_team_t team);
 
