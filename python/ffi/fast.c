@@ -21,15 +21,64 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 #include <meshmem.h>
 #include <meshmem_coll.h>
 
+#include <stddef.h>
 #include <string.h>
 
 #define MMFAST_SLOW (-1)
 
 static PyObject *mmfast_in_place; /* meshmem.IN_PLACE, set by set_in_place() */
+
+/*
+ * meshmem._fast.Block: the base of memory.py's _Block, the owner of one symmetric block (every
+ * array on the block has it at the end of its chain of bases). Its one field, freed, is set by
+ * meshmem.free; the fast put reads it in C, so that a put into any array on a freed block,
+ * views made before the free included, takes the general path, which raises the error naming
+ * the array (the memory may be the next allocation's).
+ */
+typedef struct {
+    PyObject_HEAD char freed;
+} mmfast_block;
+
+static PyMemberDef mmfast_block_members[] = {
+    {"freed", T_BOOL, offsetof(mmfast_block, freed), 0, "set by meshmem.free"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject mmfast_block_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "meshmem._fast.Block",
+    .tp_basicsize = sizeof(mmfast_block),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The owner of a symmetric block (memory.py's _Block derives from it)",
+    .tp_members = mmfast_block_members,
+    .tp_new = PyType_GenericNew,
+};
+
+/* The head of a NumPy array (numpy/ndarraytypes.h's PyArrayObject_fields, whose layout is
+ * NumPy's ABI, the same in NumPy 1.x and 2.x): the base is read without NumPy's headers, which
+ * a pip install would need at build time. */
+typedef struct {
+    PyObject_HEAD char *data;
+    int nd;
+    Py_ssize_t *dimensions, *strides;
+    PyObject *base;
+} mmfast_array_head;
+
+static PyTypeObject *mmfast_ndarray; /* numpy.ndarray, found at import */
+
+/* true when @p obj is an ndarray on a block meshmem.free released: the end of its chain of
+ * bases (NumPy collapses chains of views, so one or two steps) is a freed Block. A few loads. */
+static int mmfast_freed(PyObject *obj)
+{
+    for (int i = 0; i < 8 && obj != NULL && Py_TYPE(obj) == mmfast_ndarray; i++)
+        obj = ((mmfast_array_head *)obj)->base;
+    return obj != NULL && PyObject_TypeCheck(obj, &mmfast_block_type) &&
+           ((mmfast_block *)obj)->freed;
+}
 
 /* the meshmem element type of a buffer-protocol format ("d", "<f", "=q", "Zd", ...), or -1 */
 static int mmfast_dtype(const char *fmt, Py_ssize_t itemsize)
@@ -119,9 +168,8 @@ static PyObject *mmfast_put(PyObject *self, PyObject *const *args, Py_ssize_t na
         return PyLong_FromLong(MMFAST_SLOW);
     }
     Py_buffer d, s;
-    /* a writable dest: meshmem.free makes the array it releases read-only, so that a put into
-     * it takes the general path, which says it was freed */
-    if (!mmfast_view(args[0], &d, 1))
+    /* an array on a freed block: the general path says so */
+    if (mmfast_freed(args[0]) || !mmfast_view(args[0], &d, 1))
         return PyLong_FromLong(MMFAST_SLOW);
     if (!mmfast_view(args[1], &s, 0)) {
         PyBuffer_Release(&d);
@@ -173,5 +221,21 @@ static struct PyModuleDef mmfast_module = {
 
 PyMODINIT_FUNC PyInit__fast(void)
 {
-    return PyModule_Create(&mmfast_module);
+    PyObject *np = PyImport_ImportModule("numpy");
+    if (np == NULL)
+        return NULL;
+    mmfast_ndarray = (PyTypeObject *)PyObject_GetAttrString(np, "ndarray"); /* kept */
+    Py_DECREF(np);
+    if (mmfast_ndarray == NULL || PyType_Ready(&mmfast_block_type) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&mmfast_module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&mmfast_block_type);
+    if (PyModule_AddObject(m, "Block", (PyObject *)&mmfast_block_type) < 0) {
+        Py_DECREF(&mmfast_block_type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -14,6 +14,7 @@ of all ranks and frees, in order, the blocks unreferenced everywhere.
 """
 import numpy as np
 
+from meshmem import _fast
 from meshmem.core import Error, ffi, forget_buffers, lib
 
 # the names `import meshmem` offers (meshmem.NAME, __init__.py)
@@ -26,11 +27,12 @@ _live = {}           # allocation number -> address, blocks not yet freed
 _unreferenced = []   # allocation numbers of blocks no array refers to any more, here
 
 
-class _Block:
+class _Block(_fast.Block):
     """Owner of one symmetric block: the base of every array on it (NumPy's .base).
-    `freed` is set by free(): the calls then refuse the arrays on it (core.check_live)."""
+    `freed` (a field of _fast.Block, which meshmem.put's fast path reads in C) is set by
+    free(): the calls then refuse the arrays on it, and every view of them (core.check_live)."""
 
-    __slots__ = ("__array_interface__", "number", "freed", "__weakref__")
+    __slots__ = ("__array_interface__", "number", "__weakref__")
 
     def __init__(self, addr: int, nbytes: int, number: int):
         # bytes: the array interface cannot describe every dtype (ml_dtypes' bfloat16 is
@@ -175,16 +177,16 @@ def _block_of(a, call: str) -> _Block:
 
 def free(a) -> None:
     """Release @p a's block now (collective, like shmem_free): @p a and every view of it must
-    not be used afterwards, and a call given one says so (a put into it would write into the
-    block allocated next); @p a becomes read-only. Arrays are also released without this (see
-    the module's text)."""
+    not be used afterwards, and a call given one, views made before the free included, says so
+    (a put into it would write into the block allocated next); @p a becomes read-only. Arrays
+    are also released without this (see the module's text)."""
     block = _block_of(a, "meshmem.free")
     addr = _live.pop(block.number, None)
     if addr is None:
         raise Error("meshmem.free", "a: the array was already freed", lib.MESHMEM_ERR_ARG)
     block.freed = True
     forget_buffers(addr, block.__array_interface__["shape"][0])
-    a.flags.writeable = False  # meshmem.put's fast path takes only a writable dest
+    a.flags.writeable = False
     lib.meshmem_free(ffi.cast("void *", addr))
 
 

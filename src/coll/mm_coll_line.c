@@ -12,8 +12,8 @@
 
 #include <string.h>
 
-/* a call's tag (mm_team.h) where a line's header carries it (mm_msg.h) */
-#define MM_LINE_TAG(kind, arg) ((uint64_t)MM_CALL_TAG(kind, arg) << MM_MSG_BYTES_BITS)
+/* the low 16 bits of call tag @p tag (mm_team.h), where a line's header carries them (mm_msg.h) */
+#define MM_LINE_TAG(tag) ((uint64_t)((tag)&0xffffu) << MM_MSG_BYTES_BITS)
 
 static_assert(MESHMEM_DTYPE_COUNT <= 16 && MESHMEM_OP_COUNT <= 8, "a call tag holds op and type");
 
@@ -57,8 +57,8 @@ static inline void mm_line_post(struct meshmem_team *t, int dst, uint64_t seq, c
 }
 
 /* end the job for a line of member src whose header @p got is not the one expected, @p want:
- * the call's tag differs (mm_coll_differs names what), else the counts (out of line: the check
- * itself is one compare on the path) */
+ * the call's tag differs (mm_coll_differs names what, the peer's tag known in its low 16 bits),
+ * else the counts (out of line: the check itself is one compare on the path) */
 static __attribute__((noinline, cold, noreturn)) void mm_line_differs(const mm_coll_args_t *a,
                                                                       int src, uint64_t got,
                                                                       uint64_t want)
@@ -66,7 +66,7 @@ static __attribute__((noinline, cold, noreturn)) void mm_line_differs(const mm_c
     unsigned gt = MM_MSG_TAG(got), wt = MM_MSG_TAG(want);
     if (MM_MSG_PROTO(got) != MM_MSG_INLINED || gt == 0 || gt == wt)
         mm_msg_counts_differ(a->call, src, MM_MSG_BYTES(got), MM_MSG_BYTES(want));
-    mm_coll_differs(a->t, a->call, src, gt, wt);
+    mm_coll_differs(a->t, a->call, src, gt | MM_CALL_TAG_PARTIAL, (unsigned)a->t->tag);
 }
 
 /* wait for member src's line of collective seq, tagged @p tag; @return its n bytes */
@@ -82,12 +82,13 @@ static inline const void *mm_line_wait(const mm_coll_args_t *a, int src, uint64_
 /* every member posts src + j * sstep to member j, then takes member j's block into rbuf + j * len
  * (its own from src + me * sstep): all-to-all (sstep = len) and all-gather (sstep = 0) */
 static void mm_line_exchange(const mm_coll_args_t *a, const char *src, size_t sstep, char *rbuf,
-                             size_t len, uint64_t tag)
+                             size_t len, unsigned ctag)
 {
     struct meshmem_team *t = a->t;
     int n = t->size, me = t->my_rank;
+    uint64_t tag = MM_LINE_TAG(ctag);
     uint64_t seq = mm_coll_begin(t);
-    mm_coll_enter(t, a->call, MM_MSG_TAG(tag));
+    mm_coll_enter(t, a->call, ctag);
     for (int k = 1; k < n; k++) {
         int j = me + k < n ? me + k : me + k - n;
         mm_line_post(t, j, seq, src + (size_t)j * sstep, len, tag);
@@ -100,17 +101,17 @@ static void mm_line_exchange(const mm_coll_args_t *a, const char *src, size_t ss
         int j = me >= k ? me - k : me - k + n;
         mm_line_copy(rbuf + (size_t)j * len, mm_line_wait(a, j, seq, len, tag), len);
     }
-    mm_coll_end_tag(t, seq, MM_MSG_TAG(tag));
+    mm_coll_end_tag(t, seq, ctag);
 }
 
 void mm_line_alltoall(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len)
 {
-    mm_line_exchange(a, sbuf, len, rbuf, len, MM_LINE_TAG(MM_CALL_ALLTOALL, 0));
+    mm_line_exchange(a, sbuf, len, rbuf, len, MM_CALL_TAG(MM_CALL_ALLTOALL, 0));
 }
 
 void mm_line_allgather(const mm_coll_args_t *a, const char *blk, char *rbuf, size_t len)
 {
-    mm_line_exchange(a, blk, 0, rbuf, len, MM_LINE_TAG(MM_CALL_ALLGATHER, 0));
+    mm_line_exchange(a, blk, 0, rbuf, len, MM_CALL_TAG(MM_CALL_ALLGATHER, 0));
 }
 
 /* every member's vector of collective seq reduced into recvbuf in member order from member 0:
@@ -137,27 +138,29 @@ void mm_line_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvb
 {
     struct meshmem_team *t = a->t;
     int n = t->size, me = t->my_rank;
-    uint64_t tag = MM_LINE_TAG(MM_CALL_ALLREDUCE, MM_CALL_OP(dtype, op));
+    unsigned ctag = MM_CALL_TAG(MM_CALL_ALLREDUCE, MM_CALL_OP(dtype, op));
+    uint64_t tag = MM_LINE_TAG(ctag);
     uint64_t seq = mm_coll_begin(t);
-    mm_coll_enter(t, a->call, MM_MSG_TAG(tag));
+    mm_coll_enter(t, a->call, ctag);
     for (int k = 1; k < n; k++) {
         int j = me + k < n ? me + k : me + k - n;
         mm_line_post(t, j, seq, sendbuf, count * a->esize, tag);
     }
     mm_coll_wake_all(t);
     mm_line_reduce_all(a, seq, sendbuf, recvbuf, count, dtype, op, tag);
-    mm_coll_end_tag(t, seq, MM_MSG_TAG(tag));
+    mm_coll_end_tag(t, seq, ctag);
 }
 
 /* @p root posts sbuf + j * sstep to member j, the others take it into rbuf; the root's own block
  * goes from sbuf + root * sstep to rbuf: broadcast (sstep = 0, rbuf = sbuf) and scatter */
 static void mm_line_from_root(const mm_coll_args_t *a, const char *sbuf, size_t sstep, char *rbuf,
-                              size_t len, int root, uint64_t tag)
+                              size_t len, int root, unsigned ctag)
 {
     struct meshmem_team *t = a->t;
     int n = t->size, me = t->my_rank;
+    uint64_t tag = MM_LINE_TAG(ctag);
     uint64_t seq = mm_coll_begin(t);
-    mm_coll_enter(t, a->call, MM_MSG_TAG(tag));
+    mm_coll_enter(t, a->call, ctag);
     if (me == root) {
         for (int k = 1; k < n; k++) {
             int j = root + k < n ? root + k : root + k - n;
@@ -169,26 +172,27 @@ static void mm_line_from_root(const mm_coll_args_t *a, const char *sbuf, size_t 
     } else {
         mm_line_copy(rbuf, mm_line_wait(a, root, seq, len, tag), len);
     }
-    mm_coll_end_tag(t, seq, MM_MSG_TAG(tag));
+    mm_coll_end_tag(t, seq, ctag);
 }
 
 void mm_line_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root)
 {
-    mm_line_from_root(a, buf, 0, buf, len, root, MM_LINE_TAG(MM_CALL_BCAST, root));
+    mm_line_from_root(a, buf, 0, buf, len, root, MM_CALL_TAG(MM_CALL_BCAST, root));
 }
 
 void mm_line_scatter(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len, int root)
 {
-    mm_line_from_root(a, sbuf, len, rbuf, len, root, MM_LINE_TAG(MM_CALL_SCATTER, root));
+    mm_line_from_root(a, sbuf, len, rbuf, len, root, MM_CALL_TAG(MM_CALL_SCATTER, root));
 }
 
 void mm_line_gather(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_t len, int root)
 {
     struct meshmem_team *t = a->t;
     int n = t->size, me = t->my_rank;
-    uint64_t tag = MM_LINE_TAG(MM_CALL_GATHER, root);
+    unsigned ctag = MM_CALL_TAG(MM_CALL_GATHER, root);
+    uint64_t tag = MM_LINE_TAG(ctag);
     uint64_t seq = mm_coll_begin(t);
-    mm_coll_enter(t, a->call, MM_MSG_TAG(tag));
+    mm_coll_enter(t, a->call, ctag);
     if (me != root) {
         mm_line_post(t, root, seq, sbuf, len, tag);
         mm_coll_wake(t, root);
@@ -200,21 +204,22 @@ void mm_line_gather(const mm_coll_args_t *a, const char *sbuf, char *rbuf, size_
             mm_line_copy(rbuf + (size_t)j * len, mm_line_wait(a, j, seq, len, tag), len);
         }
     }
-    mm_coll_end_tag(t, seq, MM_MSG_TAG(tag));
+    mm_coll_end_tag(t, seq, ctag);
 }
 
 void mm_line_reduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf, size_t count,
                     meshmem_dtype_t dtype, meshmem_op_t op, int root)
 {
     struct meshmem_team *t = a->t;
-    uint64_t tag = MM_LINE_TAG(MM_CALL_REDUCE, (unsigned)root << 7 | MM_CALL_OP(dtype, op));
+    unsigned ctag = MM_CALL_TAG(MM_CALL_REDUCE, MM_CALL_ROOT_OP(root, dtype, op));
+    uint64_t tag = MM_LINE_TAG(ctag);
     uint64_t seq = mm_coll_begin(t);
-    mm_coll_enter(t, a->call, MM_MSG_TAG(tag));
+    mm_coll_enter(t, a->call, ctag);
     if (t->my_rank != root) {
         mm_line_post(t, root, seq, sendbuf, count * a->esize, tag);
         mm_coll_wake(t, root);
     } else {
         mm_line_reduce_all(a, seq, sendbuf, recvbuf, count, dtype, op, tag);
     }
-    mm_coll_end_tag(t, seq, MM_MSG_TAG(tag));
+    mm_coll_end_tag(t, seq, ctag);
 }

@@ -41,17 +41,27 @@ static void mm_coll_publish(int slot, uint64_t seq, unsigned tag, const char *ca
     atomic_flag_clear_explicit(&busy, memory_order_release);
 }
 
-/* world rank @p pe's record; false when it publishes none (or was rewriting it) */
+/* world rank @p pe's record; false when it publishes none (or was rewriting it). A peer on
+ * another host is read by a network get (a round trip: the wait that asks checks such a peer
+ * every MM_COLL_REMOTE_CHECK_S), and only while it runs: a rank that finalized may have closed
+ * its endpoint (a get then fails the job: "Endpoint timeout"), and one running cannot close it
+ * while this rank waits for it. */
 static bool mm_coll_peer_rec(int pe, mm_call_rec_t *r)
 {
-    /* a peer of this host only: a get to another host's rank may meet its endpoint closing
-     * (the line tags still catch mismatches there) */
-    const mm_call_rec_t *l = mm_tp_line(pe, &mm_own_hdr()->call);
-    if (l == NULL)
-        return false;
-    memcpy(r, l, sizeof(*r));
-    atomic_thread_fence(memory_order_acquire);
-    uint64_t again = atomic_load_explicit((_Atomic uint64_t *)&l->seq, memory_order_relaxed);
+    const void *sym = &mm_own_hdr()->call;
+    const mm_call_rec_t *l = mm_tp_line(pe, sym);
+    uint64_t again;
+    if (l != NULL) {
+        memcpy(r, l, sizeof(*r));
+        atomic_thread_fence(memory_order_acquire);
+        again = atomic_load_explicit((_Atomic uint64_t *)&l->seq, memory_order_relaxed);
+    } else {
+        if (mm_tp_peer_state(pe) != MM_RANK_RUNNING)
+            return false;
+        mm_tp_get_line(pe, r, sym, sizeof(*r));
+        atomic_thread_fence(memory_order_acquire);
+        mm_tp_get_line(pe, &again, sym, sizeof(again));
+    }
     r->call[sizeof(r->call) - 1] = '\0';
     return r->seq != 0 && again == r->seq;
 }
@@ -116,7 +126,10 @@ void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned
     }
     bool shmem = strncmp(call, "shmem_", 6) == 0;
     const char *pe = shmem ? "PE" : "rank";
-    unsigned gk = theirs >> 12, wk = mine >> 12, ga = theirs & 0xfffu, wa = mine & 0xfffu;
+    unsigned gk = MM_CALL_KIND(theirs), wk = MM_CALL_KIND(mine);
+    unsigned ga = MM_CALL_ARG(theirs), wa = MM_CALL_ARG(mine);
+    /* a peer's tag read from a line's header: its arguments' low 12 bits alone */
+    bool partial = (theirs & MM_CALL_TAG_PARTIAL) != 0;
     char my[64], their[64], what[32];
     if (gk != wk) {
         /* the peer finds the mismatch too, and publishes its call's name: wait for it a while
@@ -125,6 +138,11 @@ void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned
         bool named = false;
         for (int i = 0; i < 100 && !(named = mm_coll_peer_call(peer, their, sizeof(their))); i++)
             usleep(1000);
+        /* a peer on another host that failed meanwhile has said it (its record is out of
+         * reach: a get needs its progress); where no bootstrap claims the report (PMIx),
+         * this rank's line would say it again, with the peer's call unnamed */
+        if (!named && mm_tp_peer_state(peer) == MM_RANK_FAILED)
+            mm_fatal_reported();
         if (!named)
             snprintf(their, sizeof(their), "%s", mm_coll_kind_name(gk));
         if (peer < me)
@@ -133,7 +151,7 @@ void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned
         mm_fatal_collective("%ss are in different collectives: %s %d is in %s, %s %d in %s", pe, pe,
                             me, call, pe, peer, their);
     }
-    if (wk == MM_CALL_ALLREDUCE || wk == MM_CALL_REDUCE) { /* MM_CALL_OP, under a root */
+    if (wk == MM_CALL_ALLREDUCE || wk == MM_CALL_REDUCE) { /* MM_CALL_ROOT_OP */
         meshmem_op_t gop = (meshmem_op_t)(ga >> 4 & 7), wop = (meshmem_op_t)(wa >> 4 & 7);
         meshmem_dtype_t gty = (meshmem_dtype_t)(ga & 15), wty = (meshmem_dtype_t)(wa & 15);
         if (gop != wop) {
@@ -147,14 +165,15 @@ void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned
             snprintf(my, sizeof(my), "%s", mm_dtype_name(wty));
             snprintf(their, sizeof(their), "%s", mm_dtype_name(gty));
             snprintf(what, sizeof(what), "the datatype");
-        } else { /* a reduce's root, its low 5 bits */
+        } else { /* a reduce's root (its low 5 bits from a header) */
             snprintf(my, sizeof(my), "%u", wa >> 7);
-            snprintf(their, sizeof(their), "%u%s", ga >> 7, t->size > 32 ? " (mod 32)" : "");
+            snprintf(their, sizeof(their), "%u%s", ga >> 7,
+                     partial && t->size > 32 ? " (mod 32)" : "");
             snprintf(what, sizeof(what), "root");
         }
     } else { /* the root of a broadcast, scatter or gather */
         snprintf(my, sizeof(my), "%u", wa);
-        snprintf(their, sizeof(their), "%u%s", ga, t->size > 0xfff ? " (mod 4096)" : "");
+        snprintf(their, sizeof(their), "%u%s", ga, partial && t->size > 0xfff ? " (mod 4096)" : "");
         snprintf(what, sizeof(what), "%s", shmem ? "PE_root" : "root");
     }
     if (peer < me)
@@ -295,48 +314,60 @@ static void mm_coll_wait_seq(struct meshmem_team *t, int src, _Atomic uint64_t *
     mm_wait_done(&w);
 }
 
+/*
+ * The tags of the last collective member dst completed (its "completed" line, read for the room
+ * check: collective @p c, tag @p theirs) and of the same collective here: a root hears from
+ * nobody, so this is where it learns that a member took another rank for the root (each "root"
+ * of a broadcast then kept its own data). Tags are 0 where a path tells none (mm_coll_end).
+ * @return true when they differ: the caller checks that dst's line did not move meanwhile
+ * (the tag of c + 2 takes the place of c's), then names the mismatch (mm_coll_room_differs).
+ */
+static inline bool mm_coll_room_tags(struct meshmem_team *t, uint64_t c, uint64_t theirs,
+                                     uint64_t seq)
+{
+    if (c != seq - 1 && c != seq - 2)
+        return false;
+    uint64_t mine = mm_team_completed(t)->payload[c & 1];
+    return MM_UNLIKELY(theirs != mine && theirs != 0 && mine != 0);
+}
+
+static _Noreturn void mm_coll_room_differs(struct meshmem_team *t, int dst, uint64_t c,
+                                           uint64_t theirs)
+{
+    mm_coll_differs(t, t->ended_call[c & 1], dst, (unsigned)theirs,
+                    (unsigned)mm_team_completed(t)->payload[c & 1]);
+}
+
 /* the room check's wait on a member on another host: its "completed" line is read by get, a
- * network round trip a poll (rooted eager collectives only; others know the room for free) */
-static void mm_coll_wait_room_remote(struct meshmem_team *t, int dst, uint64_t seq)
+ * network round trip a poll (rooted eager collectives only; others know the room for free);
+ * the whole line, so that its tags are compared as a peer's of this host are (out of line: its
+ * line, 64-byte aligned, would cost the wait on a peer of the node an aligned stack frame) */
+static __attribute__((noinline)) void mm_coll_wait_room_remote(struct meshmem_team *t, int dst,
+                                                               uint64_t seq)
 {
     int w = mm_team_world(t, dst);
-    _Atomic uint64_t *sym = &mm_team_completed(t)->seq;
-    uint64_t done;
+    const mm_flag_t *sym = mm_team_completed(t);
+    mm_flag_t done;
     mm_wait_t wt;
     double since = 0;
     mm_wait_init_runtime(&wt);
     for (;;) {
         mm_tp_get_line(w, &done, (const void *)sym, sizeof(done));
-        if (mm_seq_reached(done, seq))
+        if (mm_seq_reached(done.seq, seq - 2))
             break;
         mm_wait_step(&wt);
         if (wt.registered) /* a get is no wake-up: poll on */
             mm_wait_rewind(&wt);
         if ((wt.polls & 255) == 0)
-            mm_coll_check_peer(t, dst, NULL, seq, seq + 2, &since);
+            mm_coll_check_peer(t, dst, NULL, seq - 2, seq, &since);
     }
     mm_wait_done(&wt);
-}
-
-/*
- * The tags of the last collective member dst completed (its "completed" line @p done, read for
- * the room check) and of the same collective here: a root hears from nobody, so this is where
- * it learns that a member took another rank for the root (each "root" of a broadcast then kept
- * its own data). Tags are 0 where a path tells none (mm_coll_end).
- */
-static inline void mm_coll_room_tags(struct meshmem_team *t, int dst, const mm_flag_t *done,
-                                     uint64_t seq)
-{
-    uint64_t c = atomic_load_explicit(&done->seq, memory_order_acquire);
-    if (c != seq - 1 && c != seq - 2)
-        return;
-    uint64_t theirs = done->payload[c & 1];
-    atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&done->seq, memory_order_relaxed) != c)
-        return; /* moved on meanwhile */
-    uint64_t mine = mm_team_completed(t)->payload[c & 1];
-    if (MM_UNLIKELY(theirs != mine && theirs != 0 && mine != 0))
-        mm_coll_differs(t, t->ended_call[c & 1], dst, (unsigned)theirs, (unsigned)mine);
+    uint64_t c = done.seq, theirs = done.payload[c & 1], again;
+    if (mm_coll_room_tags(t, c, theirs, seq)) {
+        mm_tp_get_line(w, &again, (const void *)&sym->seq, sizeof(again));
+        if (again == c)
+            mm_coll_room_differs(t, dst, c, theirs);
+    }
 }
 
 /* the room check of mm_team.h: member dst has completed seq-2 */
@@ -345,11 +376,16 @@ void mm_coll_wait_room(struct meshmem_team *t, int dst, uint64_t seq)
     int w = mm_team_world(t, dst);
     mm_flag_t *done = mm_tp_line(w, mm_team_completed(t));
     if (done == NULL) {
-        mm_coll_wait_room_remote(t, dst, seq - 2);
+        mm_coll_wait_room_remote(t, dst, seq);
         return;
     }
     mm_coll_wait_seq(t, dst, &done->seq, seq - 2, false);
-    mm_coll_room_tags(t, dst, done, seq);
+    uint64_t c = atomic_load_explicit(&done->seq, memory_order_acquire);
+    uint64_t theirs = done->payload[c & 1];
+    atomic_thread_fence(memory_order_acquire);
+    if (mm_coll_room_tags(t, c, theirs, seq) &&
+        atomic_load_explicit(&done->seq, memory_order_relaxed) == c)
+        mm_coll_room_differs(t, dst, c, theirs);
 }
 
 void mm_coll_post_remote(struct meshmem_team *t, int w, int kind, uint64_t seq,

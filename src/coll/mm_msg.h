@@ -36,10 +36,12 @@
 
 /* DATA line payload[0]: bytes in the low 40 bits, the call's tag in the next 16, the protocol
  * in the top 8 (the wire format of every collective message, mm_msg.c's and the line path's,
- * mm_coll_line.c). The tag says which collective the sender is in and with which root,
- * operator and type (mm_coll_line.c's MM_LINE_TAG; 0 where a path sets none): the receiver
- * compares the whole word with the one it expects, so that arguments that differ between
- * ranks cost no more to catch than differing counts. */
+ * mm_coll_line.c). The tag's low 16 bits say which collective the sender is in and with
+ * which root (its low bits), operator and type (mm_team.h's MM_CALL_TAG, mm_coll_line.c's
+ * MM_LINE_TAG; 0 where a path sets none): the receiver compares the whole word with the one
+ * it expects, so that arguments that differ between ranks cost no more to catch than
+ * differing counts. A root that differs in its higher bits only is caught by the whole tag
+ * the "completed" line and the call records carry (mm_coll_sync.c). */
 enum { MM_MSG_INLINED = 1, MM_MSG_EAGER = 2, MM_MSG_RNDV = 3, MM_MSG_PUSH = 4 };
 #define MM_MSG_BYTES_BITS    40
 #define MM_MSG_HDR(proto, n) (((uint64_t)(proto) << 56) | (uint64_t)(n))

@@ -314,10 +314,15 @@ meshmem_status_t meshmem_team_split_2d(meshmem_team_t parent_h, int xrange, mesh
                                        meshmem_team_t *yaxis)
 {
     MM_CHECK_INIT("meshmem_team_split_2d");
+    return mm_team_split_2d_as("shmem_team_split_2d", parent_h, xrange, xaxis, yaxis);
+}
+
+meshmem_status_t mm_team_split_2d_as(const char *call, meshmem_team_t parent_h, int xrange,
+                                     meshmem_team_t *xaxis, meshmem_team_t *yaxis)
+{
     if (xaxis == NULL || yaxis == NULL)
         return MESHMEM_ERR_ARG;
     *xaxis = *yaxis = MESHMEM_TEAM_INVALID;
-    const char *call = "shmem_team_split_2d";
     struct meshmem_team *parent = mm_team_checked(call, parent_h);
     static const char *const names[] = {"xrange"};
     uint64_t common = mm_team_common_free(parent, call, names, &xrange, 1);
@@ -330,7 +335,7 @@ meshmem_status_t meshmem_team_split_2d(meshmem_team_t parent_h, int xrange, mesh
     if (xrange > parent->size)
         xrange = parent->size;
     if (__builtin_popcountll(common) < 2) {
-        mm_error("shmem_team_split_2d: fewer than 2 of %d team slots are free", MM_TEAM_SLOTS);
+        mm_error("%s: fewer than 2 of %d team slots are free", call, MM_TEAM_SLOTS);
         return MESHMEM_ERR_NOMEM;
     }
     int xslot = __builtin_ctzll(common);

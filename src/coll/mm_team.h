@@ -73,11 +73,16 @@ struct meshmem_team {
 };
 
 /*
- * The tag of a collective (16 bits, stored shifted where the DATA header carries it: mm_msg.h):
- * the collective's kind in the top 4 bits, then 12 bits of the arguments every member must pass
- * equal (a root; an operator and a type; a reduce's root keeps its low 5 bits). Members compare
- * tags where they read each other's lines anyway, so that a mismatch ends the job with a line
- * naming it instead of a hang or a wrong result.
+ * The tag of a collective (32 bits): the collective's kind, and the arguments every member must
+ * pass equal (a root; an operator and a type; a reduce's root above its operator and type),
+ * whole. Members compare tags where they read each other's lines anyway, so that a mismatch
+ * ends the job with a line naming it instead of a hang or a wrong result. Bits 0-11 are the
+ * arguments' low 12 bits, 12-15 the kind: these 16 bits are what a DATA line's header carries
+ * (mm_msg.h, MM_MSG_TAG). The arguments' higher bits are in bits 16-30, so a broadcast's root
+ * is whole below 2^27 and a reduce's below 2^20 (a team is at most the world: meshrun's 4096
+ * ranks); the "completed" line, the exchanges' tag word and the call records carry the whole
+ * tag, and compare it there. Bit 31 (MM_CALL_TAG_PARTIAL) marks a tag read from a header: its
+ * low 16 bits alone are known.
  */
 enum {
     MM_CALL_NONE = 0,
@@ -93,8 +98,15 @@ enum {
     MM_CALL_SPLIT,
     MM_CALL_EXCHANGE
 };
-#define MM_CALL_TAG(kind, arg) (((unsigned)(kind) << 12) | ((unsigned)(arg)&0xfffu))
-#define MM_CALL_OP(dtype, op)  (((unsigned)(op) << 4) | (unsigned)(dtype))
+#define MM_CALL_TAG(kind, arg)                                                                     \
+    (((unsigned)(kind) << 12) | ((unsigned)(arg)&0xfffu) |                                         \
+     (((unsigned)(arg) >> 12 & 0x7fffu) << 16))
+#define MM_CALL_TAG_PARTIAL (1u << 31)
+#define MM_CALL_KIND(tag)   ((unsigned)(tag) >> 12 & 0xfu)
+#define MM_CALL_ARG(tag)    (((unsigned)(tag)&0xfffu) | ((unsigned)(tag) >> 16 & 0x7fffu) << 12)
+/* the arguments of a reduce: its root above the operator and type (MM_CALL_OP) */
+#define MM_CALL_ROOT_OP(root, dtype, op) ((unsigned)(root) << 7 | MM_CALL_OP(dtype, op))
+#define MM_CALL_OP(dtype, op)            (((unsigned)(op) << 4) | (unsigned)(dtype))
 
 /** The payload word of an exchange's lines that carries the call's tag (mm_coll_exchange). */
 #define MM_XCHG_TAG_WORD (MM_FLAG_PAYLOAD - 1)
@@ -198,6 +210,12 @@ uint64_t mm_team_slots_free(void);
  * @return the team, or NULL when @p slot is no longer free on this rank.
  */
 struct meshmem_team *mm_team_create(int start, int stride, int size, int slot);
+
+/** @brief meshmem_team_split_2d on behalf of @p call (its messages and the call record name it:
+ * the row and column teams a collective builds on first use are split inside the user's call).
+ */
+meshmem_status_t mm_team_split_2d_as(const char *call, meshmem_team_t parent, int xrange,
+                                     meshmem_team_t *xaxis, meshmem_team_t *yaxis);
 
 /** @brief End the job for @p call's invalid team handle @p team (mm_team_checked's message). */
 _Noreturn void mm_team_bad(const char *call, meshmem_team_t team);

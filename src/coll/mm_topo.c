@@ -149,7 +149,9 @@ void mm_topo_axes(struct meshmem_team *t, struct meshmem_team **row, struct mesh
 {
     if (MM_UNLIKELY(t->ghc_x == NULL)) {
         meshmem_team_t x, y;
-        meshmem_status_t st = meshmem_team_split_2d(t, t->ghc_kx, &x, &y);
+        /* inside the user's collective: a peer that waits meanwhile is told that one */
+        meshmem_status_t st =
+            mm_team_split_2d_as(t->call ? t->call : "a collective", t, t->ghc_kx, &x, &y);
         if (st != MESHMEM_OK)
             mm_fatal("GHC %d x %d: cannot build the row and column teams: %s (each GHC team "
                      "takes 2 more of the %d team slots)",

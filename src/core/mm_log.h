@@ -33,6 +33,10 @@ void mm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
  */
 void mm_fatal_collective(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/** @brief End this rank quietly, once the job is ending (2 s at most): another rank reported
+ * the error that ends it (mm_fatal_collective's ranks that do not report). */
+void mm_fatal_reported(void) __attribute__((noreturn));
+
 /** The OpenSHMEM routine this thread is in while it makes a native call (NULL otherwise). */
 /* initial-exec: every native collective reads it on entry, and the default model for a shared
  * library's thread-local variable is a call to __tls_get_addr per access */

@@ -73,16 +73,19 @@ void mm_fatal(const char *fmt, ...)
     mm_fatal_va(fmt, ap);
 }
 
+void mm_fatal_reported(void)
+{
+    /* leave once the reporting rank's line is out (the job is ending), so that meshrun, which
+     * stops the whole job when the first rank ends, does not stop it before (2 s at most) */
+    for (int i = 0; i < 2000 && mm_boot && !mm_boot->ending(); i++)
+        usleep(1000);
+    _exit(1);
+}
+
 void mm_fatal_collective(const char *fmt, ...)
 {
-    if (mm_boot && mm_boot->claim_report && !mm_boot->claim_report()) {
-        /* another rank reports: leave once it has (the job is ending), so that meshrun, which
-         * stops the whole job when the first rank ends, does not stop it before its line is
-         * out (2 s at most) */
-        for (int i = 0; i < 2000 && !mm_boot->ending(); i++)
-            usleep(1000);
-        _exit(1);
-    }
+    if (mm_boot && mm_boot->claim_report && !mm_boot->claim_report())
+        mm_fatal_reported(); /* another rank reports */
     va_list ap;
     va_start(ap, fmt);
     mm_fatal_va(fmt, ap);

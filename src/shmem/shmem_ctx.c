@@ -11,14 +11,16 @@
 #include "mm_team.h"
 
 #include <pthread.h>
-#include <stdlib.h>
+#include <string.h>
 
 struct shmem_ctx_s meshmem_shmem_ctx_default;
 
-/* the contexts created and not destroyed (threads create them concurrently) */
-static struct shmem_ctx_s *shmemi_ctx_live;
-/* the destroyed ones (SHMEMI_CTX_DEAD), reused by the next create, freed at shmem_finalize */
+/* every other context (shmem_internal.h); slots [0, shmemi_ctx_used) were handed out once */
+struct shmem_ctx_s shmemi_ctx_pool[SHMEMI_CTX_SLOTS];
+static int shmemi_ctx_used;
+/* the destroyed ones (SHMEMI_CTX_DEAD), reused by the next create */
 static struct shmem_ctx_s *shmemi_ctx_dead;
+/* threads create and destroy contexts concurrently */
 static pthread_mutex_t shmemi_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define SHMEMI_CTX_OPTIONS (SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)
@@ -38,6 +40,14 @@ void shmemi_ctx_default_init(void)
     shmemi_ctx_fill(&meshmem_shmem_ctx_default, SHMEM_TEAM_WORLD, 0);
 }
 
+/* end the job unless @p ctx is a context created and not destroyed (SHMEM_CTX_DEFAULT too) */
+static void shmemi_ctx_check(const char *call, shmem_ctx_t ctx)
+{
+    if (MM_UNLIKELY(!shmemi_ctx_readable(ctx) || ctx->team == NULL ||
+                    ctx->options == SHMEMI_CTX_DEAD))
+        shmemi_ctx_fatal(call, ctx, 0);
+}
+
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
     MM_CHECK_INIT("shmem_team_create_ctx");
@@ -53,19 +63,15 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     struct shmem_ctx_s *c = shmemi_ctx_dead;
     if (c != NULL)
         shmemi_ctx_dead = c->next;
-    else
-        c = malloc(sizeof(*c));
-    if (c == NULL) {
-        pthread_mutex_unlock(&shmemi_ctx_lock);
-        return -1;
+    else if (shmemi_ctx_used < SHMEMI_CTX_SLOTS)
+        c = &shmemi_ctx_pool[shmemi_ctx_used++];
+    if (c != NULL) {
+        shmemi_ctx_fill(c, team, options);
+        c->next = NULL;
     }
-    shmemi_ctx_fill(c, team, options);
-    c->prev = NULL;
-    c->next = shmemi_ctx_live;
-    if (c->next)
-        c->next->prev = c;
-    shmemi_ctx_live = c;
     pthread_mutex_unlock(&shmemi_ctx_lock);
+    if (c == NULL) /* every slot holds a live context */
+        return -1;
     *ctx = c;
     return 0;
 }
@@ -85,19 +91,11 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
     if (ctx == SHMEM_CTX_DEFAULT)
         mm_fatal("shmem_ctx_destroy: ctx argument is SHMEM_CTX_DEFAULT, which cannot be "
                  "destroyed");
-    if (ctx->options == SHMEMI_CTX_DEAD)
-        shmemi_ctx_fatal("shmem_ctx_destroy", ctx, 0);
+    shmemi_ctx_check("shmem_ctx_destroy", ctx);
     meshmem_quiet();
     pthread_mutex_lock(&shmemi_ctx_lock);
-    if (ctx->prev)
-        ctx->prev->next = ctx->next;
-    else
-        shmemi_ctx_live = ctx->next;
-    if (ctx->next)
-        ctx->next->prev = ctx->prev;
     ctx->size = 0;
     ctx->options = SHMEMI_CTX_DEAD;
-    ctx->prev = NULL;
     ctx->next = shmemi_ctx_dead;
     shmemi_ctx_dead = ctx;
     pthread_mutex_unlock(&shmemi_ctx_lock);
@@ -105,16 +103,11 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
 
 void shmemi_ctx_fini(void)
 {
+    /* every slot as never created: a context used after shmem_finalize is "not a context" */
     pthread_mutex_lock(&shmemi_ctx_lock);
-    for (struct shmem_ctx_s *c = shmemi_ctx_live, *next; c != NULL; c = next) {
-        next = c->next;
-        free(c);
-    }
-    for (struct shmem_ctx_s *c = shmemi_ctx_dead, *next; c != NULL; c = next) {
-        next = c->next;
-        free(c);
-    }
-    shmemi_ctx_live = shmemi_ctx_dead = NULL;
+    memset(shmemi_ctx_pool, 0, (size_t)shmemi_ctx_used * sizeof(shmemi_ctx_pool[0]));
+    shmemi_ctx_used = 0;
+    shmemi_ctx_dead = NULL;
     pthread_mutex_unlock(&shmemi_ctx_lock);
 }
 SHMEMI_PROFILED(shmem_ctx_destroy)
@@ -127,8 +120,7 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
         *team = SHMEM_TEAM_INVALID;
         return -1;
     }
-    if (ctx->options == SHMEMI_CTX_DEAD)
-        shmemi_ctx_fatal("shmem_ctx_get_team", ctx, 0);
+    shmemi_ctx_check("shmem_ctx_get_team", ctx);
     *team = ctx->team;
     return 0;
 }
@@ -155,14 +147,18 @@ SHMEMI_PROFILED(shmem_quiet)
  * context that shmem_team_create_ctx could not give it, as the spec's team-context example does */
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
-    if (ctx != SHMEM_CTX_INVALID)
+    if (ctx != SHMEM_CTX_INVALID) {
+        shmemi_ctx_check("shmem_ctx_fence", ctx);
         mm_tp_fence();
+    }
 }
 SHMEMI_PROFILED(shmem_ctx_fence)
 
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
-    if (ctx != SHMEM_CTX_INVALID)
+    if (ctx != SHMEM_CTX_INVALID) {
+        shmemi_ctx_check("shmem_ctx_quiet", ctx);
         mm_tp_quiet();
+    }
 }
 SHMEMI_PROFILED(shmem_ctx_quiet)

@@ -12,6 +12,10 @@ void shmemi_ctx_fatal(const char *call, shmem_ctx_t ctx, int pe)
     MM_CHECK_INIT(call);
     if (ctx == SHMEM_CTX_INVALID)
         mm_fatal("%s: ctx argument is SHMEM_CTX_INVALID", call);
+    if (!shmemi_ctx_readable(ctx) || ctx->team == NULL)
+        mm_fatal("%s: ctx argument (%p) is not a context: never made by shmem_ctx_create or "
+                 "shmem_team_create_ctx",
+                 call, (void *)ctx);
     if (ctx->options == SHMEMI_CTX_DEAD)
         mm_fatal("%s: ctx argument (%p) is a context shmem_ctx_destroy destroyed already", call,
                  (void *)ctx);

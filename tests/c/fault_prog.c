@@ -24,6 +24,9 @@
  *                    where the counts differ between ranks: rank r passes B + r bytes (gather
  *                    and reduce: B + N - 1 - r, so that the root expects more than it gets);
  *                    the call must end the job saying so
+ *   root-far STEP    meshmem_coll_reduce (bcast with STEP 4096 or more) of one long at root 0,
+ *                    where the last rank passes root STEP instead (32: the reduce's root in the
+ *                    16 bits of a line's header alike); then an all-reduce
  *   hang             everyone waits for a flag nobody sets (prints "ready" when all are in)
  *   hang-init        everyone but rank 0 waits in the init barrier; rank 0 sleeps before init
  *   fork-child       rank 1 forks a child that sleeps forever (prints "child P"), then dies
@@ -52,6 +55,8 @@
  *   dead-team        shmem_team_sync on a team shmem_team_destroy destroyed
  *   madeup-team      shmem_team_my_pe on a team handle that no split made
  *   dead-ctx         shmem_ctx_int_put on a context shmem_ctx_destroy destroyed
+ *   madeup-ctx       shmem_ctx_long_put on (shmem_ctx_t)0x1234, a context no call made
+ *   stray-ctx        shmem_ctx_int_get on the address of a program's array, as a context
  *   null-put, null-get, null-iput, null-put-nbi   the local buffer NULL for 1 element
  *   null-zero        shmem_int_put / get of 0 elements with NULL (legal): exit 0
  *   split-invalid    shmem_team_split_strided leaving the parent team: SHMEM_TEAM_INVALID is
@@ -140,9 +145,10 @@ static int run_ok(void)
 static bool shmem_mode(const char *mode)
 {
     static const char *const modes[] = {
-        "root-differs", "op-differs",   "split-differs", "malloc-barrier", "malloc-alltoall",
-        "dead-team",    "madeup-team",  "dead-ctx",      "null-put",       "null-get",
-        "null-iput",    "null-put-nbi", "null-zero",     "split-invalid",  "barrier-alone"};
+        "root-differs",  "op-differs",   "split-differs", "malloc-barrier", "malloc-alltoall",
+        "dead-team",     "madeup-team",  "dead-ctx",      "madeup-ctx",     "stray-ctx",
+        "null-put",      "null-get",     "null-iput",     "null-put-nbi",   "null-zero",
+        "split-invalid", "barrier-alone"};
     for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
         if (!strcmp(mode, modes[i]))
             return true;
@@ -223,7 +229,8 @@ static int run_shmem(const char *mode)
         fprintf(stderr, "fault_prog: rank %d: shmem_malloc on PE 0 alone went unnoticed\n", me);
         return 99;
     } else if (!strcmp(mode, "dead-team") || !strcmp(mode, "madeup-team") ||
-               !strcmp(mode, "dead-ctx") || !strncmp(mode, "null-", 5)) {
+               !strcmp(mode, "dead-ctx") || !strcmp(mode, "madeup-ctx") ||
+               !strcmp(mode, "stray-ctx") || !strncmp(mode, "null-", 5)) {
         static int x[4], y[4];
         shmem_team_t t = SHMEM_TEAM_INVALID;
         shmem_ctx_t ctx = SHMEM_CTX_INVALID;
@@ -254,6 +261,10 @@ static int run_shmem(const char *mode)
             shmem_team_my_pe((shmem_team_t)(uintptr_t)y);
         else if (!strcmp(mode, "dead-ctx"))
             shmem_ctx_int_put(ctx, x, y, 1, 0);
+        else if (!strcmp(mode, "madeup-ctx"))
+            shmem_ctx_long_put((shmem_ctx_t)0x1234, (long *)x, (long *)y, 1, 0);
+        else if (!strcmp(mode, "stray-ctx"))
+            shmem_ctx_int_get((shmem_ctx_t)(uintptr_t)y, x, x, 1, 0);
         else if (!strcmp(mode, "null-put"))
             shmem_int_put(x, NULL, 1, 0);
         else if (!strcmp(mode, "null-get"))
@@ -429,6 +440,19 @@ int main(int argc, char **argv)
             meshmem_coll_alltoall(w, buf, buf + half, mine, MESHMEM_INT8, MESHMEM_ALGO_AUTO);
         meshmem_coll_allreduce(w, buf, buf, mine, MESHMEM_INT8, MESHMEM_OP_SUM, MESHMEM_ALGO_AUTO);
         fprintf(stderr, "fault_prog: rank %d: mismatched counts went unnoticed\n", me);
+        return 99;
+    } else if (!strcmp(mode, "root-far")) {
+        int step = argc > 2 ? atoi(argv[2]) : 32, root = me == n - 1 ? step : 0;
+        long *buf = meshmem_malloc(2 * sizeof(long));
+        buf[0] = me;
+        meshmem_team_t w = MESHMEM_TEAM_WORLD;
+        if (step >= 4096)
+            meshmem_coll_bcast(w, buf, 1, MESHMEM_INT64, root, MESHMEM_ALGO_AUTO);
+        else
+            meshmem_coll_reduce(w, buf, buf + 1, 1, MESHMEM_INT64, MESHMEM_OP_SUM, root,
+                                MESHMEM_ALGO_AUTO);
+        meshmem_coll_allreduce(w, buf, buf, 1, MESHMEM_INT64, MESHMEM_OP_SUM, MESHMEM_ALGO_AUTO);
+        fprintf(stderr, "fault_prog: rank %d: a root differing by %d went unnoticed\n", me, step);
         return 99;
     } else if (!strcmp(mode, "hang")) {
         meshmem_barrier(MESHMEM_TEAM_WORLD);

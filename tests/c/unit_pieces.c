@@ -1,10 +1,11 @@
 /* Unit tests of small pieces: wrap-safe sequence compare, size parsing, the most square grid,
- * half precision, reduction kernels, the shared-memory transport's copy. */
+ * half precision, reduction kernels, the shared-memory transport's copy, collectives' tags. */
 #include "mm_config.h"
 #include "mm_core.h"
 #include "mm_grid.h"
 #include "mm_reduce.h"
 #include "mm_shm_ops.h"
+#include "mm_team.h"
 #include "mm_test.h"
 
 #include <complex.h>
@@ -152,6 +153,37 @@ static void test_copy(void)
             }
 }
 
+/* a collective's tag holds its root whole: two roots of a team of up to the world's size (and
+ * far beyond) never share a tag, though the 16 bits a line's header carries may be equal */
+static void test_call_tags(void)
+{
+    meshmem_dtype_t ty = MESHMEM_INT64;
+    meshmem_op_t op = MESHMEM_OP_SUM;
+    unsigned r0 = MM_CALL_TAG(MM_CALL_REDUCE, MM_CALL_ROOT_OP(0, ty, op));
+    unsigned r32 = MM_CALL_TAG(MM_CALL_REDUCE, MM_CALL_ROOT_OP(32, ty, op));
+    CHECK(r0 != r32 && (r0 & 0xffffu) == (r32 & 0xffffu)); /* the header's bits alike */
+    unsigned b0 = MM_CALL_TAG(MM_CALL_BCAST, 0), b4096 = MM_CALL_TAG(MM_CALL_BCAST, 4096);
+    CHECK(b0 != b4096 && (b0 & 0xffffu) == (b4096 & 0xffffu));
+    for (unsigned root = 0; root < (1u << 20); root += root < 8192 ? 1 : 4099) {
+        unsigned rt = MM_CALL_TAG(MM_CALL_REDUCE, MM_CALL_ROOT_OP(root, ty, op));
+        CHECK(MM_CALL_KIND(rt) == MM_CALL_REDUCE && MM_CALL_ARG(rt) >> 7 == root);
+        CHECK((MM_CALL_ARG(rt) & 0x7fu) == MM_CALL_OP(ty, op) && !(rt & MM_CALL_TAG_PARTIAL));
+        unsigned bt = MM_CALL_TAG(MM_CALL_BCAST, root);
+        CHECK(MM_CALL_KIND(bt) == MM_CALL_BCAST && MM_CALL_ARG(bt) == root);
+        CHECK(!(bt & MM_CALL_TAG_PARTIAL));
+    }
+    /* every operator and type beside every root of a 4096-rank world: no two tags alike */
+    static uint8_t seen[1u << 24 >> 3];
+    for (unsigned root = 0; root < 4096; root++)
+        for (unsigned o = 0; o < MESHMEM_OP_COUNT; o++)
+            for (unsigned d = 0; d < MESHMEM_DTYPE_COUNT; d++) {
+                unsigned t = MM_CALL_TAG(MM_CALL_REDUCE, MM_CALL_ROOT_OP(root, d, o));
+                unsigned k = (t & 0xffffu) | (t >> 16 & 0xffu) << 16; /* root < 2^13 */
+                CHECK(t >> 24 == 0 && !(seen[k >> 3] & (1u << (k & 7))));
+                seen[k >> 3] |= (uint8_t)(1u << (k & 7));
+            }
+}
+
 int main(void)
 {
     test_seq();
@@ -160,5 +192,6 @@ int main(void)
     test_half();
     test_kernels();
     test_copy();
+    test_call_tags();
     return 0;
 }

@@ -101,6 +101,29 @@ def test_freed_array_is_refused(installed, launch, tmp_path):
     assert r.out.count("b [0, 0, 0, 0]\n") == 2, r.out
 
 
+def test_view_of_a_freed_array_is_refused(installed, launch, tmp_path):
+    """A view made before meshmem.free stays writable (the free makes only the array it is given
+    read-only): a put into it is the same error, from the fast path too, which reads the block's
+    freed flag in C (it wrote into the array allocated next: b was [0, 7, 7, 0])."""
+    r = run_code(installed, launch, tmp_path, 2, "import numpy as np, meshmem\n"
+                 "a = meshmem.zeros(4, np.int64)\n"
+                 "v = a[1:3]\n"
+                 "meshmem.free(a)\n"
+                 "b = meshmem.zeros(4, np.int64)\n"
+                 "for dest in (v, v.reshape(2, 1)):\n"
+                 "    try:\n"
+                 "        meshmem.put(dest, np.full(dest.shape, 7, np.int64), 1 - meshmem.rank())\n"
+                 "    except meshmem.Error as e:\n"
+                 "        print(e)\n"
+                 "meshmem.barrier()\n"
+                 "print('b', b.tolist())\n")
+    assert r.rc == 0, r.err
+    for shape in ("(2,)", "(2, 1)"):
+        assert r.out.count(f"meshmem.put: dest: the symmetric array (int64, shape {shape}) was "
+                           "released by meshmem.free and may not be used any more\n") == 2, r.out
+    assert r.out.count("b [0, 0, 0, 0]\n") == 2, r.out
+
+
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_allocation_on_some_ranks_is_named_in_python_terms(installed, launch, tmp_path, n):
     """A symmetric array allocated on rank 0 alone, then meshmem.alltoall: one line naming both

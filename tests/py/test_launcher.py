@@ -635,6 +635,15 @@ def test_arguments_that_differ_between_pes(launch, n, mode):
     assert re.fullmatch(r"meshmem\[\d\] error: " + DIFFERS[mode], line), line
 
 
+def test_root_differing_above_the_header_bits(launch):
+    """A reduce's root differing by 32 between ranks (33 ranks: roots 0 and 32): the 16 bits of
+    the tag a line's header carries are alike (the root's low 5 bits), the whole tag in the
+    call records is not; the job hung until --timeout before."""
+    line = the_error_line(launch.fault(33, "root-far", "32", heap="4M", guard=60.0))
+    assert re.fullmatch(r"meshmem\[(0|32)\] error: meshmem_coll_reduce: root differs between "
+                        r"ranks \(rank 0: 0, rank 32: 32\)", line), line
+
+
 # handles and pointers that are not what they claim: one line, no SIGSEGV
 HANDLES = {
     "dead-team": r"shmem_team_sync: team argument \(0x[0-9a-f]+\) is not a team: destroyed "
@@ -643,6 +652,11 @@ HANDLES = {
                    r"already, or never made by a split",
     "dead-ctx": r"shmem_ctx_int_put: ctx argument \(0x[0-9a-f]+\) is a context "
                 r"shmem_ctx_destroy destroyed already",
+    # a made-up pointer was read as a context: SIGSEGV
+    "madeup-ctx": r"shmem_ctx_long_put: ctx argument \(0x1234\) is not a context: never made "
+                  r"by shmem_ctx_create or shmem_team_create_ctx",
+    "stray-ctx": r"shmem_ctx_int_get: ctx argument \(0x[0-9a-f]+\) is not a context: never "
+                 r"made by shmem_ctx_create or shmem_team_create_ctx",
     "null-put": r"shmem_int_put: source argument is NULL for 4 bytes",
     "null-put-nbi": r"shmem_int_put_nbi: source argument is NULL for 4 bytes",
     "null-get": r"shmem_int_get: dest argument is NULL for 4 bytes",

@@ -398,6 +398,35 @@ def test_meshmem_job_fails_across_hosts(vtools, fault_prog, mode):
     assert not cluster_remains(job.p.pid)
 
 
+# one rank per host: the ranks in different calls (or with different roots) are on different
+# hosts, so each learns of the other by network gets alone
+ACROSS_DIFFERS = {
+    # the peer's call record is read by a get (every 0.25 s of a wait): it waited for --timeout
+    "malloc-barrier": r"PEs are in different collectives: PE 0 is in shmem_malloc, PE 1 in "
+                      r"shmem_barrier_all",
+    "malloc-alltoall": r"PEs are in different collectives: PE 0 is in shmem_malloc, PE 1 in "
+                       r"shmem_int_alltoall",
+    # each PE took itself for the root: the room check reads the peer's "completed" line by a
+    # get, now with its tags (the job ended with status 99, the root's difference unnoticed)
+    "root-differs": r"shmem_long_broadcast: PE_root differs between PEs \(PE 0: 0, PE 1: 1\)",
+    "op-differs": r"shmem_int_(sum|max)_reduce: the operation differs between PEs \(PE 0: "
+                  r"shmem_int_sum_reduce, PE 1: shmem_int_max_reduce\)",
+}
+
+
+@pytest.mark.parametrize("mode", ACROSS_DIFFERS)
+def test_arguments_that_differ_across_hosts(vtools, fault_prog, mode):
+    job = Job(vtools, ["--vhosts", "2", "-n", "2", "--heap", "16M", "--timeout", "30", fault_prog,
+                       mode])
+    assert job.finish() == 1, f"stdout:\n{job.out}\nstderr:\n{job.err}"
+    lines = job.err.splitlines()
+    assert re.fullmatch(r"meshrun: rank [01] on vhost[01] reported a fatal error: the job was "
+                        r"stopped on every host", lines[-1]), job.err
+    assert lines[:-1] and all(re.fullmatch(r"meshmem\[[01]\] error: " + ACROSS_DIFFERS[mode], x)
+                              for x in lines[:-1]), job.err
+    check_clean(job)
+
+
 def test_error_every_rank_reports_is_said_once(vtools, fault_prog):
     """Each rank finds the environment's bad value and says so under mpirun; the job says it
     once, as on one machine."""
