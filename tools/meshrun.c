@@ -534,9 +534,9 @@ static int parse_options(int argc, char **argv, options_t *o)
         return usage_error("%s", "--map-by needs --hosts, --hostfile or --vhosts");
     if (o->fabric.fabric == NULL && (o->fabric.compute_scale || o->fabric.json || o->fabric.nsets))
         return usage_error("%s", "--compute-scale, --fabric-json and --fabric-set need --fabric");
-    if (o->rtl && (across || o->fabric.fabric))
+    if (o->rtl && across)
         return usage_error("%s", "--rtl runs the job on this machine's simulated engine: not with "
-                                 "--hosts, --hostfile, --vhosts or --fabric");
+                                 "--hosts, --hostfile or --vhosts");
     return -1;
 }
 

@@ -69,34 +69,27 @@ int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes)
     a->buf = meshmem_calloc(1, bytes);
     a->mid = meshmem_calloc(1, bytes);
     a->flags = meshmem_calloc((size_t)FLAG_KINDS * (size_t)n * LINE, sizeof(uint64_t));
+    a->onestep = onestep;
     a->area = onestep ? meshmem_align(64, slots * a->slot_bytes) : NULL;
     if (!a->x || !a->res || !a->buf || !a->mid || !a->flags || (onestep && !a->area)) {
         fprintf(stderr, "average: the symmetric heap has no room for 4 x %zu + %zu bytes\n", bytes,
                 onestep ? slots * a->slot_bytes : 0);
         meshmem_global_exit(1);
     }
-    /* members on other hosts are read by get, into scratch memory */
-    for (int r = 0; r < n && a->scratch == NULL; r++)
-        if (meshmem_ptr(a->x, r) == NULL) {
-            a->scratch = malloc((size_t)n * (a->padded ? a->padded : 1) * sizeof(float));
-            if (a->scratch == NULL) {
-                fprintf(stderr, "average: out of memory\n");
-                meshmem_global_exit(1);
-            }
-        }
-    /* the one-step form's inbox, where members on other hosts push (allocated alike on every
-     * rank, as the symmetric heap requires, when any rank has such members) */
-    int32_t remote = a->scratch != NULL, any = remote;
+    /* a member not mapped here (another host, the simulated engine): collectives, on every
+     * rank alike (they are collective), when any rank has such a member */
+    int32_t remote = 0, any = 0;
+    for (int r = 0; r < n && !remote; r++)
+        remote = meshmem_ptr(a->x, r) == NULL;
     meshmem_coll_allreduce(MESHMEM_TEAM_WORLD, &remote, &any, 1, MESHMEM_INT32, MESHMEM_OP_MAX,
                            MESHMEM_ALGO_AUTO);
-    if (onestep && any) {
-        size_t inbox = slots * (size_t)n * a->slot_bytes;
-        a->inbox = meshmem_align(64, inbox);
-        if (a->inbox == NULL) {
-            fprintf(stderr, "average: the symmetric heap has no room for %zu more bytes\n", inbox);
+    a->coll = any != 0;
+    if (a->coll && onestep) { /* the one-step form's gathered vectors */
+        a->scratch = malloc((size_t)n * (count ? count : 1) * sizeof(float));
+        if (a->scratch == NULL) {
+            fprintf(stderr, "average: out of memory\n");
             meshmem_global_exit(1);
         }
-        memset(a->inbox, 0, inbox);
     }
     if (a->area) /* slot flags start at 0: below every run's sequence number */
         memset(a->area, 0, slots * a->slot_bytes);
@@ -104,15 +97,9 @@ int avg_setup(avg_job_t *a, size_t count, int ghc_x, size_t onestep_bytes)
     return 0;
 }
 
-/* wait until *f reaches this run's sequence number (spin briefly, then yield); with members on
- * other hosts, meshmem_wait_until, whose polls also carry out the peers' puts (over TCP the
- * network needs this rank's progress) */
+/* wait until *f reaches this run's sequence number (spin briefly, then yield) */
 static void wait_flag(const avg_job_t *a, uint64_t *f)
 {
-    if (a->scratch) {
-        meshmem_wait_until(f, MESHMEM_UINT64, MESHMEM_CMP_GE, &a->seq);
-        return;
-    }
     for (unsigned polls = 0; __atomic_load_n(f, __ATOMIC_ACQUIRE) < a->seq; polls++) {
         if (polls < a->spin)
             __builtin_ia32_pause();
@@ -122,27 +109,12 @@ static void wait_flag(const avg_job_t *a, uint64_t *f)
 }
 
 /* the block signal: one store of the sequence number into the peer's heap, after the data
-   (meshrun --fabric: an 8-byte direct write) */
+   (meshrun --fabric: an 8-byte direct write); every member is mapped (else a->coll) */
 static void raise_flag(const avg_job_t *a, uint64_t *f, int world)
 {
     uint64_t *peer = meshmem_ptr(f, world);
-    if (peer == NULL) { /* another host: a put (traced itself) */
-        meshmem_put(f, &a->seq, sizeof(a->seq), world);
-        return;
-    }
     meshmem_model_transfer(world, sizeof(uint64_t), 0);
     __atomic_store_n(peer, a->seq, __ATOMIC_RELEASE);
-}
-
-/* @p bytes of member @p world's copy of symmetric @p sym: in place when it is mapped here,
- * else fetched into @p scratch */
-static const void *peer_view(const void *sym, size_t bytes, int world, void *scratch)
-{
-    const void *p = meshmem_ptr(sym, world);
-    if (p)
-        return p;
-    meshmem_get(scratch, sym, bytes, world);
-    return scratch;
 }
 
 static uint64_t *flag(avg_job_t *a, int kind, int src)
@@ -181,13 +153,6 @@ static uint64_t *slot_flag(avg_job_t *a, char *s)
     return (uint64_t *)(s + a->slot_bytes - 64);
 }
 
-/* the inbox slot of team @p k, this run's parity, for member @p m's pushes */
-static char *inbox_slot(avg_job_t *a, int k, int m)
-{
-    size_t i = ((size_t)k * 2 + (a->seq & 1)) * (size_t)meshmem_nranks() + (size_t)m;
-    return a->inbox + i * a->slot_bytes;
-}
-
 /*
  * The small-vector form of the aggressive approach (one step): our whole vector is published
  * in our slot of this run's parity with its block signal, every member reads every other
@@ -200,9 +165,6 @@ static char *inbox_slot(avg_job_t *a, int k, int m)
  * run before it signalled us anything in run seq-1 (its piece or a READY), which we waited
  * for. @p dst is written only once every member's signal of this run is here: each has
  * finished the previous run, and with it any read of @p dst.
- * A member on another host gets our vector pushed into its inbox slot for us (this parity),
- * the data and the signal in one put-with-signal; its own comes into ours. The same room
- * argument holds: the member read that slot in run seq-2 and signalled us in run seq-1.
  */
 static void avg_onestep(avg_job_t *a, int k, const float *src, float *dst)
 {
@@ -214,25 +176,15 @@ static void avg_onestep(avg_job_t *a, int k, const float *src, float *dst)
     }
     char *mine = slot(a, k);
     /* meshrun --fabric: the mean of n vectors (n additions per element, the scale folded in),
-       each other member's vector read from its slot (a push from another host is a put, traced
-       itself) */
+       each other member's vector read from its slot */
     uint64_t n = (uint64_t)t->size, c = a->count, e = sizeof(float);
     meshmem_model_compute((n + 1) * c * e, 2 * c * e, n * c);
     for (int i = 0; i < t->size; i++)
-        if (i != t->rank && meshmem_ptr(a->area, t->world[i]) != NULL)
+        if (i != t->rank)
             meshmem_model_transfer(t->world[i], 0, c * e);
     if (t->size > 1) {
         memcpy(mine, src, a->count * sizeof(float));
         __atomic_store_n(slot_flag(a, mine), a->seq, __ATOMIC_RELEASE);
-    }
-    if (a->inbox) { /* to the members on other hosts: into their inbox slot for us */
-        char *box = inbox_slot(a, k, t->rank);
-        for (int i = 1; i < t->size; i++) {
-            int w = t->world[(t->rank + i) % t->size];
-            if (meshmem_ptr(mine, w) == NULL)
-                meshmem_put_signal(box, src, a->count * sizeof(float), slot_flag(a, box), a->seq,
-                                   MESHMEM_SIGNAL_SET, w);
-        }
     }
     for (int i = 0; i < t->size; i++) {
         if (i == t->rank) {
@@ -240,8 +192,6 @@ static void avg_onestep(avg_job_t *a, int k, const float *src, float *dst)
             continue;
         }
         char *s = meshmem_ptr(mine, t->world[i]);
-        if (s == NULL) /* another host: its push, in our inbox */
-            s = inbox_slot(a, k, i);
         wait_flag(a, slot_flag(a, s));
         in[i] = (const float *)s;
     }
@@ -273,7 +223,7 @@ static void avg_sliced(avg_job_t *a, int k, const float *src, float *dst, avg_al
     for (int r = 0; r < n; r++) {
         if (r != me)
             meshmem_model_transfer(t->world[r], 0, rc * e);
-        in[r] = peer_view(src + lo, rc * sizeof(float), t->world[r], a->scratch + (size_t)r * rc);
+        in[r] = meshmem_ptr(src + lo, t->world[r]);
     }
     if (algo == AVG_NAIVE) {
         /* step 1: all-to-all: our slice of every member's vector into the buffer */
@@ -298,17 +248,69 @@ static void avg_sliced(avg_job_t *a, int k, const float *src, float *dst, avg_al
         if (r == me)
             continue;
         const float *from = meshmem_ptr(dst + (size_t)r * rc, t->world[r]);
-        if (from)
-            memcpy(dst + (size_t)r * rc, from, rc * sizeof(float));
-        else
-            meshmem_get(dst + (size_t)r * rc, dst + (size_t)r * rc, rc * sizeof(float),
-                        t->world[r]);
+        memcpy(dst + (size_t)r * rc, from, rc * sizeof(float));
     }
+}
+
+/* a collective of the flow failed: it said why (one line); nothing to go on with */
+static void coll_ok(meshmem_status_t st, const char *what)
+{
+    if (st != MESHMEM_OK) {
+        fprintf(stderr, "average: %s failed (%d)\n", what, (int)st);
+        meshmem_global_exit(1);
+    }
+}
+
+/*
+ * The flows where some member is not mapped (a->coll, average.h): every step that moves data
+ * is one collective over team @p k, blocking, so nothing else orders the runs. One step: the
+ * whole vectors all-gathered, then the mean of the n in member order (the same bits on every
+ * member, as avg_onestep's). Sliced: our slice of every member's vector by an all-to-all into
+ * the buffer, the averaging pass over it into our slice of @p dst, then the averaged slices
+ * all-gathered in place; naive and aggressive alike (the all-to-all lands the slices in the
+ * buffer either way).
+ */
+static void avg_coll(avg_job_t *a, int k, const float *src, float *dst, int onestep)
+{
+    const avg_team_t *t = &a->teams[k];
+    int n = t->size;
+    size_t rc = onestep ? a->count : a->padded / (size_t)n; /* elements per member's block */
+    if (rc == 0 || n == 1) {
+        if (dst != src)
+            memcpy(dst, src, a->count * sizeof(float));
+        return;
+    }
+    const float *stack[16], **in = n <= 16 ? stack : malloc(sizeof(*in) * (size_t)n);
+    if (!in) {
+        fprintf(stderr, "average: out of memory\n");
+        meshmem_global_exit(1);
+    }
+    float *got = onestep ? a->scratch : a->buf;
+    if (onestep)
+        coll_ok(meshmem_coll_allgather(t->team, src, got, rc, MESHMEM_FLOAT32, MESHMEM_ALGO_AUTO),
+                "meshmem_coll_allgather");
+    else
+        coll_ok(meshmem_coll_alltoall(t->team, src, got, rc, MESHMEM_FLOAT32, MESHMEM_ALGO_AUTO),
+                "meshmem_coll_alltoall");
+    for (int r = 0; r < n; r++)
+        in[r] = got + (size_t)r * rc;
+    /* meshrun --fabric: the averaging pass reads the n blocks and writes one, n additions per
+       element (the collectives are traced themselves) */
+    uint64_t e = sizeof(float);
+    meshmem_model_compute((uint64_t)n * rc * e, rc * e, (uint64_t)n * rc);
+    float *out = onestep ? dst : dst + (size_t)t->rank * rc;
+    avg_mean_into(out, in, n, rc, 1.0f / (float)n);
+    if (in != stack)
+        free(in);
+    if (!onestep)
+        coll_ok(meshmem_coll_allgather(t->team, MESHMEM_IN_PLACE, dst, rc, MESHMEM_FLOAT32,
+                                       MESHMEM_ALGO_AUTO),
+                "meshmem_coll_allgather");
 }
 
 static int use_onestep(const avg_job_t *a, avg_algo_t algo)
 {
-    return algo == AVG_AGGRESSIVE && a->area; /* a slot exists when the vector is small */
+    return algo == AVG_AGGRESSIVE && a->onestep; /* the vector is small */
 }
 
 int avg_steps(const avg_job_t *a, avg_algo_t algo)
@@ -319,6 +321,13 @@ int avg_steps(const avg_job_t *a, avg_algo_t algo)
 void avg_run(avg_job_t *a, avg_algo_t algo)
 {
     a->seq++;
+    if (a->coll) { /* GHC: the row means into mid, then averaged down the columns */
+        int one = use_onestep(a, algo);
+        avg_coll(a, 0, a->x, a->nteams == 1 ? a->res : a->mid, one);
+        if (a->nteams == 2)
+            avg_coll(a, 1, a->mid, a->res, one);
+        return;
+    }
     if (use_onestep(a, algo)) {
         /* GHC: row means into mid (the column phase sends copies of it) */
         avg_onestep(a, 0, a->x, a->nteams == 1 ? a->res : a->mid);
@@ -346,7 +355,6 @@ void avg_run(avg_job_t *a, avg_algo_t algo)
 void avg_free(avg_job_t *a)
 {
     meshmem_barrier(MESHMEM_TEAM_WORLD);
-    meshmem_free(a->inbox);
     meshmem_free(a->area);
     meshmem_free(a->flags);
     meshmem_free(a->mid);

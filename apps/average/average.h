@@ -14,14 +14,19 @@
  *              every rank reads all N vectors and averages them itself (one step). Below that
  *              size the two synchronisations of the sliced form cost more than moving and
  *              summing N whole vectors. The slots alternate by run parity, so a rank never
- *              waits for its readers before returning. A member on another host is not read
- *              (a read across a network is a round trip, and polling its signal one more per
- *              poll): it pushes its vector and signal into this rank's inbox with one
- *              put-with-signal, a single message.
+ *              waits for its readers before returning.
  * The division by N is fused into the averaging pass (one read of each input, one write).
  * Steps are separated by OPTWEB's one-cycle block signal: a store of the run's sequence
  * number into a per-peer flag (own cache line) in the peer's heap, waited for with a short
  * spin, then yields.
+ * Where some member is not load/store-reachable (another host; every peer on the simulated
+ * engine, meshrun --rtl), no rank reads another's heap (a read across a network is a round
+ * trip, one per peer and step, one after another): each step that moves data is one of
+ * the runtime's collectives, as OPTWEB runs it (one engine command each): the sliced form is
+ * an all-to-all of the slices into the buffer, the averaging pass, an all-gather of the
+ * averaged slices (naive and aggressive alike: the data lands in the buffer either way), and
+ * the one-step form an all-gather of the whole vectors, then the mean of the N. The
+ * collectives order the runs themselves: no block signal is needed.
  * On a GHC (r = 2) the flow runs among the ranks of a row (x), then among those of a column
  * (y), on the row's means: twice the steps (OPTWEB §3.C).
  * The vector is padded to a multiple of the ranks so that every rank owns an equal slice.
@@ -52,17 +57,18 @@ typedef struct {
     float *x;            /**< the parameters (input, padded) */
     float *res;          /**< the mean (output, padded) */
     float *buf;          /**< naive: the all-to-all buffer */
-    float *scratch;      /**< members' data fetched from other hosts (NULL: all mapped) */
+    float *scratch;      /**< coll: the one-step form's gathered vectors (NULL otherwise) */
     float *mid;          /**< GHC: the row means (phase 1's result) */
     size_t padded;       /**< count rounded up to a multiple of the ranks */
     avg_team_t teams[2]; /**< full mesh: {world}; GHC: {x axis, y axis} */
     int nteams;
     uint64_t *flags;      /**< symmetric [kind][world rank][8]: block signals (sequence numbers) */
     char *area;           /**< symmetric one-step slots [team][run parity]: this rank's vector */
-    char *inbox;          /**< symmetric one-step slots [team][run parity][member]: the vectors
-                                that members on other hosts push here (NULL: none are) */
     size_t slot_bytes;    /**< one slot: the vector, then its flag line */
     size_t onestep_bytes; /**< one-step form up to this many bytes per rank (setup's x ranks/2) */
+    int onestep;          /**< this vector takes the one-step form (aggressive) */
+    int coll;             /**< some member of the job is not mapped: collectives (the same on
+                               every rank) */
     uint64_t seq;         /**< runs so far: the value of this run's signals */
     unsigned spin;        /**< polls before a wait starts yielding the core */
 } avg_job_t;

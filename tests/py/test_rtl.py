@@ -39,7 +39,10 @@ def engine(built):
 @pytest.mark.parametrize("n", [2, 3, 4, 8])
 def test_sort_on_the_engine(engine, tmp_path, capsys, n):
     """The single-pass sort on n simulated nodes, verified, in simulated seconds, beside the
-    model's prediction of the same sort (meshrun --fabric, the fabric the configuration names)."""
+    model's prediction of the same sort (meshrun --rtl --fabric, the fabric the configuration
+    names): the replay of the engine's own calls, within a factor of 2 of the engine's time
+    (both simulated, the same on every run; the replay of a shared-memory run, whose fetch-add
+    per region block does not happen on the engine, predicted 72 times the engine's time)."""
     out = tmp_path / "s.json"
     assert main(["sort", "--rtl", CONFIG, "--ranks", str(n), "--records", "16K", "--iters", "1",
                  "--json", str(out)]) == 0
@@ -49,7 +52,7 @@ def test_sort_on_the_engine(engine, tmp_path, capsys, n):
     doc = json.loads(out.read_text())
     [row] = doc["results"]
     assert row["verified"] == 1 and row["fabric_verified"] == 1 and row["ranks"] == n
-    assert row["seconds"] > 0 and row["predicted_s"] > 0
+    assert row["seconds"] > 0 and 0.5 < row["predicted_s"] / row["seconds"] < 2
     assert "mpi_seconds" not in row and "serial_seconds" not in row
     assert doc["settings"]["rtl"] == str(CONFIG_FILE.resolve())
     assert doc["settings"]["fabric"].endswith("fabrics/optweb-fc8-45g.toml")
@@ -58,7 +61,9 @@ def test_sort_on_the_engine(engine, tmp_path, capsys, n):
 @pytest.mark.parametrize("n", [2, 3, 4, 8])
 def test_average_on_the_engine(engine, tmp_path, capsys, n):
     """Both averagings on n simulated nodes, verified against float64, simulated µs beside the
-    model's prediction."""
+    model's prediction: each step one of the engine's collectives, within a factor of 2 of the
+    model's (the program's gets of every peer's slice, one after another, took 7 to 20 times
+    the model's time)."""
     out = tmp_path / "a.json"
     assert main(["average", "--rtl", CONFIG, "--ranks", str(n), "--sizes", "1K,16K",
                  "--iters", "2", "--json", str(out)]) == 0
@@ -66,7 +71,7 @@ def test_average_on_the_engine(engine, tmp_path, capsys, n):
     assert [(r["algo"], r["bytes"]) for r in rows] == [
         ("naive", 1024), ("naive", 16384), ("aggressive", 1024), ("aggressive", 16384)]
     for r in rows:
-        assert r["verified"] == 1 and r["us"] > 0 and r["predicted_s"] > 0
+        assert r["verified"] == 1 and r["us"] > 0 and 0.5 < r["predicted_s"] * 1e6 / r["us"] < 2
         assert "mpi_us" not in r
     assert "OpenMPI µs" in capsys.readouterr().out
 

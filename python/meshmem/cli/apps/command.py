@@ -23,7 +23,8 @@ spellings kept as aliases:
                                     twin runs on a virtual cluster of the same shape
   --rtl CONFIG                      meshmem on the simulated OPTWEB engine (meshrun --rtl):
                                     simulated time, one round, no peer; --fabric defaults to the
-                                    fabric the configuration names (the model's prediction)
+                                    fabric the configuration names (the model's prediction of
+                                    a traced run on the engine: the same calls)
   --rounds N                        alternating rounds: meshmem and each baseline in turn, the
                                     order flipped every round; medians over rounds
   --vs LIST                         baselines: a comma list of the command's (openmpi, serial),
@@ -64,7 +65,8 @@ BASELINE_NAMES = {"openmpi": "OpenMPI", "serial": "serial"}
 # under the table of a run on the simulated engine (--rtl), instead of the speed-ups' legend
 RTL_FOOTER = ("# meshmem's time is simulated (meshmem_wtime: the engine's cycles; computation "
               "between meshmem calls costs none, docs/rtl-transport.md); the fabric column is "
-              "the model's prediction of the same run (meshrun --fabric on this machine), its "
+              "the model's prediction of the same run (meshrun --rtl --fabric: the calls the "
+              "engine ran, replayed on the fabric), its "
               "unannotated computation charged none as on the engine (--compute-scale 0 unless "
               "given) and its annotated computation at the fabric's [compute] rates",
               "# OpenMPI and serial: none: they do not run on simulated hardware, so no "
@@ -154,9 +156,13 @@ class Launch:
 
     def on_fabric(self, program: str, args: list, tag: str, heap: int = 64 << 20,
                   sort_variant: str | None = None) -> tuple[list[dict], dict]:
-        """One run of @p program under meshrun --fabric: (result lines, prediction). Not on
-        the engine with --rtl: the model's prediction comes from a traced run on this machine."""
+        """One run of @p program under meshrun --fabric: (result lines, prediction). With
+        --rtl the traced run is on the engine too (meshrun --rtl --fabric): the program takes
+        the same path as there (no peer reachable by load and store: gets, puts and the
+        engine's collectives), so the model replays the calls the engine ran."""
         extra = [a for kv in self.fabric_set for a in ("--fabric-set", kv)]
+        if self.rtl:
+            extra += ["--rtl", self.rtl]
         return programs.run_on_fabric(program, self.ranks, args, tag, self.fabric,
                                       self.compute_scale, sort_variant, heap_bytes=heap,
                                       bind=self.bind, timeout_s=self.timeout,
