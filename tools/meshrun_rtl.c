@@ -29,19 +29,29 @@ bool meshrun_rtl_is_sim(pid_t pid)
 }
 
 /* @p config as a file, else as a name of the configurations built in, into @p path */
-static bool find_config(const char *config, char *path, size_t len)
+/* @p config as a file, else as a name of the configurations in @p dir (NAME or NAME.toml). */
+static bool config_in(const char *dir, const char *config, char *path, size_t len)
+{
+    struct stat st;
+    snprintf(path, len, "%s/%s%s", dir, config, strstr(config, ".toml") ? "" : ".toml");
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A file, or a name of the source tree's rtl/configs, else of the installed package's copy
+ * beside meshrun's directory (meshmem/_runtime/bin -> meshmem/_runtime/rtl-configs). */
+static bool find_config(const char *config, const char *bindir, char *path, size_t len)
 {
     struct stat st;
     if (stat(config, &st) == 0 && S_ISREG(st.st_mode)) {
         snprintf(path, len, "%s", config);
         return true;
     }
-    if (strchr(config, '/') == NULL && *MESHMEM_RTL_CONFIGS) {
-        snprintf(path, len, "%s/%s%s", MESHMEM_RTL_CONFIGS, config,
-                 strstr(config, ".toml") ? "" : ".toml");
-        return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-    }
-    return false;
+    if (strchr(config, '/') != NULL)
+        return false;
+    char installed[PATH_MAX + 16];
+    snprintf(installed, sizeof(installed), "%s/../rtl-configs", bindir);
+    return (*MESHMEM_RTL_CONFIGS && config_in(MESHMEM_RTL_CONFIGS, config, path, len)) ||
+           config_in(installed, config, path, len);
 }
 
 pid_t meshrun_rtl_start(const char *config, int nranks)
@@ -53,7 +63,8 @@ pid_t meshrun_rtl_start(const char *config, int nranks)
         return -1;
     }
     self[n] = '\0';
-    snprintf(sim, sizeof(sim), "%s/meshmem-rtlsim", dirname(self));
+    const char *bindir = dirname(self);
+    snprintf(sim, sizeof(sim), "%s/meshmem-rtlsim", bindir);
     if (access(sim, X_OK) != 0) {
         fprintf(stderr,
                 "meshrun: --rtl: the simulator is not built (no %s: meshmem was built "
@@ -61,7 +72,7 @@ pid_t meshrun_rtl_start(const char *config, int nranks)
                 sim);
         return -1;
     }
-    if (!find_config(config, path, sizeof(path))) {
+    if (!find_config(config, bindir, path, sizeof(path))) {
         fprintf(stderr,
                 "meshrun: --rtl argument \"%s\" is neither a file nor a configuration "
                 "of %s\n",

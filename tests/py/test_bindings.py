@@ -253,3 +253,18 @@ def test_readme_says_which_python(installed, launch, tmp_path):
     r = launch.run(cmd.split(), guard=60, direct=True)
     assert r.rc == 0, r.err
     assert sorted(r.out.splitlines()) == [f"rank {k} of 4" for k in range(4)], r.out
+
+
+
+def test_rtl_configs_in_installed_package(installed):
+    """The installed package carries the simulated engine's configurations beside the simulator
+    (meshmem/_runtime/rtl-configs: meshrun --rtl NAME and the CLI look there where no checkout
+    is at hand), the same files as rtl/configs."""
+    sims = list(installed.parent.glob("lib/python3*/site-packages/meshmem/_runtime/bin/meshmem-rtlsim"))
+    if not sims:
+        pytest.skip("the simulated engine is not built here (no Verilator)")
+    carried = sims[0].parent.parent / "rtl-configs"
+    source = Path(__file__).resolve().parents[2] / "rtl" / "configs"
+    names = sorted(f.name for f in source.glob("*.toml"))
+    assert names and sorted(f.name for f in carried.glob("*.toml")) == names
+    assert all((carried / n).read_bytes() == (source / n).read_bytes() for n in names)

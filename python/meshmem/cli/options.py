@@ -212,8 +212,8 @@ def rtl_config(config: str | None, placement: dict) -> str | None:
     placement (@p placement: option -> value, e.g. {"--hosts": None}). UserError, one line."""
     if config is None:
         return None
-    from meshmem.launch.paths import REPO, bin_path
-    configs = REPO / "rtl" / "configs"
+    from meshmem.launch.paths import bin_path, rtl_configs_dir
+    configs = rtl_configs_dir()
     path = Path(config)
     if not path.is_file():
         path = configs / (config if config.endswith(".toml") else config + ".toml")

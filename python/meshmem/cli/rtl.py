@@ -27,7 +27,7 @@ from meshmem.model import cost, load_fabric, resolve_fabric_path
 from meshmem.model import validate as mvalidate
 
 TOLERANCE = mvalidate.TOLERANCE
-CONFIGS = paths.REPO / "rtl" / "configs"
+CONFIGS = paths.rtl_configs_dir()
 KIB = 1024
 A2A_BYTES = 2 << 20        # the all-to-all size of the GHC rows: bandwidth-bound, seconds to simulate
 

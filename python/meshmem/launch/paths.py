@@ -48,3 +48,10 @@ def fabrics_dir() -> Path:
     """The fabric descriptions: the checkout's fabrics/, else the installed package's copy."""
     src = REPO / "fabrics"
     return src if src.is_dir() else PACKAGE / "_runtime" / "fabrics"
+
+
+def rtl_configs_dir() -> Path:
+    """The simulated engine's configurations (meshrun --rtl NAME): the checkout's rtl/configs,
+    else the installed package's copy."""
+    src = REPO / "rtl" / "configs"
+    return src if src.is_dir() else PACKAGE / "_runtime" / "rtl-configs"
