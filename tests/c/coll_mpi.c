@@ -38,6 +38,10 @@ static void buf_free(void *p, int symmetric)
 
 static const size_t counts[] = {0, 1, 3, 12, 13, 257, 1025, 5000, 40000};
 #define NCOUNTS (sizeof(counts) / sizeof(counts[0]))
+/* the reductions' counts: all of them, or (second argument "short", for the simulated engine,
+ * where every cycle that moves data is clocked) those up to 1025 elements: inline, eager and
+ * rendezvous messages, without the runs of 40 KB and more */
+static size_t reduce_counts = NCOUNTS;
 
 /* broadcast of count @p c from @p root (by @p bcast_algo), then scatter and gather at it, each
  * checked; values tagged @p tag, tag + 1, tag + 2 (a and b hold c * n elements) */
@@ -280,7 +284,7 @@ static void test_reductions(meshmem_team_t team, int sym)
     static const meshmem_algo_t algos[] = {
         MESHMEM_ALGO_AUTO, MESHMEM_ALGO_ONESTEP, MESHMEM_ALGO_AGGRESSIVE, MESHMEM_ALGO_NAIVE,
         MESHMEM_ALGO_RING, MESHMEM_ALGO_RECDBL,  MESHMEM_ALGO_LEADER};
-    for (size_t ci = 0; ci < NCOUNTS; ci++) {
+    for (size_t ci = 0; ci < reduce_counts; ci++) {
         size_t c = counts[ci];
         int64_t *a = buf_alloc(c * 8 * (size_t)n, sym), *b = buf_alloc(c * 8 * (size_t)n, sym);
         double *fa = buf_alloc(c * 8, sym), *fb = buf_alloc(c * 8, sym), *fc = malloc(c * 8 + 8);
@@ -450,6 +454,8 @@ int main(int argc, char **argv)
         }
     if (all || !strcmp(part, "v"))
         test_alltoallv(MESHMEM_TEAM_WORLD);
+    if (argc > 2 && !strcmp(argv[2], "short"))
+        reduce_counts = 7; /* 0 to 1025 */
     if (all || !strcmp(part, "reduce"))
         for (int sym = 0; sym < 2; sym++)
             test_reductions(MESHMEM_TEAM_WORLD, sym);

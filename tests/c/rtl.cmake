@@ -30,10 +30,17 @@ if(MESHMEM_RTL)
   mm_rtl_case(am_kinds RANKS 2 3)
   mm_rtl_case(am_rma RANKS 2 3 ARGS short)
   # collectives: the world team's rooted ones offloaded, the vector and team ones by the
-  # runtime's algorithms over the engine's RMA and messages. The reductions (coll_mpi_reduce,
-  # shmem_coll_types) take a minute or more each and coll_mpi_gather 6 s or more: not here
+  # runtime's algorithms over the engine's RMA and messages; coll_mpi_gather takes 6 s or more:
+  # not here
   mm_rtl_case(coll_mpi_rooted RANKS 2 3 4 ARGS rooted)
   mm_rtl_case(coll_mpi_v RANKS 2 3 4 ARGS v)
+  # the reductions, short (the whole programs take 10 s to minutes each: every cycle that
+  # moves data is clocked): coll_mpi's all-reduce (every algorithm; int64 sum and max, float64
+  # sum), rooted reduce at every root and reduce-scatter up to 1025 elements (inline, eager and
+  # rendezvous messages), and every type x operator of OpenSHMEM on every team without the
+  # ~100 KB count
+  mm_rtl_case(coll_mpi_reduce RANKS 2 3 4 ARGS reduce short)
+  mm_rtl_case(shmem_coll_types RANKS 2 3 4 ARGS short)
   mm_rtl_case(shmem_coll_teams RANKS 2 3 4)
   mm_rtl_case(shmem_coll_aset RANKS 2 3)
   # examples of the OpenSHMEM specification, unchanged (tests/c/spec.cmake builds them)
