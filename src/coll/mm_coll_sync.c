@@ -75,35 +75,6 @@ bool mm_coll_peer_call(int pe, char *out, size_t cap)
     return true;
 }
 
-/*
- * The report of an error that several ranks detect at once (arguments or calls that differ):
- * one rank says it, the others end quietly (mm_fatal_reported), as mm_fatal_collective has it
- * where the bootstrap can tell who is first (meshrun on one host). Where it cannot (PMIx, across
- * hosts), the first rank whose compare-and-swap on rank 0's word (mm_seg_hdr_t's report) finds
- * it 0 reports: one atomic, on the error's path alone. Rank 0 failed already: it said an error
- * that ends the job (this one, as a rule), and it may no longer serve an atomic; rank 0 out of
- * reach otherwise (it finalized): every rank reports, as before.
- */
-static void mm_coll_claim_report(void)
-{
-    if (mm_boot == NULL || mm_boot->claim_report != NULL)
-        return; /* mm_fatal_collective claims it */
-    _Atomic uint64_t *own = &mm_own_hdr()->report, *l = mm_tp_line(0, (const void *)own);
-    uint64_t old = 0;
-    if (l != NULL) {
-        atomic_compare_exchange_strong(l, &old, 1);
-    } else {
-        int st = mm_tp_peer_state(0);
-        if (st == MM_RANK_FAILED) /* it reported an error (this one, or the job's end) */
-            mm_fatal_reported();
-        if (st != MM_RANK_RUNNING)
-            return;
-        mm_tp_peers[0].ops->amo(0, (void *)own, MESHMEM_AMO_CSWAP, sizeof(uint64_t), 1, 0, &old);
-    }
-    if (old != 0)
-        mm_fatal_reported(); /* another rank says it */
-}
-
 /* the generic name of a collective of kind @p kind, for a rank whose own name is out of reach */
 static const char *mm_coll_kind_name(unsigned kind)
 {
@@ -174,7 +145,6 @@ void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned
             mm_fatal_reported();
         if (!named)
             snprintf(their, sizeof(their), "%s", mm_coll_kind_name(gk));
-        mm_coll_claim_report();
         if (peer < me)
             mm_fatal_collective("%ss are in different collectives: %s %d is in %s, %s %d in %s", pe,
                                 pe, peer, their, pe, me, call);
@@ -206,7 +176,6 @@ void mm_coll_differs(struct meshmem_team *t, const char *call, int src, unsigned
         snprintf(their, sizeof(their), "%u%s", ga, partial && t->size > 0xfff ? " (mod 4096)" : "");
         snprintf(what, sizeof(what), "%s", shmem ? "PE_root" : "root");
     }
-    mm_coll_claim_report();
     if (peer < me)
         mm_fatal_collective("%s: %s differs between %ss (%s %d: %s, %s %d: %s)", call, what, pe, pe,
                             peer, their, pe, me, my);

@@ -431,6 +431,9 @@ ACROSS_DIFFERS = {
         # host says it (the call it names is PE 0's), naming PE 0 and the first other
         "op-differs": r"shmem_int_sum_reduce: the operation differs between PEs \(PE 0: "
                       r"shmem_int_sum_reduce, PE 1: shmem_int_max_reduce\)",
+        # every rank finds it in the split's exchange: 4 lines before
+        "split-differs": r"shmem_team_split_strided: arguments differ between PEs \(PE 0: size 2, "
+                         r"PE [123]: size 3\)",
     },
 }
 
