@@ -124,6 +124,7 @@ meshmem_status_t meshmem_init(int requested, int *provided)
         goto fail;
     if (mm_boot->barrier() != 0) /* every rank can now be reached by every other */
         goto fail;
+    mm_report_claim = mm_tp_claim_report;
     static bool atexit_done;
     if (!atexit_done) {
         on_exit(mm_on_exit, NULL);
@@ -164,7 +165,8 @@ void meshmem_finalize(void)
     mm_team_fini();
     mm_heap_fini(mm_symheap);
     mm_msg_fini();
-    mm_tp_fini(); /* collective: the networks close; the node's segments are unmapped */
+    mm_report_claim = NULL; /* rank 0's word goes with the networks */
+    mm_tp_fini();           /* collective: the networks close; the node's segments are unmapped */
     mm_boot->fini();
     mm_g.heap_base = mm_g.data_base = 0;
     mm_g.heap_size = mm_g.data_size = 0;

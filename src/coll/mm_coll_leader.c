@@ -92,42 +92,111 @@ void mm_leader_bcast(const mm_coll_args_t *a, void *buf, size_t len, int root)
     mm_leader_ok(a, meshmem_coll_bcast(l.host, buf, len, MESHMEM_BYTE, rl, MESHMEM_ALGO_AUTO));
 }
 
-/* at the leader: the n blocks of @p len bytes of every host, host-major, from the host's
- * blocks @p mine (NULL elsewhere) */
-static char *mm_leader_allgather_hosts(const mm_coll_args_t *a, const mm_leader_t *l,
-                                       const void *mine, size_t len)
+/*
+ * The call's tag (mm_team.h's MM_CALL_TAG: the collective, its operator and type) travels in the
+ * blocks the leaders gather anyway: each rank's block is its bytes, then its tag in the block's
+ * last word (a block a whole number of 16 bytes, so that every vector stays aligned for any
+ * type). Every leader then holds every member's tag; a difference ends the job with one line,
+ * said by the leader of member 0's host (the others know the same and end quietly), naming
+ * member 0 and the first member whose tag differs from its own, as on one host.
+ */
+#define MM_LEADER_STACK 512 /* a block up to this size is built on the stack */
+
+/* the bytes of one member's block of @p len bytes and its tag */
+static inline size_t mm_leader_stride(size_t len)
 {
-    char *g = l->li == 0 ? mm_leader_alloc(a, (size_t)l->L * len) : NULL;
-    mm_leader_ok(a, meshmem_coll_gather(l->host, mine, g, len, MESHMEM_BYTE, 0, MESHMEM_ALGO_AUTO));
+    return (len + sizeof(uint64_t) + 15) & ~(size_t)15;
+}
+
+static inline uint64_t mm_leader_tag_of(const char *blk, size_t stride)
+{
+    uint64_t tag;
+    memcpy(&tag, blk + stride - sizeof(tag), sizeof(tag));
+    return tag;
+}
+
+/* end the job at a leader whose @p n blocks of @p stride bytes at @p all (host-major) carry
+ * tags that differ (out of line: on the path, the loop of compares alone) */
+static __attribute__((noinline, cold, noreturn)) void mm_leader_differs(const mm_coll_args_t *a,
+                                                                        const mm_leader_t *l,
+                                                                        const char *all,
+                                                                        size_t stride, int n);
+
+/* at a leader: every tag of the @p n blocks against this member's, @p mine */
+static void mm_leader_check_tags(const mm_coll_args_t *a, const mm_leader_t *l, const char *all,
+                                 size_t stride, int n, uint64_t mine)
+{
+    for (int b = 0; b < n; b++)
+        if (MM_UNLIKELY(mm_leader_tag_of(all + (size_t)b * stride, stride) != mine))
+            mm_leader_differs(a, l, all, stride, n);
+}
+
+/* at the leader: the n blocks (mm_leader_stride(len) bytes each, the bytes then the tag) of
+ * every host, host-major, from the host's @p len bytes at @p mine, tagged @p tag (NULL
+ * elsewhere); every member's tag checked against this one's */
+static char *mm_leader_allgather_hosts(const mm_coll_args_t *a, const mm_leader_t *l,
+                                       const void *mine, size_t len, unsigned tag)
+{
+    size_t stride = mm_leader_stride(len);
+    uint64_t word = tag;
+    _Alignas(16) char stack[MM_LEADER_STACK];
+    char *blk = stride <= sizeof(stack) ? stack : mm_leader_alloc(a, stride);
+    memcpy(blk, mine, len);
+    memset(blk + len, 0, stride - len - sizeof(word));
+    memcpy(blk + stride - sizeof(word), &word, sizeof(word));
+    char *g = l->li == 0 ? mm_leader_alloc(a, (size_t)l->L * stride) : NULL;
+    mm_leader_ok(a,
+                 meshmem_coll_gather(l->host, blk, g, stride, MESHMEM_BYTE, 0, MESHMEM_ALGO_AUTO));
+    if (blk != stack)
+        free(blk);
     if (l->li != 0)
         return NULL;
-    char *all = mm_leader_alloc(a, (size_t)l->L * l->H * len);
-    mm_leader_ok(a, meshmem_coll_allgather(l->net, g, all, (size_t)l->L * len, MESHMEM_BYTE,
+    char *all = mm_leader_alloc(a, (size_t)l->L * l->H * stride);
+    mm_leader_ok(a, meshmem_coll_allgather(l->net, g, all, (size_t)l->L * stride, MESHMEM_BYTE,
                                            MESHMEM_ALGO_AUTO));
     free(g);
+    mm_leader_check_tags(a, l, all, stride, l->L * l->H, word);
     return all;
 }
 
 /* block of team member @p r in the host-major array of mm_leader_allgather_hosts */
-static inline const char *mm_leader_block(const mm_leader_t *l, const char *all, int r, size_t len)
+static inline const char *mm_leader_block(const mm_leader_t *l, const char *all, int r,
+                                          size_t stride)
 {
     int li = l->rows ? r % l->L : r / l->H, hi = l->rows ? r / l->L : r % l->H;
-    return all + ((size_t)hi * l->L + li) * len;
+    return all + ((size_t)hi * l->L + li) * stride;
+}
+
+static void mm_leader_differs(const mm_coll_args_t *a, const mm_leader_t *l, const char *all,
+                              size_t stride, int n)
+{
+    uint64_t first = mm_leader_tag_of(mm_leader_block(l, all, 0, stride), stride);
+    int r = 1;
+    while (r < n - 1 && mm_leader_tag_of(mm_leader_block(l, all, r, stride), stride) == first)
+        r++;
+    /* member 0 is the leader of host 0 (local number 0 of host 0): it says it */
+    if (l->hi != 0)
+        mm_fatal_reported();
+    mm_coll_differs(a->t, a->call, r,
+                    (unsigned)mm_leader_tag_of(mm_leader_block(l, all, r, stride), stride),
+                    (unsigned)first);
 }
 
 void mm_leader_allreduce(const mm_coll_args_t *a, const void *sendbuf, void *recvbuf, size_t count,
                          meshmem_dtype_t dtype, meshmem_op_t op)
 {
-    size_t len = count * a->esize;
+    size_t len = count * a->esize, stride = mm_leader_stride(len);
     if (len == 0)
         return;
+    unsigned tag = MM_CALL_TAG(MM_CALL_ALLREDUCE, MM_CALL_OP(dtype, op));
+    mm_coll_enter(a->t, a->call, tag);
     mm_leader_t l = mm_leader_of(a->t);
-    char *all = mm_leader_allgather_hosts(a, &l, sendbuf, len);
+    char *all = mm_leader_allgather_hosts(a, &l, sendbuf, len, tag);
     if (all != NULL) {
         int n = a->t->size;
-        memcpy(recvbuf, mm_leader_block(&l, all, 0, len), len);
+        memcpy(recvbuf, mm_leader_block(&l, all, 0, stride), len);
         for (int r = 1; r < n; r++)
-            mm_reduce_apply(dtype, op, recvbuf, mm_leader_block(&l, all, r, len), count);
+            mm_reduce_apply(dtype, op, recvbuf, mm_leader_block(&l, all, r, stride), count);
         free(all);
     }
     mm_leader_ok(a, meshmem_coll_bcast(l.host, recvbuf, len, MESHMEM_BYTE, 0, MESHMEM_ALGO_AUTO));
@@ -137,12 +206,15 @@ void mm_leader_allgather(const mm_coll_args_t *a, const void *blk, void *recvbuf
 {
     if (len == 0)
         return;
+    unsigned tag = MM_CALL_TAG(MM_CALL_ALLGATHER, 0);
+    mm_coll_enter(a->t, a->call, tag);
     mm_leader_t l = mm_leader_of(a->t);
     int n = a->t->size;
-    char *all = mm_leader_allgather_hosts(a, &l, blk, len);
+    size_t stride = mm_leader_stride(len);
+    char *all = mm_leader_allgather_hosts(a, &l, blk, len, tag);
     if (all != NULL) {
         for (int r = 0; r < n; r++)
-            memcpy((char *)recvbuf + (size_t)r * len, mm_leader_block(&l, all, r, len), len);
+            memcpy((char *)recvbuf + (size_t)r * len, mm_leader_block(&l, all, r, stride), len);
         free(all);
     }
     mm_leader_ok(a, meshmem_coll_bcast(l.host, recvbuf, (size_t)n * len, MESHMEM_BYTE, 0,

@@ -95,6 +95,10 @@ typedef struct {
         uint32_t tag;
         char call[48];
     } call;
+    /* rank 0's: 1 once a rank claimed the report of an error that several ranks detect at
+     * once, where the bootstrap cannot tell who reports (across hosts: mm_tp_claim_report); a
+     * rank's atomic on rank 0's copy */
+    MM_ALIGNED _Atomic uint64_t report;
 } mm_seg_hdr_t;
 
 /** What every piece of the runtime reads; written only during init/finalize. */

@@ -14,6 +14,7 @@
 #define MM_LOG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 enum { MM_LOG_ERROR = 0, MM_LOG_WARN = 1, MM_LOG_INFO = 2, MM_LOG_DEBUG = 3 };
 /** Or-ed into a level: print whatever MESHMEM_DEBUG says (a warning the user can act on). */
@@ -32,6 +33,11 @@ void mm_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
  * bootstrap can tell who is first: mm_boot_ops_t.claim_report).
  */
 void mm_fatal_collective(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/** Where the bootstrap cannot claim the report (no claim_report: PMIx, across hosts), the
+ * transport's claim, set once every rank can be reached (mm_tp_claim_report): true for the rank
+ * that reports; NULL before and after (every rank then reports). */
+extern bool (*mm_report_claim)(void);
 
 /** @brief End this rank quietly, once the job is ending (2 s at most): another rank reported
  * the error that ends it (mm_fatal_collective's ranks that do not report). */

@@ -82,9 +82,12 @@ void mm_fatal_reported(void)
     _exit(1);
 }
 
+bool (*mm_report_claim)(void);
+
 void mm_fatal_collective(const char *fmt, ...)
 {
-    if (mm_boot && mm_boot->claim_report && !mm_boot->claim_report())
+    if (mm_boot && mm_boot->claim_report ? !mm_boot->claim_report()
+                                         : mm_report_claim && !mm_report_claim())
         mm_fatal_reported(); /* another rank reports */
     va_list ap;
     va_start(ap, fmt);

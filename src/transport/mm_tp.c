@@ -79,6 +79,23 @@ int mm_tp_peer_state(int pe)
     return v;
 }
 
+bool mm_tp_claim_report(void)
+{
+    _Atomic uint64_t *own = &mm_own_hdr()->report, *l = mm_tp_line(0, (const void *)own);
+    uint64_t old = 0;
+    if (l != NULL) {
+        atomic_compare_exchange_strong(l, &old, 1);
+        return old == 0;
+    }
+    int st = mm_tp_peer_state(0);
+    if (st == MM_RANK_FAILED) /* it said an error that ends the job (this one, as a rule) */
+        return false;
+    if (st != MM_RANK_RUNNING) /* it may have closed its endpoint: every rank reports */
+        return true;
+    mm_tp_peers[0].ops->amo(0, (void *)own, MESHMEM_AMO_CSWAP, sizeof(uint64_t), 1, 0, &old);
+    return old == 0;
+}
+
 void mm_tp_nets_fence(void)
 {
     for (int i = 0; i < mm_tp_nnets; i++)

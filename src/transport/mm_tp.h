@@ -208,6 +208,15 @@ MM_INLINE_HOT void mm_tp_wake_any(int pe)
 /** @return the lifecycle state (MM_RANK_*) of world rank @p pe, as it published it. */
 int mm_tp_peer_state(int pe);
 
+/**
+ * @brief Claim the report of an error that several ranks find at once (mm_report_claim, where
+ * the bootstrap cannot: PMIx, across hosts): a compare-and-swap on rank 0's word
+ * (mm_seg_hdr_t's report), one atomic on the error's path alone. @return true for the first
+ * rank, false for the others and when rank 0 failed already (it said an error that ends the
+ * job, and may no longer serve an atomic); true when rank 0 finalized (out of reach).
+ */
+bool mm_tp_claim_report(void);
+
 /* ---- active messages to network peers (mm_tp_am.c; mm_tp_ops.h, am_send) ---- */
 
 /** The runtime's active messages: what it builds on a network's send and handler. */

@@ -398,32 +398,56 @@ def test_meshmem_job_fails_across_hosts(vtools, fault_prog, mode):
     assert not cluster_remains(job.p.pid)
 
 
-# one rank per host: the ranks in different calls (or with different roots) are on different
-# hosts, so each learns of the other by network gets alone
+# arguments or calls that differ between ranks on different hosts, by ranks per host: one line,
+# said by the rank that claims the report (an atomic on rank 0's word), the others end quietly
+# (each rank that found it said its own line before)
 ACROSS_DIFFERS = {
-    # the peer's call record is read by a get (every 0.25 s of a wait): it waited for --timeout
-    "malloc-barrier": r"PEs are in different collectives: PE 0 is in shmem_malloc, PE 1 in "
-                      r"shmem_barrier_all",
-    "malloc-alltoall": r"PEs are in different collectives: PE 0 is in shmem_malloc, PE 1 in "
-                       r"shmem_int_alltoall",
-    # each PE took itself for the root: the room check reads the peer's "completed" line by a
-    # get, now with its tags (the job ended with status 99, the root's difference unnoticed)
-    "root-differs": r"shmem_long_broadcast: PE_root differs between PEs \(PE 0: 0, PE 1: 1\)",
-    "op-differs": r"shmem_int_(sum|max)_reduce: the operation differs between PEs \(PE 0: "
-                  r"shmem_int_sum_reduce, PE 1: shmem_int_max_reduce\)",
+    # one rank per host: each learns of the other by network gets alone
+    2: {
+        # the peer's call record is read by a get (every 0.25 s of a wait): it waited for
+        # --timeout
+        "malloc-barrier": r"PEs are in different collectives: PE 0 is in shmem_malloc, PE 1 in "
+                          r"shmem_barrier_all",
+        "malloc-alltoall": r"PEs are in different collectives: PE 0 is in shmem_malloc, PE 1 in "
+                           r"shmem_int_alltoall",
+        # each PE took itself for the root: the room check reads the peer's "completed" line by
+        # a get, now with its tags (the job ended with status 99, the root's difference
+        # unnoticed)
+        "root-differs": r"shmem_long_broadcast: PE_root differs between PEs \(PE 0: 0, PE 1: 1\)",
+        "op-differs": r"shmem_int_(sum|max)_reduce: the operation differs between PEs \(PE 0: "
+                      r"shmem_int_sum_reduce, PE 1: shmem_int_max_reduce\)",
+    },
+    # two ranks per host: the smallest collectives take the node-leader form
+    # (mm_coll_leader.c), whose leaders compare the tags (the call, its operator and type) that
+    # ride in the blocks they gather anyway
+    4: {
+        "malloc-barrier": r"PEs are in different collectives: PE 0 is in shmem_malloc, "
+                          r"PE [123] in shmem_barrier_all",
+        "malloc-alltoall": r"PEs are in different collectives: PE 0 is in shmem_malloc, "
+                           r"PE [123] in shmem_int_alltoall",
+        "root-differs": r"shmem_long_broadcast: PE_root differs between PEs \(PE 0: 0, "
+                        r"PE [123]: 1\)",
+        # unnoticed before (status 99); every leader holds every tag, and the leader of PE 0's
+        # host says it (the call it names is PE 0's), naming PE 0 and the first other
+        "op-differs": r"shmem_int_sum_reduce: the operation differs between PEs \(PE 0: "
+                      r"shmem_int_sum_reduce, PE 1: shmem_int_max_reduce\)",
+        # every rank finds it in the split's exchange: 4 lines before
+        "split-differs": r"shmem_team_split_strided: arguments differ between PEs \(PE 0: size 2, "
+                         r"PE [123]: size 3\)",
+    },
 }
 
 
-@pytest.mark.parametrize("mode", ACROSS_DIFFERS)
-def test_arguments_that_differ_across_hosts(vtools, fault_prog, mode):
-    job = Job(vtools, ["--vhosts", "2", "-n", "2", "--heap", "16M", "--timeout", "30", fault_prog,
-                       mode])
+@pytest.mark.parametrize("n,mode", [(n, m) for n in ACROSS_DIFFERS for m in ACROSS_DIFFERS[n]])
+def test_arguments_that_differ_across_hosts(vtools, fault_prog, n, mode):
+    job = Job(vtools, ["--vhosts", "2", "-n", str(n), "--heap", "16M", "--timeout", "30",
+                       fault_prog, mode])
     assert job.finish() == 1, f"stdout:\n{job.out}\nstderr:\n{job.err}"
-    lines = job.err.splitlines()
-    assert re.fullmatch(r"meshrun: rank [01] on vhost[01] reported a fatal error: the job was "
-                        r"stopped on every host", lines[-1]), job.err
-    assert lines[:-1] and all(re.fullmatch(r"meshmem\[[01]\] error: " + ACROSS_DIFFERS[mode], x)
-                              for x in lines[:-1]), job.err
+    m = re.fullmatch(r"meshmem\[(\d)\] error: " + ACROSS_DIFFERS[n][mode] + r"\nmeshrun: rank "
+                     r"\1 on vhost(\d) reported a fatal error: the job was stopped on every "
+                     r"host\n", job.err)
+    assert m, job.err
+    assert int(m[m.re.groups]) == int(m[1]) * 2 // n, job.err  # n / 2 ranks per host, in order
     check_clean(job)
 
 
