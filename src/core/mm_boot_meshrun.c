@@ -77,7 +77,13 @@ static int mm_meshrun_barrier(void)
     mm_wait_t w;
     mm_wait_init(&w);
     while (atomic_load(&c->barrier_gen) == gen) {
-        if (w.polls < 1000) {
+        /* not on a paced network (the rtl simulator): each step there blocks this rank until
+         * the simulator's next epoch, and the rank that arrives last (by wall time) steps none,
+         * so the ranks would leave one epoch apart, whichever came first: the simulated times
+         * after meshmem_init differed from run to run. Nothing before this barrier waits on the
+         * simulator once the transport's own barrier is done, so sleeping here keeps it still
+         * and every rank leaves at the same epoch (docs/rtl-transport.md) */
+        if (w.polls < 1000 && !mm_wait_net_paced) {
             mm_wait_step(&w); /* spin and yield phases only: the budgets are small here */
             continue;
         }

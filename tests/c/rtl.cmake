@@ -64,6 +64,14 @@ if(MESHMEM_RTL)
            COMMAND ${CMAKE_COMMAND} -DMESHRUN=$<TARGET_FILE:meshrun> -DPROG=$<TARGET_FILE:rtl_prog>
                    -P ${PROJECT_SOURCE_DIR}/tests/rtl_twice.cmake)
   set_tests_properties(rtl_prog.deterministic PROPERTIES LABELS "rtl" TIMEOUT 300 PROCESSORS 1)
+  # a float all-reduce (the runtime's algorithm over the engine's messages) after another size:
+  # the ranks left meshmem_init's last barrier one simulator epoch apart, whichever arrived
+  # first by wall time, and 1 KiB took 2.1800 or 2.1806 us from run to run
+  add_test(NAME rtl_osu.deterministic
+           COMMAND ${CMAKE_COMMAND} -DMESHRUN=$<TARGET_FILE:meshrun> -DPROG=$<TARGET_FILE:osu_coll>
+                   -DNODES=2 -DRUNS=8 "-DARGS=-o allreduce -s 8,1024 -i 20 -w 2"
+                   -P ${PROJECT_SOURCE_DIR}/tests/rtl_twice.cmake)
+  set_tests_properties(rtl_osu.deterministic PROPERTIES LABELS "rtl" TIMEOUT 300 PROCESSORS 1)
   # bad input: one line
   add_test(NAME rtl.bad_config COMMAND ${MESHRUN} --rtl ${CMAKE_CURRENT_LIST_FILE} -n 2
                                        $<TARGET_FILE:rtl_prog>)

@@ -3,7 +3,8 @@
  * data of put, get (private and symmetric buffers, more than the staging holds), AMOs of 2, 4 and
  * 8 bytes from every rank, put with signal, barrier, broadcast, all-to-all, all-gather; then
  * prints the simulated time of a few operations on rank 0, which a second run must print alike
- * (tests/c/rtl.cmake compares two runs). */
+ * (tests/c/rtl.cmake compares two runs), and checks that every rank left meshmem_init at the
+ * same simulated time. */
 #include "meshmem.h"
 #include "mm_test.h"
 
@@ -22,6 +23,7 @@ static long cycles(double s0, double s1)
 int main(void)
 {
     CHECK(meshmem_init(0, NULL) == MESHMEM_OK);
+    double t_init = meshmem_wtime();
     int me = meshmem_rank(), n = meshmem_nranks();
     mm_test_rank_hint = me;
     int right = (me + 1) % n, left = (me + n - 1) % n;
@@ -110,6 +112,16 @@ int main(void)
         printf("rtl_prog: %d ranks: barrier %ld cycles, 8-byte put + quiet %ld, alltoall of "
                "256 B blocks %ld, since init %ld\n",
                n, cycles(t0, t1), cycles(t1, t2), cycles(t2, t3), cycles(0, t3));
+    }
+    /* every rank leaves meshmem_init at the same simulated time: before, the one that reached
+     * its last barrier first left a simulator step after the others (after their first
+     * operations), and the times that followed differed from run to run */
+    memcpy(a, &t_init, sizeof(t_init));
+    CHECK(meshmem_fcollect(MESHMEM_TEAM_WORLD, b, a, sizeof(t_init)) == MESHMEM_OK);
+    for (int j = 0; j < n; j++) {
+        double tj;
+        memcpy(&tj, (char *)b + (size_t)j * sizeof(tj), sizeof(tj));
+        CHECK(tj == t_init);
     }
     meshmem_free(a);
     meshmem_free(b);
