@@ -183,6 +183,8 @@ AM_OPS = tuple(o.name for o in _am_ops)
 GROUPS["am"] = AM_OPS
 GROUPS["all"] = tuple(OPS)
 ALGOS = ("auto", "onestep", "naive", "aggressive", "ring", "recdbl", "leader")
+# the operations whose element type --dtype sets
+REDUCTIONS = ("reduce", "allreduce", "reduce_scatter")
 DTYPES = ("float32", "float64", "int32", "int64")
 
 BANDWIDTH_MIN = 64 * KiB
@@ -630,8 +632,7 @@ def run(args) -> int:
                 for r in rows:
                     if r["op"] == name:
                         r.update(topology=args.topology, private=args.private,
-                                 dtype=args.dtype if name in ("reduce", "allreduce",
-                                                              "reduce_scatter") else None)
+                                 dtype=args.dtype if name in REDUCTIONS else None)
             else:
                 rows += measure(op, sizes, opts, twin, args.rounds, iters, iters_large,
                                 args.warmup, mesh=not args.baselines_only)

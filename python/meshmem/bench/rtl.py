@@ -155,14 +155,11 @@ def print_table(rows: list, out=None) -> None:
                   file=out)
 
 
-# the operations whose element type --dtype sets
-REDUCTIONS = ("reduce", "allreduce", "reduce_scatter")
-
 
 def run(args, selected: list, user_sizes: list | None, mesh_env: dict) -> int:
     """`meshmem bench --rtl`: each selected operation (osu.check's) once on the engine, then
     the table."""
-    from meshmem.bench.osu import OPS, heap_for, measure  # osu runs this module
+    from meshmem.bench.osu import OPS, REDUCTIONS, heap_for, measure  # osu runs this module
     info = machine_info()
     config = args.rtl
     print(f"# meshmem bench on the simulated OPTWEB engine ({Path(config).stem}, meshrun --rtl): "

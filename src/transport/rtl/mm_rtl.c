@@ -740,24 +740,31 @@ static size_t mm_rtl_lanes(meshmem_dtype_t dtype, meshmem_op_t op, size_t *es)
     }
 }
 
-/* element @p i of @p v (@p es bytes each) as lanes into @p lane, or (@p back) the lanes' sums
- * back into the element */
-static void mm_rtl_lane(void *v, size_t es, size_t i, uint32_t *lane, bool back)
+/* element @p i of @p v (@p es bytes each) as its lanes (mm_rtl_lanes) into @p lane */
+static void mm_rtl_lanes_of(const void *v, size_t es, size_t i, uint32_t *lane)
 {
     uint64_t x = 0;
-    if (!back) {
-        memcpy(&x, (char *)v + i * es, es); /* little-endian: the low bytes */
-        if (es < 8)
-            lane[0] = (uint32_t)x;
-        else {
-            lane[0] = (uint32_t)(x & 0x1FFFFF);
-            lane[1] = (uint32_t)((x >> 21) & 0x1FFFFF);
-            lane[2] = (uint32_t)(x >> 42);
-        }
+    memcpy(&x, (const char *)v + i * es, es); /* little-endian: the low bytes */
+    if (es < 8) {
+        lane[0] = (uint32_t)x;
         return;
     }
-    x = es < 8 ? lane[0] : lane[0] + ((uint64_t)lane[1] << 21) + ((uint64_t)lane[2] << 42);
+    lane[0] = (uint32_t)(x & 0x1FFFFF);
+    lane[1] = (uint32_t)((x >> 21) & 0x1FFFFF);
+    lane[2] = (uint32_t)(x >> 42);
+}
+
+/* the lanes' sums @p lane back into element @p i of @p v, modulo its width */
+static void mm_rtl_lanes_to(void *v, size_t es, size_t i, const uint32_t *lane)
+{
+    uint64_t x = es < 8 ? lane[0] : lane[0] + ((uint64_t)lane[1] << 21) + ((uint64_t)lane[2] << 42);
     memcpy((char *)v + i * es, &x, es);
+}
+
+/* lane @p j of the vector in the staged blocks at @p base: word j % per of block j / per */
+static inline char *mm_rtl_lane_at(char *base, size_t j, size_t per, size_t st)
+{
+    return base + j / per * st + j % per * sizeof(uint32_t);
 }
 
 /* All-reduce as OPTWEB shares averaged parameters (JOCN 2022 §3.C.2, the aggressive approach):
@@ -779,15 +786,13 @@ static meshmem_status_t mm_rtl_allreduce(mm_tp_group_t *g, const void *sbuf, voi
     if (!mm_rtl_coll_fits(n + 1, blen))
         return MESHMEM_ERR_UNSUPPORTED;
     char *s = mm_rtl_coll_half(0), *sum = mm_rtl_coll_half(1), *all = sum + st;
-    /* lane j of the vector is word j % per of block j / per */
     uint32_t lane[3];
     for (size_t b = 0; b < n; b++)
         memset(s + b * st, 0, blen);
     for (size_t i = 0; i < count; i++) {
-        mm_rtl_lane((void *)sbuf, es, i, lane, false);
+        mm_rtl_lanes_of(sbuf, es, i, lane);
         for (size_t j = i * k; j < (i + 1) * k; j++)
-            memcpy(s + j / per * st + j % per * sizeof(uint32_t), &lane[j - i * k],
-                   sizeof(uint32_t));
+            memcpy(mm_rtl_lane_at(s, j, per, st), &lane[j - i * k], sizeof(uint32_t));
     }
     mm_rtl_quiet();
     uint32_t rs = mm_rtl_submit(&(mm_rtl_desc){.op = MM_RTL_OP_REDUCE_SCATTER,
@@ -805,9 +810,8 @@ static meshmem_status_t mm_rtl_allreduce(mm_tp_group_t *g, const void *sbuf, voi
     mm_rtl_wait(ag);
     for (size_t i = 0; i < count; i++) {
         for (size_t j = i * k; j < (i + 1) * k; j++)
-            memcpy(&lane[j - i * k], all + j / per * st + j % per * sizeof(uint32_t),
-                   sizeof(uint32_t));
-        mm_rtl_lane(rbuf, es, i, lane, true);
+            memcpy(&lane[j - i * k], mm_rtl_lane_at(all, j, per, st), sizeof(uint32_t));
+        mm_rtl_lanes_to(rbuf, es, i, lane);
     }
     return MESHMEM_OK;
 }
